@@ -1,0 +1,45 @@
+/**
+ * The key-value engine interface every database of the node is built on. Keys are compared as
+ * unsigned bytes (memcmp order) by every engine, so encodings that rely on ordering behave the same on
+ * lmdb, RocksDB and the in-memory engine.
+ */
+export type KVOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
+
+export interface KVRange {
+  /** inclusive lower bound */
+  gte?: Uint8Array;
+  /** exclusive upper bound */
+  lt?: Uint8Array;
+  reverse?: boolean;
+  limit?: number;
+}
+
+export type KVEntry = [key: Uint8Array, value: Uint8Array];
+
+/** A consistent read view: later writes to the store are not visible through it. */
+export interface KVReader {
+  get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  /** Engines that can read without I/O waits (lmdb's memory map, memory) answer synchronously too. */
+  getSync?(key: Uint8Array): Uint8Array | undefined;
+  has(key: Uint8Array): Promise<boolean>;
+  /** Entries in key order (or reverse) within the range; bounded by `limit` when given. */
+  iterate(range?: KVRange): AsyncIterable<KVEntry>;
+}
+
+export interface KVSnapshot extends KVReader {
+  release(): void;
+}
+
+export interface KVStore extends KVReader {
+  /** Engine name for logs and errors: `lmdb`, `rocksdb`, `memory`. */
+  readonly engine: string;
+  /** Applies all ops atomically and durably (per the engine's sync setting) or none of them. */
+  write(ops: KVOp[]): Promise<void>;
+  snapshot(): KVSnapshot;
+  close(): Promise<void>;
+}
+
+export interface KVOpenOptions {
+  /** fsync on every write batch (default true); benchmarks and tests may turn it off. */
+  sync?: boolean;
+}
