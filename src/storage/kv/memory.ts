@@ -1,4 +1,5 @@
 import { compareBytes } from '../../primitives/bytes.ts';
+import { assertValidOps } from './ops.ts';
 import type { KVEntry, KVOp, KVRange, KVSnapshot, KVStore } from './types.ts';
 
 /**
@@ -27,6 +28,7 @@ export class MemoryKVStore implements KVStore {
 
   async write(ops: KVOp[]): Promise<void> {
     this.assertOpen();
+    assertValidOps(ops);
     for (const op of ops) {
       const i = this.search(op.key);
       if (op.type === 'put') {
@@ -45,8 +47,12 @@ export class MemoryKVStore implements KVStore {
   }
 
   iterate(range: KVRange = {}): AsyncIterable<KVEntry> {
+    return toAsync(this.iterateSync(range));
+  }
+
+  iterateSync(range: KVRange = {}): Iterable<KVEntry> {
     this.assertOpen();
-    return toAsync(rangeOf(this.keys.slice(), this.values.slice(), range));
+    return rangeOf(this.keys.slice(), this.values.slice(), range);
   }
 
   snapshot(): KVSnapshot {
@@ -59,6 +65,7 @@ export class MemoryKVStore implements KVStore {
       getSync: (k) => frozen.getSync(k),
       has: (k) => frozen.has(k),
       iterate: (r) => frozen.iterate(r),
+      iterateSync: (r) => frozen.iterateSync(r),
       release: () => {
         frozen.closed = true;
       },

@@ -24,6 +24,8 @@ export interface KVReader {
   has(key: Uint8Array): Promise<boolean>;
   /** Entries in key order (or reverse) within the range; bounded by `limit` when given. */
   iterate(range?: KVRange): AsyncIterable<KVEntry>;
+  /** Synchronous iteration, offered by engines that read from memory or a memory map (lmdb, memory). */
+  iterateSync?(range?: KVRange): Iterable<KVEntry>;
 }
 
 export interface KVSnapshot extends KVReader {
@@ -43,3 +45,6 @@ export interface KVOpenOptions {
   /** fsync on every write batch (default true); benchmarks and tests may turn it off. */
   sync?: boolean;
 }
+
+/** Opens (creating if missing) the engine's database in a directory. */
+export type KVOpener = (path: string, options?: KVOpenOptions) => Promise<KVStore>;

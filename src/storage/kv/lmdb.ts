@@ -1,0 +1,151 @@
+import { open, type Database, type RangeOptions, type Transaction } from 'lmdb';
+import { KVClosedError } from './errors.ts';
+import { asBytes, assertValidOps } from './ops.ts';
+import type { KVEntry, KVOp, KVOpenOptions, KVRange, KVReader, KVSnapshot, KVStore } from './types.ts';
+
+/**
+ * The default engine: one LMDB environment per directory (`data.mdb` + `lock.mdb`), raw binary keys
+ * and values, so LMDB's memcmp key order is the order the interface promises.
+ *
+ * Durability: each `write` is one LMDB transaction. With `sync` (the default) lmdb-js resolves the
+ * promise only after the commit is flushed to disk; with `sync: false` (`noSync`) the OS decides, which
+ * survives a process crash but not a power loss: for benchmarks and throwaway databases only.
+ */
+export async function openLmdbStore(path: string, options: KVOpenOptions = {}): Promise<KVStore> {
+  const db = open<Uint8Array, Uint8Array>({
+    path,
+    keyEncoding: 'binary',
+    encoding: 'binary',
+    noSync: options.sync === false,
+    // Reads after a write must see it at once; lmdb-js otherwise caches the read txn per event turn.
+    cache: false,
+  });
+  return new LmdbStore(db, path);
+}
+
+type LmdbDb = Database<Uint8Array, Uint8Array>;
+const EMPTY = new Uint8Array(0);
+
+class LmdbStore implements KVStore {
+  readonly engine = 'lmdb';
+  private closed = false;
+  private readonly db: LmdbDb;
+  private readonly path: string;
+
+  constructor(db: LmdbDb, path: string) {
+    this.db = db;
+    this.path = path;
+  }
+
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    return this.getSync(key);
+  }
+
+  getSync(key: Uint8Array): Uint8Array | undefined {
+    this.assertOpen();
+    const value = this.db.getBinary(key);
+    return value === undefined ? undefined : asBytes(value);
+  }
+
+  async has(key: Uint8Array): Promise<boolean> {
+    return this.getSync(key) !== undefined;
+  }
+
+  iterate(range: KVRange = {}): AsyncIterable<KVEntry> {
+    return toAsync(this.iterateSync(range));
+  }
+
+  iterateSync(range: KVRange = {}): Iterable<KVEntry> {
+    this.assertOpen();
+    return rangeOf(this.db, range, undefined);
+  }
+
+  async write(ops: KVOp[]): Promise<void> {
+    this.assertOpen();
+    assertValidOps(ops);
+    if (ops.length === 0) return;
+    const db = this.db;
+    await db.transaction(() => {
+      for (const op of ops) {
+        if (op.type === 'put') db.put(op.key, op.value);
+        else db.remove(op.key);
+      }
+    });
+  }
+
+  snapshot(): KVSnapshot {
+    this.assertOpen();
+    const db = this.db;
+    const txn = db.useReadTransaction();
+    let released = false;
+    const check = () => {
+      if (released) throw new KVClosedError('lmdb snapshot', this.path);
+    };
+    // lmdb-js accepts read options on getBinary at run time; its typings omit the parameter.
+    const getBinaryIn = db.getBinary.bind(db) as (
+      k: Uint8Array,
+      o: { transaction: Transaction },
+    ) => Uint8Array | undefined;
+    const getSync = (key: Uint8Array) => {
+      check();
+      const value = getBinaryIn(key, { transaction: txn });
+      return value === undefined ? undefined : asBytes(value);
+    };
+    const reader: KVReader & { iterateSync(range?: KVRange): Iterable<KVEntry> } = {
+      get: async (key) => getSync(key),
+      getSync,
+      has: async (key) => getSync(key) !== undefined,
+      iterateSync: (range = {}) => {
+        check();
+        return rangeOf(db, range, txn);
+      },
+      iterate: (range = {}) => toAsync(reader.iterateSync(range)),
+    };
+    return {
+      ...reader,
+      release: () => {
+        if (released) return;
+        released = true;
+        txn.done();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.db.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new KVClosedError(this.engine, this.path);
+  }
+}
+
+/**
+ * lmdb-js ranges run from `start` (inclusive) to `end` (exclusive) in the direction of travel, so a
+ * reverse range [gte, lt) starts at `lt` exclusively and ends at `gte` inclusively.
+ */
+function* rangeOf(db: LmdbDb, range: KVRange, transaction: Transaction | undefined): Generator<KVEntry> {
+  const options: RangeOptions = range.reverse
+    ? {
+        start: range.lt,
+        end: range.gte,
+        reverse: true,
+        exclusiveStart: range.lt !== undefined,
+        inclusiveEnd: true,
+      }
+    : { start: range.gte, end: range.lt };
+  if (range.limit !== undefined) options.limit = range.limit;
+  if (transaction) options.transaction = transaction;
+  if (range.limit === 0) return;
+  for (const { key, value } of db.getRange(options)) {
+    // lmdb-js reports a zero-length value as `undefined` in ranges.
+    const v = value as Uint8Array | undefined;
+    yield [asBytes(key as Uint8Array), v === undefined ? EMPTY : asBytes(v)];
+  }
+}
+
+async function* toAsync<T>(it: Iterable<T>): AsyncIterable<T> {
+  yield* it;
+}
