@@ -1,0 +1,116 @@
+/**
+ * Tree nodes. A node is either a MemNode (created or copied since the base snapshot was loaded) or a
+ * number naming a record of the base snapshot (`>= 0` branch index, `-(leaf + 1)` leaf). Committed
+ * nodes are never mutated: a block copies the path it changes (copy-on-write), so every committed
+ * version stays readable and provable while the next one is built.
+ */
+import { compareBytes } from '../../../primitives/bytes.ts';
+import { innerHash, leafHash } from './hashing.ts';
+import type { TreeSnapshot } from './snapshot-file.ts';
+
+export class MemNode {
+  height: number;
+  size: number;
+  version: number;
+  key: Uint8Array;
+  /** Leaves only. */
+  value: Uint8Array | undefined;
+  left: NodeRef | undefined;
+  right: NodeRef | undefined;
+  /** Cached once computed; cleared whenever the node is changed in its own (working) version. */
+  hash: Uint8Array | undefined;
+
+  constructor(
+    height: number,
+    size: number,
+    version: number,
+    key: Uint8Array,
+    value: Uint8Array | undefined,
+    left: NodeRef | undefined,
+    right: NodeRef | undefined,
+  ) {
+    this.height = height;
+    this.size = size;
+    this.version = version;
+    this.key = key;
+    this.value = value;
+    this.left = left;
+    this.right = right;
+    this.hash = undefined;
+  }
+}
+
+export type NodeRef = MemNode | number;
+
+export const leafRef = (leaf: number): number => -(leaf + 1);
+export const refLeaf = (ref: number): number => -ref - 1;
+
+/** Read access to nodes of one tree version: MemNodes plus the snapshot the numbers refer to. */
+export class NodeReader {
+  readonly snap: TreeSnapshot | undefined;
+
+  constructor(snap: TreeSnapshot | undefined) {
+    this.snap = snap;
+  }
+
+  isLeaf(r: NodeRef): boolean {
+    return typeof r === 'number' ? r < 0 : r.height === 0;
+  }
+  height(r: NodeRef): number {
+    return typeof r === 'number' ? (r < 0 ? 0 : this.snap!.branchHeight(r)) : r.height;
+  }
+  size(r: NodeRef): number {
+    return typeof r === 'number' ? (r < 0 ? 1 : this.snap!.branchSize(r)) : r.size;
+  }
+  version(r: NodeRef): number {
+    if (typeof r !== 'number') return r.version;
+    return r < 0 ? this.snap!.leafVersion(refLeaf(r)) : this.snap!.branchVersion(r);
+  }
+  key(r: NodeRef): Uint8Array {
+    if (typeof r !== 'number') return r.key;
+    return this.snap!.leafKey(r < 0 ? refLeaf(r) : this.snap!.branchKeyLeaf(r));
+  }
+  value(r: NodeRef): Uint8Array | undefined {
+    if (typeof r !== 'number') return r.value;
+    return r < 0 ? this.snap!.leafValue(refLeaf(r)) : undefined;
+  }
+  left(r: NodeRef): NodeRef {
+    return typeof r === 'number' ? this.snap!.branchLeft(r) : r.left!;
+  }
+  right(r: NodeRef): NodeRef {
+    return typeof r === 'number' ? this.snap!.branchRight(r) : r.right!;
+  }
+
+  /** Compares key with the node's key (for branches: the first key of the right subtree). */
+  compareKey(key: Uint8Array, r: NodeRef): number {
+    if (typeof r !== 'number') return compareBytes(key, r.key);
+    return this.snap!.compareLeafKey(key, r < 0 ? refLeaf(r) : this.snap!.branchKeyLeaf(r));
+  }
+
+  /** The node hash; computes and caches MemNode hashes bottom-up (only dirty nodes lack one). */
+  hash(r: NodeRef): Uint8Array {
+    if (typeof r === 'number') return r < 0 ? this.snap!.leafHash(refLeaf(r)) : this.snap!.branchHash(r);
+    if (r.hash) return r.hash;
+    r.hash =
+      r.height === 0
+        ? leafHash(r.version, r.key, r.value!)
+        : innerHash(r.height, r.size, r.version, this.hash(r.left!), this.hash(r.right!));
+    return r.hash;
+  }
+
+  /** A fresh MemNode copy of a branch carrying `version` (iavl's node.clone). */
+  cloneBranch(r: NodeRef, version: number): MemNode {
+    if (typeof r !== 'number')
+      return new MemNode(r.height, r.size, version, r.key, undefined, r.left, r.right);
+    const s = this.snap!;
+    return new MemNode(
+      s.branchHeight(r),
+      s.branchSize(r),
+      version,
+      this.key(r),
+      undefined,
+      s.branchLeft(r),
+      s.branchRight(r),
+    );
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * The on-disk layout of one tree's snapshot, loaded without rebuilding the tree: nodes are read
+ * straight out of fixed-size records, so opening a 1M-key tree is a few file reads, not 1M inserts.
+ *
+ *   branches  56-byte records in post-order: u32 version, u32 size, u8 height, 3 pad,
+ *             i32 left, i32 right (child refs, see below), u32 keyLeaf (index of the leaf whose key is
+ *             this node's key: the first leaf of its right subtree), 32-byte hash
+ *   leaves    56-byte records in key order: u32 version, u32 keyLen, u32 kvOffset lo, u32 kvOffset hi,
+ *             u32 valueLen, 4 pad, 32-byte hash
+ *   kvs       key bytes immediately followed by value bytes, per leaf
+ *   meta.json {version, root, branches, leaves, rootHash}
+ *
+ * A child ref is a branch index (>= 0) or `-(leafIndex + 1)` for a leaf. The same encoding is used
+ * in memory: a tree node's child is either a MemNode object or a number into its base snapshot.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ChainError } from '../../../util/errors.ts';
+
+export const RECORD_SIZE = 56;
+const W = RECORD_SIZE / 4;
+
+export interface SnapshotMeta {
+  version: number;
+  /** Root ref, or null for an empty tree. */
+  root: number | null;
+  branches: number;
+  leaves: number;
+  rootHash: string;
+}
+
+export class SnapshotCorruptError extends ChainError {
+  constructor(path: string, why: string) {
+    super('SC_SNAPSHOT_CORRUPT', `state commit snapshot ${path} is corrupt: ${why}`);
+  }
+}
+
+function aligned(buf: Buffer): Uint8Array {
+  // Uint32Array views need 4-byte alignment; a pooled Buffer may not have it
+  if (buf.byteOffset % 4 === 0) return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+  return new Uint8Array(buf);
+}
+
+export class TreeSnapshot {
+  readonly meta: SnapshotMeta;
+  readonly branches: Uint8Array;
+  readonly leaves: Uint8Array;
+  readonly kvs: Uint8Array;
+  private readonly b32: Uint32Array;
+  private readonly bi32: Int32Array;
+  private readonly l32: Uint32Array;
+
+  constructor(meta: SnapshotMeta, branches: Uint8Array, leaves: Uint8Array, kvs: Uint8Array) {
+    this.meta = meta;
+    this.branches = branches;
+    this.leaves = leaves;
+    this.kvs = kvs;
+    this.b32 = new Uint32Array(branches.buffer, branches.byteOffset, branches.length / 4);
+    this.bi32 = new Int32Array(branches.buffer, branches.byteOffset, branches.length / 4);
+    this.l32 = new Uint32Array(leaves.buffer, leaves.byteOffset, leaves.length / 4);
+  }
+
+  static load(dir: string): TreeSnapshot {
+    const metaPath = join(dir, 'meta.json');
+    if (!existsSync(metaPath)) throw new SnapshotCorruptError(dir, 'meta.json is missing');
+    const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as SnapshotMeta;
+    const branches = aligned(readFileSync(join(dir, 'branches')));
+    const leaves = aligned(readFileSync(join(dir, 'leaves')));
+    const kvs = aligned(readFileSync(join(dir, 'kvs')));
+    if (branches.length !== meta.branches * RECORD_SIZE || leaves.length !== meta.leaves * RECORD_SIZE) {
+      throw new SnapshotCorruptError(dir, 'record files do not match meta.json counts');
+    }
+    if (meta.leaves > 0 && meta.branches !== meta.leaves - 1)
+      throw new SnapshotCorruptError(dir, 'branch count is not leaves - 1');
+    const snap = new TreeSnapshot(meta, branches, leaves, kvs);
+    if (meta.leaves > 0) {
+      const last = meta.leaves - 1;
+      if (snap.leafKeyOffset(last) + snap.leafKeyLen(last) + snap.leafValueLen(last) !== kvs.length) {
+        throw new SnapshotCorruptError(dir, 'kvs file length does not match the leaf records');
+      }
+    }
+    return snap;
+  }
+
+  get version(): number {
+    return this.meta.version;
+  }
+
+  // branch accessors (index >= 0)
+  branchVersion(i: number): number {
+    return this.b32[i * W];
+  }
+  branchSize(i: number): number {
+    return this.b32[i * W + 1];
+  }
+  branchHeight(i: number): number {
+    return this.branches[i * RECORD_SIZE + 8];
+  }
+  branchLeft(i: number): number {
+    return this.bi32[i * W + 3];
+  }
+  branchRight(i: number): number {
+    return this.bi32[i * W + 4];
+  }
+  branchKeyLeaf(i: number): number {
+    return this.b32[i * W + 5];
+  }
+  branchHash(i: number): Uint8Array {
+    const o = i * RECORD_SIZE + 24;
+    return this.branches.subarray(o, o + 32);
+  }
+
+  // leaf accessors (leaf index, not ref)
+  leafVersion(l: number): number {
+    return this.l32[l * W];
+  }
+  leafKeyLen(l: number): number {
+    return this.l32[l * W + 1];
+  }
+  leafKeyOffset(l: number): number {
+    return this.l32[l * W + 2] + this.l32[l * W + 3] * 0x100000000;
+  }
+  leafValueLen(l: number): number {
+    return this.l32[l * W + 4];
+  }
+  leafKey(l: number): Uint8Array {
+    const o = this.leafKeyOffset(l);
+    return this.kvs.subarray(o, o + this.leafKeyLen(l));
+  }
+  leafValue(l: number): Uint8Array {
+    const o = this.leafKeyOffset(l) + this.leafKeyLen(l);
+    return this.kvs.subarray(o, o + this.leafValueLen(l));
+  }
+  leafHash(l: number): Uint8Array {
+    const o = l * RECORD_SIZE + 24;
+    return this.leaves.subarray(o, o + 32);
+  }
+
+  /** Compares `key` with leaf l's key without allocating (the read hot path). */
+  compareLeafKey(key: Uint8Array, l: number): number {
+    const kvs = this.kvs;
+    const off = this.leafKeyOffset(l);
+    const len = this.leafKeyLen(l);
+    const n = key.length < len ? key.length : len;
+    for (let i = 0; i < n; i++) {
+      const d = key[i] - kvs[off + i];
+      if (d !== 0) return d;
+    }
+    return key.length - len;
+  }
+}
+
+/** Encodes one branch record into `out` at byte offset `o`. */
+export function putBranchRecord(
+  out: Uint8Array,
+  o: number,
+  version: number,
+  size: number,
+  height: number,
+  left: number,
+  right: number,
+  keyLeaf: number,
+  hash: Uint8Array,
+): void {
+  const dv = new DataView(out.buffer, out.byteOffset);
+  dv.setUint32(o, version, true);
+  dv.setUint32(o + 4, size, true);
+  out[o + 8] = height;
+  out[o + 9] = out[o + 10] = out[o + 11] = 0;
+  dv.setInt32(o + 12, left, true);
+  dv.setInt32(o + 16, right, true);
+  dv.setUint32(o + 20, keyLeaf, true);
+  out.set(hash, o + 24);
+}
+
+export function putLeafRecord(
+  out: Uint8Array,
+  o: number,
+  version: number,
+  keyLen: number,
+  kvOffset: number,
+  valueLen: number,
+  hash: Uint8Array,
+): void {
+  const dv = new DataView(out.buffer, out.byteOffset);
+  dv.setUint32(o, version, true);
+  dv.setUint32(o + 4, keyLen, true);
+  dv.setUint32(o + 8, kvOffset % 0x100000000, true);
+  dv.setUint32(o + 12, Math.floor(kvOffset / 0x100000000), true);
+  dv.setUint32(o + 16, valueLen, true);
+  dv.setUint32(o + 20, 0, true);
+  out.set(hash, o + 24);
+}
