@@ -1,5 +1,11 @@
 /** One JSON line per measured figure, so results can be collected by any tool. */
-export function report(bench: string, figure: string, value: number, unit: string, labels: Record<string, unknown> = {}): void {
+export function report(
+  bench: string,
+  figure: string,
+  value: number,
+  unit: string,
+  labels: Record<string, unknown> = {},
+): void {
   console.log(JSON.stringify({ bench, figure, value: Math.round(value * 100) / 100, unit, ...labels }));
 }
 

@@ -33,7 +33,11 @@ const LAYERS: string[][] = [
 
 /** Extra prohibitions on top of the ordering. */
 const FORBIDDEN: { from: string; to: RegExp; why: string }[] = [
-  { from: 'rpc', to: /^src\/storage\//, why: 'rpc/ receives narrow read interfaces from node/, never storage' },
+  {
+    from: 'rpc',
+    to: /^src\/storage\//,
+    why: 'rpc/ receives narrow read interfaces from node/, never storage',
+  },
 ];
 const PACKAGE_OWNERS: { pkg: RegExp; owner: string }[] = [{ pkg: /^@ethereumjs\//, owner: 'execution' }];
 
@@ -50,7 +54,8 @@ export function layerOf(srcRelative: string): string | undefined {
   return undefined;
 }
 
-const IMPORT_RE = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
+const IMPORT_RE =
+  /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
 
 function* walk(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {
@@ -74,7 +79,9 @@ export function checkLayers(root: string): string[] {
     for (const m of text.matchAll(IMPORT_RE)) {
       const spec = m[1] ?? m[2] ?? m[3];
       if (spec.startsWith('.')) {
-        const target = relative(src, resolve(dirname(file), spec)).split(sep).join('/');
+        const target = relative(src, resolve(dirname(file), spec))
+          .split(sep)
+          .join('/');
         if (target.startsWith('..')) {
           problems.push(`src/${rel}: imports ${spec}, which is outside src/`);
           continue;
@@ -84,7 +91,9 @@ export function checkLayers(root: string): string[] {
         const forbidden = FORBIDDEN.find((f) => from.startsWith(f.from) && f.to.test(`src/${target}`));
         if (forbidden) problems.push(`src/${rel}: imports ${spec} — ${forbidden.why}`);
         else if (rankOf.get(to)! >= rankOf.get(from)!) {
-          problems.push(`src/${rel}: layer ${from}/ must not import ${to}/ (${spec}); dependencies point down`);
+          problems.push(
+            `src/${rel}: layer ${from}/ must not import ${to}/ (${spec}); dependencies point down`,
+          );
         }
       } else {
         const owner = PACKAGE_OWNERS.find((o) => o.pkg.test(spec));

@@ -28,7 +28,10 @@ export interface LogRecord {
 }
 
 /** A logger that keeps records in memory: for unit tests that assert on log events. */
-export function memoryLogger(records: LogRecord[] = [], bindings: Record<string, unknown> = {}): Logger & {
+export function memoryLogger(
+  records: LogRecord[] = [],
+  bindings: Record<string, unknown> = {},
+): Logger & {
   records: LogRecord[];
 } {
   const at =

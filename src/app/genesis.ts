@@ -1,0 +1,257 @@
+/**
+ * genesis.json: its shape (CometBFT's top level, the modules' app_state), the builder `init` and
+ * `dev` use, and the validation `start` runs before anything is opened.
+ */
+import { ChainError } from '../util/errors.ts';
+import { BASE_DENOM, DEFAULT_EVM_CHAIN_ID } from '../primitives/identity.ts';
+
+export type StateCommitment = 'flatkv' | 'iavl';
+
+export interface GenesisValidator {
+  address: string;
+  pub_key: { type: 'tendermint/PubKeyEd25519'; value: string };
+  power: string;
+  name: string;
+}
+
+export interface Coin {
+  denom: string;
+  amount: string;
+}
+
+export interface StakingValidator {
+  operator_address: string;
+  consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey'; key: string };
+  jailed: boolean;
+  status: 'BOND_STATUS_BONDED' | 'BOND_STATUS_UNBONDING' | 'BOND_STATUS_UNBONDED';
+  tokens: string;
+  delegator_shares: string;
+  description: {
+    moniker: string;
+    identity: string;
+    website: string;
+    security_contact: string;
+    details: string;
+  };
+  commission: {
+    commission_rates: { rate: string; max_rate: string; max_change_rate: string };
+    update_time: string;
+  };
+  min_self_delegation: string;
+}
+
+export interface EvmParams {
+  chain_id: string;
+  state_commitment: StateCommitment;
+  base_fee: {
+    initial_base_fee: string;
+    min_base_fee: string;
+    base_fee_change_denominator: string;
+    elasticity_multiplier: string;
+  };
+}
+
+export interface Genesis {
+  genesis_time: string;
+  chain_id: string;
+  initial_height: string;
+  consensus_params: {
+    block: { max_bytes: string; max_gas: string };
+    evidence: { max_age_num_blocks: string; max_age_duration: string; max_bytes: string };
+    validator: { pub_key_types: string[] };
+    version: { app: string };
+  };
+  validators: GenesisValidator[];
+  app_hash: string;
+  app_state: {
+    auth: { params: { max_memo_characters: string; tx_sig_limit: string }; accounts: { address: string }[] };
+    bank: {
+      params: { default_send_enabled: boolean };
+      balances: { address: string; coins: Coin[] }[];
+      supply: Coin[];
+      denom_metadata: unknown[];
+    };
+    staking: {
+      params: { bond_denom: string; max_validators: number; unbonding_time: string };
+      validators: StakingValidator[];
+    };
+    evm: { params: EvmParams; address_associations: { evm_address: string; cosmos_address: string }[] };
+  };
+}
+
+export interface GenesisOptions {
+  chainId: string;
+  evmChainId?: number;
+  moniker: string;
+  genesisTime?: Date;
+  stateCommitment?: StateCommitment;
+  validator: { address: string; pubKeyBase64: string; operatorAddress: string };
+  /** bech32 address -> amount in uchain */
+  balances?: { address: string; uchain: bigint }[];
+}
+
+export const VALIDATOR_POWER = 10n;
+/** Tokens bonded per unit of consensus power (Cosmos' DefaultPowerReduction). */
+export const POWER_REDUCTION = 1_000_000n;
+
+export function buildGenesis(o: GenesisOptions): Genesis {
+  const balances = (o.balances ?? []).map((b) => ({
+    address: b.address,
+    coins: [{ denom: BASE_DENOM, amount: b.uchain.toString() }],
+  }));
+  const total = (o.balances ?? []).reduce((sum, b) => sum + b.uchain, 0n);
+  const bonded = (VALIDATOR_POWER * POWER_REDUCTION).toString();
+  return {
+    genesis_time: rfc3339Nano(o.genesisTime ?? new Date()),
+    chain_id: o.chainId,
+    initial_height: '1',
+    consensus_params: {
+      block: { max_bytes: '22020096', max_gas: '30000000' },
+      evidence: { max_age_num_blocks: '100000', max_age_duration: '172800000000000', max_bytes: '1048576' },
+      validator: { pub_key_types: ['ed25519'] },
+      version: { app: '0' },
+    },
+    validators: [
+      {
+        address: o.validator.address,
+        pub_key: { type: 'tendermint/PubKeyEd25519', value: o.validator.pubKeyBase64 },
+        power: VALIDATOR_POWER.toString(),
+        name: o.moniker,
+      },
+    ],
+    app_hash: '',
+    app_state: {
+      auth: {
+        params: { max_memo_characters: '256', tx_sig_limit: '7' },
+        accounts: balances.map((b) => ({ address: b.address })),
+      },
+      bank: {
+        params: { default_send_enabled: true },
+        balances,
+        supply: total > 0n ? [{ denom: BASE_DENOM, amount: total.toString() }] : [],
+        denom_metadata: [
+          {
+            base: BASE_DENOM,
+            display: 'chain',
+            denom_units: [
+              { denom: BASE_DENOM, exponent: 0 },
+              { denom: 'chain', exponent: 6 },
+            ],
+          },
+        ],
+      },
+      staking: {
+        params: { bond_denom: BASE_DENOM, max_validators: 100, unbonding_time: '1814400s' },
+        validators: [
+          {
+            operator_address: o.validator.operatorAddress,
+            consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey', key: o.validator.pubKeyBase64 },
+            jailed: false,
+            status: 'BOND_STATUS_BONDED',
+            tokens: bonded,
+            delegator_shares: `${bonded}.000000000000000000`,
+            description: { moniker: o.moniker, identity: '', website: '', security_contact: '', details: '' },
+            commission: {
+              commission_rates: {
+                rate: '0.100000000000000000',
+                max_rate: '0.200000000000000000',
+                max_change_rate: '0.010000000000000000',
+              },
+              update_time: rfc3339Nano(o.genesisTime ?? new Date()),
+            },
+            min_self_delegation: '1',
+          },
+        ],
+      },
+      evm: {
+        params: {
+          chain_id: String(o.evmChainId ?? DEFAULT_EVM_CHAIN_ID),
+          state_commitment: o.stateCommitment ?? 'flatkv',
+          base_fee: {
+            initial_base_fee: '1000000000',
+            min_base_fee: '1000000000',
+            base_fee_change_denominator: '8',
+            elasticity_multiplier: '2',
+          },
+        },
+        address_associations: [],
+      },
+    },
+  };
+}
+
+/** RFC 3339 with nanoseconds, as CometBFT writes times. */
+export function rfc3339Nano(d: Date): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z');
+}
+
+export class GenesisError extends ChainError {
+  constructor(message: string) {
+    super('GENESIS_INVALID', message);
+  }
+}
+
+const UINT_RE = /^\d+$/;
+
+/** Parses and checks a genesis document; errors name the file and the field. */
+export function parseGenesis(text: string, file = 'genesis.json'): Genesis {
+  let g: any;
+  try {
+    g = JSON.parse(text);
+  } catch (err) {
+    throw new GenesisError(`${file}: invalid JSON: ${(err as Error).message}`);
+  }
+  const fail = (field: string, problem: string): never => {
+    throw new GenesisError(`${file}: ${field}: ${problem}`);
+  };
+  if (typeof g !== 'object' || g === null) fail('(root)', 'must be a JSON object');
+  if (typeof g.chain_id !== 'string' || !/^[A-Za-z0-9_.-]{1,50}$/.test(g.chain_id)) {
+    fail('chain_id', 'must be 1-50 characters of letters, digits, "-", "_" or "."');
+  }
+  if (typeof g.genesis_time !== 'string' || Number.isNaN(Date.parse(g.genesis_time)))
+    fail('genesis_time', 'must be an RFC 3339 time');
+  if (typeof g.initial_height !== 'string' || !UINT_RE.test(g.initial_height) || g.initial_height === '0') {
+    fail('initial_height', 'must be a positive integer string');
+  }
+  const block = g.consensus_params?.block;
+  if (!block || !UINT_RE.test(String(block.max_bytes)))
+    fail('consensus_params.block.max_bytes', 'must be a positive integer string');
+  if (!/^(-1|\d+)$/.test(String(block.max_gas)))
+    fail('consensus_params.block.max_gas', 'must be an integer string (-1 = unlimited)');
+  if (!Array.isArray(g.validators) || g.validators.length === 0)
+    fail('validators', 'must list at least one validator');
+  g.validators.forEach((v: any, i: number) => {
+    if (!/^[0-9A-F]{40}$/.test(v?.address))
+      fail(`validators[${i}].address`, 'must be 40 upper-case hex characters');
+    if (v?.pub_key?.type !== 'tendermint/PubKeyEd25519' || typeof v.pub_key.value !== 'string') {
+      fail(`validators[${i}].pub_key`, 'must be a tendermint/PubKeyEd25519 key');
+    }
+    if (!UINT_RE.test(String(v.power)) || v.power === '0')
+      fail(`validators[${i}].power`, 'must be a positive integer string');
+  });
+  const app = g.app_state;
+  for (const m of ['auth', 'bank', 'staking', 'evm'])
+    if (typeof app?.[m] !== 'object') fail(`app_state.${m}`, 'is missing');
+  const evm = app.evm.params;
+  if (
+    !UINT_RE.test(String(evm?.chain_id)) ||
+    BigInt(evm.chain_id) === 0n ||
+    BigInt(evm.chain_id) >= 2n ** 53n
+  ) {
+    fail('app_state.evm.params.chain_id', 'must be a positive integer below 2^53');
+  }
+  if (evm.state_commitment !== 'flatkv' && evm.state_commitment !== 'iavl') {
+    fail('app_state.evm.params.state_commitment', 'must be "flatkv" or "iavl"');
+  }
+  (app.bank.balances ?? []).forEach((b: any, i: number) => {
+    if (typeof b?.address !== 'string')
+      fail(`app_state.bank.balances[${i}].address`, 'must be a bech32 address');
+    (b.coins ?? []).forEach((c: any, j: number) => {
+      if (c?.denom !== BASE_DENOM)
+        fail(`app_state.bank.balances[${i}].coins[${j}].denom`, `must be "${BASE_DENOM}"`);
+      if (!UINT_RE.test(String(c.amount)))
+        fail(`app_state.bank.balances[${i}].coins[${j}].amount`, 'must be an integer string');
+    });
+  });
+  return g as Genesis;
+}

@@ -1,0 +1,56 @@
+/**
+ * `chaind dev` (`npm start`): a one-command local chain. It initialises a throw-away home whose genesis
+ * prefunds the ten well-known accounts of the standard test mnemonic, prints them, and starts the node.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StateCommitment } from '../app/genesis.ts';
+import { accountsFromMnemonic, toAccAddress, toChecksumAddress } from '../crypto/accounts.ts';
+import { toHex } from '../primitives/bytes.ts';
+import { UCHAIN_PER_TOKEN } from '../primitives/identity.ts';
+import { initHome } from './init.ts';
+import { startNode } from './start.ts';
+
+export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
+export const DEV_ACCOUNT_COUNT = 10;
+export const DEV_TOKENS_PER_ACCOUNT = 10_000n;
+export const DEV_CHAIN_ID = 'chaind-dev';
+
+export interface DevOptions {
+  home?: string;
+  stateCommitment?: StateCommitment;
+  flags: Record<string, string>;
+}
+
+export async function runDev(o: DevOptions): Promise<void> {
+  const ephemeral = o.home === undefined;
+  const home = o.home ?? mkdtempSync(join(tmpdir(), 'chaind-dev-'));
+  const accounts = accountsFromMnemonic(DEV_MNEMONIC, DEV_ACCOUNT_COUNT);
+  if (!existsSync(join(home, 'config', 'genesis.json'))) {
+    initHome({
+      home,
+      moniker: 'dev',
+      chainId: DEV_CHAIN_ID,
+      stateCommitment: o.stateCommitment,
+      operatorAddress: accounts[0].cosmosAddress,
+      balances: accounts.map((a) => ({
+        address: toAccAddress(a.cosmosAddress),
+        uchain: DEV_TOKENS_PER_ACCOUNT * UCHAIN_PER_TOKEN,
+      })),
+    });
+  }
+  const lines = [
+    `chaind dev chain — home ${home}${ephemeral ? ' (removed on exit)' : ''}`,
+    `Mnemonic: ${DEV_MNEMONIC}`,
+    `Accounts (${DEV_TOKENS_PER_ACCOUNT} tokens each):`,
+    ...accounts.map(
+      (a, i) =>
+        `  (${i}) ${toChecksumAddress(a.evmAddress)}  ${toAccAddress(a.cosmosAddress)}  key 0x${toHex(a.privateKey)}`,
+    ),
+    '',
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+  if (ephemeral) process.on('exit', () => rmSync(home, { recursive: true, force: true }));
+  await startNode({ home, flags: o.flags });
+}

@@ -1,0 +1,127 @@
+/**
+ * The `chaind` command line. Every startup failure becomes one line on stderr and exit code 1; a
+ * ChainError prints its own message, anything unexpected also prints its stack at debug level.
+ */
+import { Command, Option } from 'commander';
+import { SCHEMA_KEYS } from '../config/keys.ts';
+import { ChainError, errorMessage } from '../util/errors.ts';
+import { runDev } from './dev.ts';
+import { packageVersion, resolveHome } from './home.ts';
+import { initHome } from './init.ts';
+import { showNodeId } from './show-node-id.ts';
+import { startNode } from './start.ts';
+
+/** Adds one `--<section>.<key> <value>` option per configuration key; returns attribute → flag name. */
+function addConfigFlags(cmd: Command): Map<string, string> {
+  const byAttribute = new Map<string, string>();
+  for (const k of SCHEMA_KEYS) {
+    const opt = new Option(`--${k.flag} <value>`, `${k.field.doc} (${k.file})`);
+    byAttribute.set(opt.attributeName(), k.flag);
+    cmd.addOption(opt);
+  }
+  return byAttribute;
+}
+
+function configFlags(
+  opts: Record<string, unknown>,
+  byAttribute: Map<string, string>,
+): Record<string, string> {
+  const flags: Record<string, string> = {};
+  for (const [attr, value] of Object.entries(opts)) {
+    const flag = byAttribute.get(attr);
+    if (flag !== undefined && value !== undefined) flags[flag] = String(value);
+  }
+  return flags;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('chaind')
+    .description('An EVM-compatible blockchain node with Cosmos-style state')
+    .version(packageVersion(), '-v, --version')
+    .showHelpAfterError();
+
+  program
+    .command('init')
+    .description('Create a node home: config.toml, app.toml, genesis.json and keys')
+    .argument('<moniker>', 'human-readable name of this node')
+    .requiredOption('--chain-id <id>', 'chain ID written to genesis')
+    .option('--home <dir>', 'node home directory (default ~/.chaind)')
+    .option('--overwrite', 'replace an existing configuration and genesis (keys are kept)')
+    .option('--evm-chain-id <n>', 'EVM chain ID (default 713714)', parsePositiveInt)
+    .addOption(
+      new Option('--state-commitment <kind>', 'how EVM state is committed').choices(['flatkv', 'iavl']),
+    )
+    .action((moniker: string, o) => {
+      const result = initHome({
+        home: resolveHome(o.home),
+        moniker,
+        chainId: o.chainId,
+        evmChainId: o.evmChainId,
+        overwrite: o.overwrite,
+        stateCommitment: o.stateCommitment,
+      });
+      process.stdout.write(JSON.stringify(result) + '\n');
+    });
+
+  const start = program
+    .command('start')
+    .description('Run the node')
+    .option('--home <dir>', 'node home directory (default ~/.chaind)');
+  const startFlags = addConfigFlags(start);
+  start.action(async (o) => {
+    await startNode({ home: resolveHome(o.home), flags: configFlags(o, startFlags) });
+  });
+
+  const dev = program
+    .command('dev')
+    .description('Start a throw-away local chain with ten prefunded dev accounts')
+    .option('--home <dir>', 'use (and keep) this home instead of a temporary one')
+    .addOption(
+      new Option('--state-commitment <kind>', 'how EVM state is committed').choices(['flatkv', 'iavl']),
+    );
+  const devFlags = addConfigFlags(dev);
+  dev.action(async (o) => {
+    await runDev({
+      home: o.home === undefined ? undefined : resolveHome(o.home),
+      stateCommitment: o.stateCommitment,
+      flags: configFlags(o, devFlags),
+    });
+  });
+
+  program
+    .command('show-node-id')
+    .description("Print this node's ID (derived from config/node_key.json)")
+    .option('--home <dir>', 'node home directory (default ~/.chaind)')
+    .action((o) => {
+      process.stdout.write(showNodeId(resolveHome(o.home)) + '\n');
+    });
+
+  program
+    .command('version')
+    .description('Print the version')
+    .action(() => {
+      process.stdout.write(packageVersion() + '\n');
+    });
+
+  return program;
+}
+
+function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n === 0) {
+    throw new ChainError('BAD_ARGUMENT', `expected a positive integer, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (err) {
+    const line = err instanceof ChainError ? err.message : `unexpected error: ${errorMessage(err)}`;
+    process.stderr.write(`error: ${line}\n`);
+    if (!(err instanceof ChainError) && process.env.CHAIND_DEBUG)
+      process.stderr.write(`${(err as Error).stack}\n`);
+    process.exit(1);
+  }
+}

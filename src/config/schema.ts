@@ -1,0 +1,174 @@
+/**
+ * The configuration schema: every key of config.toml and app.toml, with its default, its accepted
+ * form and a one-line doc. Keys are written in the spec's spelling; `a-b` and `a_b` are both accepted
+ * when reading. The typed `NodeConfig` is derived from this table, so nothing else restates a key.
+ */
+import { LOG_LEVELS } from '../util/logger.ts';
+import { bool, duration, type Field, int, listenAddress, oneOf, port, str, strList } from './fields.ts';
+
+/** Section '' holds a file's top-level keys. */
+export type FileSchema = Record<string, Record<string, Field<any>>>;
+
+export const CONFIG_TOML = {
+  '': {
+    moniker: str('node', 'A human-readable name for this node'),
+    log_level: oneOf(LOG_LEVELS, 'info', 'Log verbosity: trace is the most detailed'),
+    log_format: oneOf(
+      ['plain', 'json'] as const,
+      'plain',
+      'Log output format: plain text lines or JSON lines',
+    ),
+    db_dir: str('data', 'Database directory, relative to the home directory unless absolute'),
+  },
+  rpc: {
+    laddr: listenAddress('tcp://127.0.0.1:26657', 'Consensus RPC listen address', true),
+    'cors-allowed-origins': strList([], 'Origins allowed to make cross-origin requests to the consensus RPC'),
+    'max-body-bytes': int(1_000_000, 'Maximum size of a consensus RPC request body in bytes', 1),
+    'lag-threshold': int(300, 'Blocks of lag behind the best peer above which /lag_status answers 417'),
+  },
+  p2p: {
+    laddr: listenAddress('tcp://0.0.0.0:26656', 'P2P listen address', true),
+    'external-address': str('', 'Address advertised to peers (host:port); empty means the listen address'),
+    'persistent-peers': strList([], 'Peers to stay connected to, as <node_id>@<host>:<port>'),
+    'max-packet-msg-payload-size': int(102400, 'Maximum P2P message payload in bytes', 1024),
+    pex: bool(true, 'Exchange peer addresses with peers'),
+  },
+  mempool: {
+    size: int(5000, 'Maximum number of transactions in the mempool', 1),
+    'cache-size': int(10000, 'Number of recently seen transaction hashes remembered to refuse duplicates'),
+    'keep-invalid-txs-in-cache': bool(
+      false,
+      'Keep hashes of rejected transactions cached so resubmission is refused',
+    ),
+    'ttl-duration': duration('5s', 'Evict a transaction that waited longer than this (0s disables)'),
+    'ttl-num-blocks': int(10, 'Evict a transaction that waited more blocks than this (0 disables)'),
+  },
+  consensus: {
+    'timeout-commit': duration('400ms', 'Pause between committing a block and proposing the next'),
+    'create-empty-blocks': bool(true, 'Produce blocks even when the mempool is empty'),
+    'create-empty-blocks-interval': duration('0s', 'With empty blocks on, the interval between empty blocks'),
+  },
+  statesync: {
+    enable: bool(false, 'Bootstrap state from a snapshot instead of replaying blocks'),
+    'rpc-servers': strList([], 'Trusted consensus RPC servers used to verify the snapshot'),
+    'trust-height': int(0, 'Height of the trusted block'),
+    'trust-hash': str('', 'Hash of the trusted block (hex)', (s) =>
+      s === '' || /^[0-9a-fA-F]{64}$/.test(s) ? undefined : `${JSON.stringify(s)} is not a 32-byte hex hash`,
+    ),
+    'trust-period': duration('168h', 'How long the trusted block stays trusted'),
+  },
+  instrumentation: {
+    prometheus: bool(true, 'Serve Prometheus metrics'),
+    'prometheus-listen-addr': listenAddress(':26660', 'Prometheus metrics listen address', false),
+    namespace: str('tendermint', 'Prefix of consensus metric names'),
+  },
+} satisfies FileSchema;
+
+export const SS_BACKENDS = ['pebbledb', 'rocksdb', 'lmdb'] as const;
+export const DEFAULT_LEGACY_APIS = ['chain_getChainAddress', 'chain_getEVMAddress', 'chain_getCosmosTx'];
+
+export const APP_TOML = {
+  api: {
+    enable: bool(true, 'Serve the REST API'),
+    address: listenAddress('tcp://0.0.0.0:1317', 'REST API listen address', true),
+  },
+  grpc: {
+    enable: bool(true, 'Serve gRPC'),
+    address: listenAddress('0.0.0.0:9090', 'gRPC listen address', false),
+  },
+  'state-commit': {
+    'sc-enable': bool(true, 'Enable the state commit store (required)'),
+    'sc-async-commit-buffer': int(
+      100,
+      'Blocks the commit changelog may buffer before a write waits (0 = synchronous)',
+    ),
+    'sc-keep-recent': int(1, 'Older state commit snapshots to keep'),
+    'sc-snapshot-interval': int(10000, 'Blocks between state commit snapshots', 1),
+  },
+  'state-store': {
+    'ss-enable': bool(true, 'Enable the state store that serves historical queries'),
+    'ss-backend': oneOf(
+      SS_BACKENDS,
+      'pebbledb',
+      'State store engine; "lmdb" is an alias of the default "pebbledb"',
+    ),
+    'ss-async-write-buffer': int(
+      100,
+      'Change sets the state store may queue in its changelog (0 = synchronous)',
+    ),
+    'ss-keep-recent': int(100000, 'Versions of history to keep (0 keeps everything)'),
+    'ss-prune-interval': int(600, 'Seconds between pruning runs', 1),
+    'evm-ss-split': bool(false, 'Keep EVM state in dedicated EVM state store databases under data/evm_ss/'),
+    'evm-ss-separate-dbs': bool(false, 'With the split, one EVM state store database per kind of EVM data'),
+    'evm-ss-db-directory': str('', 'Directory of the EVM state store; empty means data/evm_ss/'),
+  },
+  'state-sync': {
+    'snapshot-interval': int(0, 'Blocks between state-sync snapshots (0 disables)'),
+    'snapshot-keep-recent': int(2, 'State-sync snapshots to keep'),
+  },
+  evm: {
+    http_enabled: bool(true, 'Serve the EVM JSON-RPC over HTTP'),
+    http_port: port(8545, 'EVM JSON-RPC HTTP port'),
+    ws_enabled: bool(true, 'Serve the EVM JSON-RPC over WebSocket'),
+    ws_port: port(8546, 'EVM JSON-RPC WebSocket port'),
+    cors_origins: str('*', 'Allowed CORS origins of the EVM JSON-RPC (comma-separated, * for any)'),
+    filter_timeout: duration('120s', 'A filter unused for this long expires'),
+    max_log_no_block: int(10000, 'Maximum logs returned by an open-ended log query', 1),
+    max_blocks_for_log: int(2000, 'Maximum block range of a log query', 1),
+    simulation_gas_limit: int(
+      10_000_000,
+      'Gas limit of eth_call and eth_estimateGas when none is given',
+      21000,
+    ),
+    simulation_evm_timeout: duration('60s', 'Time limit of one eth_call or eth_estimateGas'),
+    trace_timeout: duration('30s', 'Time limit of one debug_trace* call'),
+    max_concurrent_trace_calls: int(10, 'debug_trace* calls served at once', 1),
+    max_trace_lookback_blocks: int(10000, 'How far back debug_trace* may trace', 1),
+    batch_request_limit: int(1000, 'Maximum requests in one JSON-RPC batch', 1),
+    max_request_body_bytes: int(5_242_880, 'Maximum JSON-RPC request body in bytes', 1024),
+    enabled_legacy_chain_apis: strList(DEFAULT_LEGACY_APIS, 'Deprecated chain_*/chain2_* methods to serve'),
+    deny_list: strList([], 'JSON-RPC methods this node refuses'),
+  },
+} satisfies FileSchema;
+
+export const FILES = {
+  'config.toml': CONFIG_TOML,
+  'app.toml': APP_TOML,
+} as const;
+export type ConfigFileName = keyof typeof FILES;
+
+/** Keys of older builds that must not be silently ignored (spec: Versioning 2). */
+export const LEGACY_KEYS: Record<string, string> = {
+  'evm-ss-write-mode': 'evm-ss-split',
+  'evm-ss-read-mode': 'evm-ss-split',
+};
+
+type Camel<S extends string> = S extends `${infer A}-${infer B}`
+  ? `${A}${Capitalize<Camel<B>>}`
+  : S extends `${infer A}_${infer B}`
+    ? `${A}${Capitalize<Camel<B>>}`
+    : S;
+
+type SectionValues<Sec> = {
+  -readonly [K in keyof Sec as Camel<K & string>]: Sec[K] extends Field<infer T> ? T : never;
+};
+type TopLevel<S> = S extends { '': infer Top } ? SectionValues<Top> : unknown;
+type FileValues<S> = TopLevel<S> & {
+  -readonly [Sec in Exclude<keyof S, ''> as Camel<Sec & string>]: SectionValues<S[Sec]>;
+};
+
+export type ConfigToml = FileValues<typeof CONFIG_TOML>;
+export type AppToml = FileValues<typeof APP_TOML>;
+export interface NodeConfig {
+  config: ConfigToml;
+  app: AppToml;
+}
+
+export function camel(name: string): string {
+  return name.replace(/[-_]([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** The spelling-insensitive form of a key: `a_b` and `a-b` compare equal. */
+export function normalizeKey(key: string): string {
+  return key.replace(/_/g, '-');
+}

@@ -1,0 +1,81 @@
+/** Helpers that run the real `chaind` CLI as a child process, as an operator would. */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export const CHAIND = resolve(import.meta.dirname, '../../src/bin/chaind.ts');
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs chaind to completion. The test process's Node (24) runs the child. */
+export function runChaind(args: string[], env: Record<string, string> = {}): RunResult {
+  const r = spawnSync(process.execPath, [CHAIND, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 30_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export function tempHome(t: { after(fn: () => void): void }, prefix = 'chaind-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A running chaind whose stdout lines are collected and can be awaited. */
+export class ChaindProcess {
+  readonly child: ChildProcess;
+  readonly lines: string[] = [];
+  stderr = '';
+  private waiters: { pred: (l: string) => boolean; resolve: (l: string) => void }[] = [];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(args: string[], env: Record<string, string> = {}) {
+    this.child = spawn(process.execPath, [CHAIND, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    createInterface({ input: this.child.stdout! }).on('line', (line) => {
+      this.lines.push(line);
+      this.waiters = this.waiters.filter((w) => (w.pred(line) ? (w.resolve(line), false) : true));
+    });
+    this.child.stderr!.on('data', (d) => (this.stderr += d));
+    this.exited = new Promise((res) => this.child.on('exit', (code, signal) => res({ code, signal })));
+  }
+
+  /** Resolves with the first line (already seen or future) matching `pred`; rejects after `ms`. */
+  waitForLine(pred: (line: string) => boolean, ms = 20_000): Promise<string> {
+    const seen = this.lines.find(pred);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolveLine, reject) => {
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `no matching line within ${ms} ms; stdout:\n${this.lines.join('\n')}\nstderr:\n${this.stderr}`,
+            ),
+          ),
+        ms,
+      );
+      this.waiters.push({
+        pred,
+        resolve: (l) => {
+          clearTimeout(timer);
+          resolveLine(l);
+        },
+      });
+    });
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM') {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    return this.exited;
+  }
+}
