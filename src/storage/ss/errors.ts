@@ -1,0 +1,86 @@
+import { ChainError } from '../../util/errors.ts';
+
+/** A read asked for a version the store has not reached yet. */
+export class SSVersionTooHighError extends ChainError {
+  readonly version: number;
+  readonly latest: number;
+  constructor(version: number, latest: number) {
+    super(
+      'SS_VERSION_TOO_HIGH',
+      `state store has no version ${version} yet: its latest version is ${latest}`,
+    );
+    this.version = version;
+    this.latest = latest;
+  }
+}
+
+/** Change sets must arrive in strictly increasing version order. */
+export class SSVersionOrderError extends ChainError {
+  constructor(version: number, latest: number) {
+    super(
+      'SS_VERSION_NOT_INCREASING',
+      `change set version ${version} is not above the state store's latest version ${latest}`,
+    );
+  }
+}
+
+/** The EVM SS answers point queries only (spec: "Iteration is disabled on it"). */
+export class SSIterationDisabledError extends ChainError {
+  constructor(store: string) {
+    super(
+      'SS_EVM_ITERATION_DISABLED',
+      `iteration is disabled on the EVM state store (evm-ss-split = true): store "${store}" answers ` +
+        'point queries (get/has) only; reads that need iteration must use the Cosmos state store',
+    );
+  }
+}
+
+export type StartupCheck = 'a' | 'b' | 'c';
+
+/** One of the split layout's startup refusals (spec "Errors → Startup refusals"). */
+export class SSStartupRefusedError extends ChainError {
+  readonly check: StartupCheck;
+  readonly dir: string;
+  constructor(check: StartupCheck, dir: string, problem: string) {
+    super(
+      'SS_STARTUP_REFUSED',
+      `refusing to start with evm-ss-split = true: ${problem}. ` +
+        'Complete a state sync (remove the stale EVM state store directory first), ' +
+        'or set evm-ss-split = false in app.toml [state-store] and restart.',
+    );
+    this.check = check;
+    this.dir = dir;
+  }
+}
+
+/** A changelog record other than the last one failed its checksum: the file is damaged, not torn. */
+export class SSChangelogCorruptError extends ChainError {
+  readonly file: string;
+  constructor(file: string, offset: number, reason: string) {
+    super(
+      'SS_CHANGELOG_CORRUPT',
+      `state store changelog ${file} is corrupt at byte ${offset} (${reason}); it is not a torn final ` +
+        'record, so it was not dropped. Restore the data directory from a snapshot (state sync).',
+    );
+    this.file = file;
+  }
+}
+
+/** The background writer failed; the store stops accepting writes rather than lose a block. */
+export class SSWriterFailedError extends ChainError {
+  constructor(cause: unknown) {
+    super(
+      'SS_WRITER_FAILED',
+      `state store background writer failed: ${String((cause as Error)?.message ?? cause)}`,
+      {
+        cause,
+      },
+    );
+  }
+}
+
+export class SSClosedError extends ChainError {
+  constructor() {
+    super('SS_CLOSED', 'state store is closed');
+  }
+}

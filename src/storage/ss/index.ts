@@ -1,0 +1,15 @@
+/** The State Store's public surface: what `node/` wires and what readers of history depend on. */
+export { openStateStore } from './open.ts';
+export type { CompositeStateStore } from './state-store.ts';
+export type { StateStore, StoreChange, ImportEntry } from './types.ts';
+export { STATE_STORE_DEFAULTS, type StateStoreBackend, type StateStoreOptions } from './options.ts';
+export { EVM_STORE, EVM_KEY_PREFIX, EVM_SS_DATABASES } from './evm-keys.ts';
+export {
+  SSChangelogCorruptError,
+  SSClosedError,
+  SSIterationDisabledError,
+  SSStartupRefusedError,
+  SSVersionOrderError,
+  SSVersionTooHighError,
+  SSWriterFailedError,
+} from './errors.ts';

@@ -1,0 +1,231 @@
+import { join } from 'node:path';
+import { acquireDirLock, type DirLock } from '../../util/dir-lock.ts';
+import type { KVEntry, KVOp, KVOpener, KVOpenOptions, KVRange, KVReader, KVStore } from '../kv/types.ts';
+import {
+  decodeU64,
+  decodeValue,
+  encodeU64,
+  encodeValue,
+  keyRegion,
+  logicalKeyOf,
+  metaKey,
+  regionEnd,
+  regionOf,
+  storeEnd,
+  storePrefix,
+  versionedKey,
+  versionOf,
+} from './encoding.ts';
+import type { StoreChange } from './types.ts';
+
+const LATEST = metaKey('latest');
+const EARLIEST = metaKey('earliest');
+const PRUNE_TARGET = metaKey('prune-target');
+
+/**
+ * One MVCC database: a KV engine in `<dir>/db/`, locked by `<dir>/LOCK` for as long as it is open.
+ * It knows the encoding and its metadata; ordering of versions across databases, the changelog and
+ * the latest-version guard on reads belong to the store that owns it.
+ */
+export class MvccDatabase {
+  readonly dir: string;
+  readonly kv: KVStore;
+  private readonly lock: DirLock;
+  private readonly prefixes = new Map<string, Uint8Array>();
+  private latestV: number;
+  private earliestV: number;
+  private pruneTargetV: number;
+
+  private constructor(
+    dir: string,
+    kv: KVStore,
+    lock: DirLock,
+    latest: number,
+    earliest: number,
+    target: number,
+  ) {
+    this.dir = dir;
+    this.kv = kv;
+    this.lock = lock;
+    this.latestV = latest;
+    this.earliestV = earliest;
+    this.pruneTargetV = target;
+  }
+
+  static async open(dir: string, openEngine: KVOpener, options: KVOpenOptions = {}): Promise<MvccDatabase> {
+    const lock = acquireDirLock(dir);
+    let kv: KVStore | undefined;
+    try {
+      kv = await openEngine(join(dir, 'db'), options);
+      const [latest, earliest, target] = await Promise.all([
+        kv.get(LATEST),
+        kv.get(EARLIEST),
+        kv.get(PRUNE_TARGET),
+      ]);
+      return new MvccDatabase(dir, kv, lock, decodeU64(latest), decodeU64(earliest), decodeU64(target));
+    } catch (err) {
+      await kv?.close().catch(() => {});
+      lock.release();
+      throw err;
+    }
+  }
+
+  /** Newest version written (0 = none). */
+  get latest(): number {
+    return this.latestV;
+  }
+
+  /** Oldest version readable (0 = none). */
+  get earliest(): number {
+    return this.earliestV;
+  }
+
+  /** Height of a prune that raised `earliest` and may not have finished deleting (0 = none). */
+  get pruneTarget(): number {
+    return this.pruneTargetV;
+  }
+
+  prefix(store: string): Uint8Array {
+    let p = this.prefixes.get(store);
+    if (!p) {
+      p = storePrefix(store);
+      this.prefixes.set(store, p);
+    }
+    return p;
+  }
+
+  /** The value of (store, key) at `version`: one seek to the newest entry at or below it. */
+  read(
+    store: string,
+    key: Uint8Array,
+    version: number,
+    reader: KVReader = this.kv,
+  ): Promise<Uint8Array | undefined> {
+    const region = keyRegion(this.prefix(store), key);
+    const range = { gte: versionedKey(region, version), lt: regionEnd(region), limit: 1 };
+    if (reader.iterateSync) {
+      for (const [, stored] of reader.iterateSync(range))
+        return Promise.resolve(decodeValue(stored) ?? undefined);
+      return Promise.resolve(undefined);
+    }
+    return firstEntry(reader, range).then((e) => (e ? (decodeValue(e[1]) ?? undefined) : undefined));
+  }
+
+  /**
+   * Live keys of `store` in [start, end) at `version`, on a snapshot so that concurrent pruning and
+   * writes cannot tear the view. Each logical key costs one seek (two if its newest entry is above
+   * `version`), however many versions it has.
+   */
+  async *iterate(
+    store: string,
+    start: Uint8Array | undefined,
+    end: Uint8Array | undefined,
+    version: number,
+    reverse: boolean,
+  ): AsyncGenerator<KVEntry> {
+    const prefix = this.prefix(store);
+    const low = start ? keyRegion(prefix, start) : prefix;
+    const high = end ? keyRegion(prefix, end) : storeEnd(prefix);
+    const snap = this.kv.snapshot();
+    try {
+      let cursor = reverse ? high : low;
+      for (;;) {
+        const range: KVRange = reverse
+          ? { gte: low, lt: cursor, reverse, limit: 1 }
+          : { gte: cursor, lt: high, limit: 1 };
+        const found = await firstEntry(snap, range);
+        if (!found) return;
+        const region = regionOf(found[0]);
+        let stored: Uint8Array | null | undefined;
+        if (!reverse && versionOf(found[0]) <= version) stored = decodeValue(found[1]);
+        else {
+          const at = await firstEntry(snap, {
+            gte: versionedKey(region, version),
+            lt: regionEnd(region),
+            limit: 1,
+          });
+          stored = at ? decodeValue(at[1]) : null;
+        }
+        if (stored) yield [logicalKeyOf(found[0], prefix.length), stored];
+        // Forward: skip the key's remaining versions. Reverse: everything of this key is at or above
+        // region ‖ 0x00, and every smaller key below it.
+        cursor = reverse ? versionedKeyFloor(region) : regionEnd(region);
+      }
+    } finally {
+      snap.release();
+    }
+  }
+
+  /** Writes one version's changes and the new `latest` (and the first `earliest`) in one batch. */
+  async applyVersion(version: number, changes: readonly StoreChange[]): Promise<void> {
+    const ops: KVOp[] = new Array(changes.length);
+    for (let i = 0; i < changes.length; i++) {
+      const c = changes[i];
+      ops[i] = {
+        type: 'put',
+        key: versionedKey(keyRegion(this.prefix(c.store), c.key), version),
+        value: encodeValue(c.value),
+      };
+    }
+    ops.push({ type: 'put', key: LATEST, value: encodeU64(version) });
+    const first = this.latestV === 0 && this.earliestV === 0;
+    if (first) ops.push({ type: 'put', key: EARLIEST, value: encodeU64(version) });
+    await this.kv.write(ops);
+    this.latestV = version;
+    if (first) this.earliestV = version;
+  }
+
+  /** Raises `earliest` (never lowers it) and records or clears the prune in progress, atomically. */
+  async setPruneState(earliest: number, pruneTarget: number): Promise<void> {
+    const next = Math.max(this.earliestV, earliest);
+    const ops: KVOp[] = [{ type: 'put', key: EARLIEST, value: encodeU64(next) }];
+    ops.push(
+      pruneTarget > 0
+        ? { type: 'put', key: PRUNE_TARGET, value: encodeU64(pruneTarget) }
+        : { type: 'del', key: PRUNE_TARGET },
+    );
+    await this.kv.write(ops);
+    this.earliestV = next;
+    this.pruneTargetV = pruneTarget;
+  }
+
+  /**
+   * Completes an import: latest = earliest = `version`. Data batches are written before this
+   * metadata, so a crash mid-import leaves a database that holds no version (startup check b).
+   */
+  async finishImport(version: number, ops: KVOp[] = []): Promise<void> {
+    ops.push(
+      { type: 'put', key: LATEST, value: encodeU64(version) },
+      { type: 'put', key: EARLIEST, value: encodeU64(version) },
+      { type: 'del', key: PRUNE_TARGET },
+    );
+    await this.kv.write(ops);
+    this.latestV = version;
+    this.earliestV = version;
+    this.pruneTargetV = 0;
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.kv.close();
+    } finally {
+      this.lock.release();
+    }
+  }
+}
+
+/** region ‖ 0x00: the lowest possible entry of a key (the exclusive bound below it in reverse). */
+function versionedKeyFloor(region: Uint8Array): Uint8Array {
+  const out = new Uint8Array(region.length + 1);
+  out.set(region, 0);
+  return out;
+}
+
+export async function firstEntry(reader: KVReader, range: KVRange): Promise<KVEntry | undefined> {
+  if (reader.iterateSync) {
+    for (const e of reader.iterateSync(range)) return e;
+    return undefined;
+  }
+  for await (const e of reader.iterate(range)) return e;
+  return undefined;
+}

@@ -1,0 +1,66 @@
+import { isAbsolute, join } from 'node:path';
+import type { KVOpener } from '../kv/types.ts';
+
+/** `ss-backend`: `pebbledb` is the spec's name for the default engine, served here by lmdb. */
+export type StateStoreBackend = 'pebbledb' | 'rocksdb' | 'lmdb';
+
+export interface StateStoreOptions {
+  /** The node's data directory (`<home>/data`). */
+  dataDir: string;
+  backend?: StateStoreBackend;
+  /** `ss-async-write-buffer`: change sets queued behind the changelog; 0 writes synchronously. */
+  asyncWriteBuffer?: number;
+  /** `ss-keep-recent`: versions kept by automatic pruning; 0 keeps everything. */
+  keepRecent?: number;
+  /** `ss-prune-interval`: seconds between automatic prunes. */
+  pruneIntervalSeconds?: number;
+  evmSplit?: boolean;
+  evmSeparateDbs?: boolean;
+  /** `evm-ss-db-directory`; relative paths are under `dataDir`. Default `<dataDir>/evm_ss`. */
+  evmDbDirectory?: string;
+  /** fsync database commits and changelog appends (default true). Tests and benchmarks turn it off. */
+  sync?: boolean;
+  /** Replaces the backend's engine (unit tests use the memory engine); not a configuration key. */
+  openEngine?: KVOpener;
+}
+
+export const STATE_STORE_DEFAULTS = {
+  backend: 'pebbledb',
+  asyncWriteBuffer: 100,
+  keepRecent: 100_000,
+  pruneIntervalSeconds: 600,
+  evmSplit: false,
+  evmSeparateDbs: false,
+} as const satisfies Partial<StateStoreOptions>;
+
+/** Minimum changelog records kept (spec Limits: the WAL covers only recent blocks). */
+export const MIN_CHANGELOG_RECORDS = 1_000;
+
+export interface ResolvedLayout {
+  /** `pebbledb` or `rocksdb`, under dataDir. */
+  cosmosDir: string;
+  evmDir: string;
+  engine: 'lmdb' | 'rocksdb';
+}
+
+export function resolveLayout(options: StateStoreOptions): ResolvedLayout {
+  const backend = options.backend ?? STATE_STORE_DEFAULTS.backend;
+  if (backend !== 'pebbledb' && backend !== 'lmdb' && backend !== 'rocksdb') {
+    throw new RangeError(
+      `ss-backend must be "pebbledb" or "rocksdb" ("lmdb" is an alias of the default), got "${backend}"`,
+    );
+  }
+  const engine = backend === 'rocksdb' ? 'rocksdb' : 'lmdb';
+  const evm = options.evmDbDirectory;
+  return {
+    cosmosDir: join(options.dataDir, engine === 'rocksdb' ? 'rocksdb' : 'pebbledb'),
+    evmDir: evm ? (isAbsolute(evm) ? evm : join(options.dataDir, evm)) : join(options.dataDir, 'evm_ss'),
+    engine,
+  };
+}
+
+export function checkCount(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
+  return value;
+}

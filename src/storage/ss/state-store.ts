@@ -1,0 +1,275 @@
+import type { Logger } from '../../util/logger.ts';
+import type { KVEntry } from '../kv/types.ts';
+import type { Changelog } from './changelog.ts';
+import { assertVersion } from './encoding.ts';
+import {
+  SSClosedError,
+  SSIterationDisabledError,
+  SSVersionOrderError,
+  SSVersionTooHighError,
+  SSWriterFailedError,
+} from './errors.ts';
+import { EVM_STORE } from './evm-keys.ts';
+import type { MvccGroup } from './group.ts';
+import type { PruneStats } from './prune.ts';
+import type { ImportEntry, StateStore, StoreChange } from './types.ts';
+
+export interface CompositeParts {
+  cosmos: MvccGroup;
+  /** Present with evm-ss-split = true: the `evm` store lives here and only here. */
+  evm?: MvccGroup;
+  /** Journal of the Cosmos SS's change sets (async writes only). */
+  cosmosLog?: Changelog;
+  /** Journal of the EVM SS's change sets (always, when split). */
+  evmLog?: Changelog;
+  asyncWriteBuffer: number;
+  keepRecent: number;
+  pruneIntervalSeconds: number;
+  logger: Logger;
+}
+
+interface Pending {
+  version: number;
+  evm: StoreChange[];
+  cosmos: StoreChange[];
+}
+
+/**
+ * The State Store the node uses: routes each store to the Cosmos SS or the EVM SS, journals and
+ * orders writes, waits for the background writer on reads of accepted-but-unapplied versions, and
+ * prunes both halves to the same height.
+ *
+ * Write order per version, sync or async: journal (EVM, then Cosmos when async) → EVM SS databases →
+ * Cosmos SS. So whenever the Cosmos SS holds a version, every EVM SS database holds it too, and a
+ * crash leaves at most a suffix that the journals replay.
+ */
+export class CompositeStateStore implements StateStore {
+  private readonly p: CompositeParts;
+  private readonly queue: Pending[] = [];
+  private accepted: number;
+  private writer: Promise<void> | undefined;
+  private writerError: SSWriterFailedError | undefined;
+  private waiters: { ready: () => boolean; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private pruning: Promise<PruneStats | undefined> = Promise.resolve(undefined);
+  private pruneTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private closing = false;
+
+  constructor(parts: CompositeParts) {
+    this.p = parts;
+    this.accepted = this.latestVersion();
+    if (parts.keepRecent > 0 && parts.pruneIntervalSeconds > 0) {
+      this.pruneTimer = setInterval(() => void this.autoPrune(), parts.pruneIntervalSeconds * 1000);
+      this.pruneTimer.unref();
+    }
+  }
+
+  /** True when this store routes the `evm` store to a separate EVM SS. */
+  get split(): boolean {
+    return this.p.evm !== undefined;
+  }
+
+  latestVersion(): number {
+    const { cosmos, evm } = this.p;
+    return evm ? Math.min(cosmos.latest, evm.latest) : cosmos.latest;
+  }
+
+  earliestVersion(): number {
+    const { cosmos, evm } = this.p;
+    return evm ? Math.max(cosmos.earliest, evm.earliest) : cosmos.earliest;
+  }
+
+  async get(store: string, key: Uint8Array, version: number): Promise<Uint8Array | undefined> {
+    const part = this.partOf(store);
+    await this.readable(part, version);
+    return part.read(store, key, version);
+  }
+
+  async has(store: string, key: Uint8Array, version: number): Promise<boolean> {
+    return (await this.get(store, key, version)) !== undefined;
+  }
+
+  iterator(
+    store: string,
+    start: Uint8Array | undefined,
+    end: Uint8Array | undefined,
+    version: number,
+    reverse = false,
+  ): AsyncIterable<KVEntry> {
+    this.assertOpen();
+    if (this.p.evm && store === EVM_STORE) throw new SSIterationDisabledError(store);
+    const part = this.p.cosmos;
+    assertVersion(version);
+    if (version > this.accepted) throw new SSVersionTooHighError(version, this.latestVersion());
+    const self = this;
+    return (async function* () {
+      await self.readable(part, version);
+      if (version < part.earliest) return;
+      yield* part.iterate(store, start, end, version, reverse);
+    })();
+  }
+
+  async applyChangeSet(version: number, changes: readonly StoreChange[]): Promise<void> {
+    this.assertOpen();
+    assertVersion(version);
+    if (this.writerError) throw this.writerError;
+    if (version <= this.accepted) throw new SSVersionOrderError(version, this.accepted);
+    const pending: Pending = { version, evm: [], cosmos: [] };
+    if (this.p.evm) for (const c of changes) (c.store === EVM_STORE ? pending.evm : pending.cosmos).push(c);
+    else pending.cosmos = changes.slice();
+    const { evmLog, cosmosLog } = this.p;
+    // A version re-applied after a crash may already be journaled; journals only grow.
+    if (evmLog && version > evmLog.lastVersion) evmLog.append(version, pending.evm);
+    if (cosmosLog && version > cosmosLog.lastVersion) cosmosLog.append(version, pending.cosmos);
+    this.accepted = version;
+    if (this.p.asyncWriteBuffer === 0) {
+      await this.write(pending);
+      return;
+    }
+    this.queue.push(pending);
+    this.writer ??= this.drain();
+    // Back-pressure: the caller waits while more than `buffer` change sets are queued.
+    if (this.queue.length > this.p.asyncWriteBuffer)
+      await this.until(() => this.queue.length <= this.p.asyncWriteBuffer);
+  }
+
+  async flush(): Promise<void> {
+    if (this.writerError) throw this.writerError;
+    await this.until(() => this.queue.length === 0);
+  }
+
+  async prune(version: number): Promise<void> {
+    this.assertOpen();
+    assertVersion(version);
+    await this.pruneTo(version);
+  }
+
+  async import(version: number, entries: AsyncIterable<ImportEntry> | Iterable<ImportEntry>): Promise<void> {
+    this.assertOpen();
+    assertVersion(version);
+    await this.flush();
+    await this.pruning;
+    if (version <= this.latestVersion()) throw new SSVersionOrderError(version, this.latestVersion());
+    const { cosmos, evm } = this.p;
+    const cosmosWriter = cosmos.importWriter(version);
+    const evmWriter = evm?.importWriter(version);
+    for await (const e of entries) {
+      if (evmWriter && e.store === EVM_STORE) await evmWriter.add(e);
+      else await cosmosWriter.add(e);
+    }
+    await evmWriter?.done();
+    await cosmosWriter.done();
+    // EVM first, as for writes: a crash in between leaves the Cosmos SS without history, not the EVM SS.
+    await evm?.finishImport(version);
+    await cosmos.finishImport(version);
+    this.accepted = version;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed || this.closing) return;
+    this.closing = true;
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
+    try {
+      if (!this.writerError) await this.flush();
+    } finally {
+      await this.pruning.catch(() => undefined);
+      this.closed = true;
+      this.p.evmLog?.close();
+      this.p.cosmosLog?.close();
+      await this.p.evm?.close();
+      await this.p.cosmos.close();
+    }
+  }
+
+  /** Runs one prune to `height` (clamped to the latest version), after any prune in progress. */
+  pruneTo(height: number): Promise<PruneStats | undefined> {
+    const run = async (): Promise<PruneStats | undefined> => {
+      const target = Math.min(height, this.latestVersion());
+      if (target <= this.earliestVersion() && this.pruneTargetPending() === 0) return undefined;
+      const groups = this.p.evm ? [this.p.cosmos, this.p.evm] : [this.p.cosmos];
+      // Every database's earliest rises (with the prune recorded) before any database deletes, so a
+      // kill mid-prune leaves equal earliest versions, or a recorded target recovery completes.
+      for (const g of groups) await g.beginPrune(target);
+      const stats: PruneStats = { deleted: 0, batches: 0, worstBatchMs: 0 };
+      for (const g of groups) {
+        const s = await g.deleteBelow(target, () => this.closing);
+        stats.deleted += s.deleted;
+        stats.batches += s.batches;
+        stats.worstBatchMs = Math.max(stats.worstBatchMs, s.worstBatchMs);
+      }
+      if (!this.closing) for (const g of groups) await g.endPrune(target);
+      return stats;
+    };
+    this.pruning = this.pruning.catch(() => undefined).then(run);
+    return this.pruning;
+  }
+
+  private pruneTargetPending(): number {
+    return Math.max(this.p.cosmos.pruneTarget, this.p.evm?.pruneTarget ?? 0);
+  }
+
+  private async autoPrune(): Promise<void> {
+    const target = this.latestVersion() - this.p.keepRecent;
+    if (this.closing || target <= this.earliestVersion()) return;
+    try {
+      const stats = await this.pruneTo(target);
+      if (stats) this.p.logger.debug({ height: target, ...stats }, 'state store pruned');
+    } catch (err) {
+      this.p.logger.error({ err, height: target }, 'state store pruning failed');
+    }
+  }
+
+  private partOf(store: string): MvccGroup {
+    this.assertOpen();
+    return this.p.evm && store === EVM_STORE ? this.p.evm : this.p.cosmos;
+  }
+
+  /** Throws above the accepted version; waits for the background writer for accepted ones. */
+  private async readable(part: MvccGroup, version: number): Promise<void> {
+    assertVersion(version);
+    if (version <= part.latest) return;
+    if (version > this.accepted) throw new SSVersionTooHighError(version, this.latestVersion());
+    await this.until(() => part.latest >= version);
+  }
+
+  private async write(pending: Pending): Promise<void> {
+    const { cosmos, evm, evmLog, cosmosLog } = this.p;
+    if (evm) await evm.apply(pending.version, pending.evm);
+    await cosmos.apply(pending.version, pending.cosmos);
+    if (evmLog && evm) evmLog.truncate(evm.latest);
+    if (cosmosLog) cosmosLog.truncate(cosmos.latest);
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        await this.write(this.queue[0]);
+        this.queue.shift();
+        this.notify();
+      }
+    } catch (err) {
+      this.writerError = new SSWriterFailedError(err);
+      this.p.logger.error({ err }, 'state store background writer failed');
+      for (const w of this.waiters.splice(0)) w.reject(this.writerError);
+    } finally {
+      this.writer = undefined;
+    }
+  }
+
+  private until(ready: () => boolean): Promise<void> {
+    if (ready()) return Promise.resolve();
+    if (this.writerError) return Promise.reject(this.writerError);
+    return new Promise((resolve, reject) => this.waiters.push({ ready, resolve, reject }));
+  }
+
+  private notify(): void {
+    if (this.waiters.length === 0) return;
+    const still: typeof this.waiters = [];
+    for (const w of this.waiters) w.ready() ? w.resolve() : still.push(w);
+    this.waiters = still;
+  }
+
+  private assertOpen(): void {
+    if (this.closed || this.closing) throw new SSClosedError();
+  }
+}
