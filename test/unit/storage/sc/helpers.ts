@@ -1,0 +1,76 @@
+/** Seeded random change sets and an in-memory reference model for State Commit tests. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { toHex } from '../../../../src/primitives/bytes.ts';
+import type { ChangeSet } from '../../../../src/storage/sc/types.ts';
+
+/** mulberry32: small, fast, deterministic. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function randomBytes(r: () => number, min: number, max: number): Uint8Array {
+  const n = min + Math.floor(r() * (max - min + 1));
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = Math.floor(r() * 256);
+  return out;
+}
+
+/** Reference state: store -> hex key -> value. */
+export type Model = Map<string, Map<string, Uint8Array>>;
+
+export function cloneModel(m: Model): Model {
+  return new Map([...m].map(([s, kv]) => [s, new Map(kv)]));
+}
+
+/**
+ * A block of random writes: new keys, overwrites and deletes of existing keys (and deletes of absent
+ * keys). Keys come from a small space so that overwrites and deletes are frequent.
+ */
+export function randomBlock(
+  r: () => number,
+  model: Model,
+  stores: string[],
+  maxPerStore: number,
+  keySpace = 400,
+): ChangeSet[] {
+  const out: ChangeSet[] = [];
+  for (const store of stores) {
+    if (r() < 0.2) continue;
+    const kv = model.get(store) ?? new Map();
+    model.set(store, kv);
+    const n = 1 + Math.floor(r() * maxPerStore);
+    const seen = new Set<string>();
+    const pairs = [];
+    for (let i = 0; i < n; i++) {
+      const key = new Uint8Array([Math.floor(r() * 4), ...randomBytes(r, 1, 3)]);
+      key[1] = Math.floor(r() * keySpace) % 256;
+      const hex = toHex(key);
+      if (seen.has(hex)) continue; // one write per key per block, like a block's change set
+      seen.add(hex);
+      if (r() < 0.3) {
+        pairs.push({ key, value: undefined });
+        kv.delete(hex);
+      } else {
+        const value = randomBytes(r, 1, 40);
+        pairs.push({ key, value });
+        kv.set(hex, value);
+      }
+    }
+    out.push({ store, pairs });
+  }
+  return out;
+}
+
+export function tempDir(prefix = 'sc-test-'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
