@@ -74,3 +74,37 @@ export function tempDir(prefix = 'sc-test-'): { dir: string; cleanup: () => void
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** A random key of the evm store layout: storage, code, code hash, nonce or misc, few addresses. */
+export function randomEvmKey(r: () => number): Uint8Array {
+  const addr = new Uint8Array(20).fill(Math.floor(r() * 12));
+  const kind = Math.floor(r() * 5);
+  if (kind === 0) {
+    const slot = new Uint8Array(32);
+    slot[31] = Math.floor(r() * 20);
+    return new Uint8Array([0x03, ...addr, ...slot]);
+  }
+  if (kind === 4) return new Uint8Array([0x01, ...addr.subarray(0, 1 + Math.floor(r() * 19))]);
+  return new Uint8Array([[0x07, 0x08, 0x0a, 0x0a][kind - 1], ...addr]);
+}
+
+/** A block of random evm-store writes applied to `kv` (hex key -> value). */
+export function randomEvmBlock(r: () => number, kv: Map<string, Uint8Array>, n: number) {
+  const pairs = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    const key = randomEvmKey(r);
+    const hex = toHex(key);
+    if (seen.has(hex)) continue;
+    seen.add(hex);
+    if (r() < 0.25) {
+      pairs.push({ key, value: undefined });
+      kv.delete(hex);
+    } else {
+      const value = randomBytes(r, 1, key[0] === 0x07 ? 200 : 32);
+      pairs.push({ key, value });
+      kv.set(hex, value);
+    }
+  }
+  return pairs;
+}
