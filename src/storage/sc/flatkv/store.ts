@@ -34,6 +34,8 @@ const META_VERSION = metaKey('version');
 const META_OLDEST = metaKey('oldest');
 const META_IMPORTING = metaKey('importing');
 const latticeKey = (t: Table): Uint8Array => metaKey(`lattice/${t}`);
+/** Root of each version still in the undo window: proofs and commit infos of recent heights need it. */
+const rootKey = (v: number): Uint8Array => metaKey(`root/${v}`);
 
 const u64 = (n: number): Uint8Array => {
   const b = new Uint8Array(8);
@@ -163,8 +165,12 @@ export class FlatKV {
       value: encodeEntry({ version, upgrades: [], changeSets: [{ store: 'evm', pairs: undo }] }),
     });
     let oldest = this.oldest;
-    while (version - oldest > this.undoWindow) ops.push({ type: 'del', key: undoKey(++oldest) });
+    while (version - oldest > this.undoWindow) {
+      ops.push({ type: 'del', key: rootKey(oldest) });
+      ops.push({ type: 'del', key: undoKey(++oldest) });
+    }
     ops.push(...this.metaOps(version, oldest, working));
+    ops.push({ type: 'put', key: rootKey(version), value: combinedRoot(working) });
     await this.db.write(ops);
     this.lattices = working;
     this.working = undefined;
@@ -180,6 +186,14 @@ export class FlatKV {
       { type: 'put', key: META_OLDEST, value: u64(oldest) },
       ...TABLES.map((t): KVOp => ({ type: 'put', key: latticeKey(t), value: lattices.get(t)!.toBytes() })),
     ];
+  }
+
+  /** Committed root of `version` while it is within the undo window. */
+  rootAt(version: number): Uint8Array {
+    if (version === this.version) return this.committedHash();
+    const r = version >= this.oldest && version <= this.version ? this.getSync(rootKey(version)) : undefined;
+    if (!r) throw new VersionUnavailableError(version, this.oldest, this.version);
+    return r;
   }
 
   discardWorking(): void {
@@ -200,7 +214,11 @@ export class FlatKV {
       this.applyPairs(entry.changeSets[0].pairs);
       // collapse into committed state so that the next (older) undo reads these values
       const ops = this.rowOps();
-      ops.push({ type: 'del', key: undoKey(v) }, ...this.metaOps(v - 1, this.oldest, this.working!));
+      ops.push(
+        { type: 'del', key: undoKey(v) },
+        { type: 'del', key: rootKey(v) },
+        ...this.metaOps(v - 1, this.oldest, this.working!),
+      );
       await this.db.write(ops);
       this.lattices = this.working!;
       this.working = undefined;

@@ -166,6 +166,10 @@ export class MemIavlDB {
     return this.tree(store).get(key);
   }
 
+  committedHashes(): { name: string; hash: Uint8Array }[] {
+    return this.storeNames().map((name) => ({ name, hash: this.trees.get(name)!.committed().rootHash() }));
+  }
+
   workingHashes(): { name: string; hash: Uint8Array }[] {
     return this.storeNames().map((name) => ({ name, hash: this.trees.get(name)!.workingHash() }));
   }

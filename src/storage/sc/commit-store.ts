@@ -1,0 +1,348 @@
+/**
+ * The composite State Commit store: routes each store's change set to its backend (Cosmos stores to
+ * memiavl; `evm` to flatkv or to a memiavl tree named `evm`, per the chain's state_commitment) and
+ * defines the app hash as the commit info hash over all store roots (flatkv's as `evm_lattice`).
+ *
+ * Crash consistency: memiavl (changelog) and flatkv (one KV transaction per block) commit separately,
+ * so after a crash they may be one block apart (or up to asyncCommitBuffer blocks, when memiavl's
+ * changelog is async); open() rolls the one ahead back to the other, and a rollback marker makes an
+ * interrupted rollback finish on the next open.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { compareBytes, equalBytes, toHex } from '../../primitives/bytes.ts';
+import { acquireDirLock, type DirLock } from '../../util/dir-lock.ts';
+import { silentLogger, type Logger } from '../../util/logger.ts';
+import type { KVStore } from '../kv/types.ts';
+import { commitInfoHash, type CommitInfo, type StoreInfo } from './commit-info.ts';
+import { CommitStateError, ProofUnsupportedError, RollbackRangeError, UnknownStoreError } from './errors.ts';
+import { FlatKV } from './flatkv/store.ts';
+import { MemIavlDB } from './iavl/db.ts';
+import { commitmentProof } from './iavl/proof.ts';
+import { writeDurable } from './iavl/snapshot.ts';
+import { storeRootProof, toProofOps, type ProofOps } from './proof.ts';
+import { exportItems, importItems, type SnapshotItem } from './snapshot-items.ts';
+import type { ChangeSet, StoreUpgrade } from './types.ts';
+
+export type StateCommitment = 'flatkv' | 'iavl';
+
+export const EVM_STORE = 'evm';
+export const EVM_LATTICE_STORE = 'evm_lattice';
+
+export interface CommitStoreOptions {
+  /** `<home>/data/state_commit` */
+  dir: string;
+  /** Store names of a new chain (Cosmos modules and `evm`). */
+  stores: string[];
+  /** Genesis `app_state.evm.params.state_commitment`; default "flatkv". */
+  stateCommitment?: StateCommitment;
+  /** `sc-async-commit-buffer`: blocks the memiavl changelog may lag behind commit (0 = synchronous). */
+  asyncCommitBuffer?: number;
+  /** `sc-snapshot-interval` (default 10,000). */
+  snapshotInterval?: number;
+  /** `sc-keep-recent`: older snapshots kept (default 1). */
+  keepRecent?: number;
+  /** Committed versions kept in memory for reads and proofs (default 16). */
+  retainVersions?: number;
+  /** Blocks flatkv can roll back (default 10,000). */
+  flatkvUndoWindow?: number;
+  /** Opens flatkv's KV database; default lmdb under `<dir>/flatkv`. Unit tests pass a memory engine. */
+  openKV?: (path: string) => Promise<KVStore>;
+  logger?: Logger;
+}
+
+export interface CommitResult {
+  version: number;
+  appHash: Uint8Array;
+}
+
+export interface KeyProof {
+  version: number;
+  store: string;
+  key: Uint8Array;
+  /** undefined: the key is absent and `proofOps` proves its absence */
+  value: Uint8Array | undefined;
+  appHash: Uint8Array;
+  proofOps: ProofOps;
+}
+
+const MARKER = 'ROLLBACK';
+
+export class CommitStore {
+  readonly dir: string;
+  readonly stateCommitment: StateCommitment;
+  private readonly iavl: MemIavlDB;
+  private readonly flat: FlatKV | undefined;
+  private readonly lock: DirLock;
+  private readonly log: Logger;
+  private working: number | undefined;
+  private info: CommitInfo;
+  private readonly infos = new Map<number, CommitInfo>();
+  private readonly retain: number;
+  private closed = false;
+
+  private constructor(
+    dir: string,
+    mode: StateCommitment,
+    iavl: MemIavlDB,
+    flat: FlatKV | undefined,
+    lock: DirLock,
+    log: Logger,
+    retain: number,
+  ) {
+    this.dir = dir;
+    this.stateCommitment = mode;
+    this.iavl = iavl;
+    this.flat = flat;
+    this.lock = lock;
+    this.log = log;
+    this.retain = retain;
+    this.info = { version: iavl.version, stores: [] };
+  }
+
+  static async open(opts: CommitStoreOptions): Promise<CommitStore> {
+    const mode = opts.stateCommitment ?? 'flatkv';
+    if (mode !== 'flatkv' && mode !== 'iavl')
+      throw new CommitStateError(`state_commitment must be "flatkv" or "iavl", got "${mode}"`);
+    mkdirSync(opts.dir, { recursive: true });
+    const lock = acquireDirLock(opts.dir);
+    const log = (opts.logger ?? silentLogger).child({ module: 'sc' });
+    let iavl: MemIavlDB | undefined;
+    let flat: FlatKV | undefined;
+    try {
+      iavl = await MemIavlDB.open({
+        dir: join(opts.dir, 'memiavl'),
+        initialStores: opts.stores.filter((s) => mode === 'iavl' || s !== EVM_STORE),
+        asyncCommitBuffer: opts.asyncCommitBuffer,
+        snapshotInterval: opts.snapshotInterval,
+        snapshotKeepRecent: opts.keepRecent,
+        retainVersions: opts.retainVersions,
+        logger: log,
+      });
+      if (mode === 'flatkv') {
+        const path = join(opts.dir, 'flatkv');
+        mkdirSync(path, { recursive: true });
+        const kv = opts.openKV
+          ? await opts.openKV(path)
+          : await (await import('../kv/lmdb.ts')).openLmdbStore(path);
+        flat = await FlatKV.open(kv, { undoWindow: opts.flatkvUndoWindow, logger: log });
+      }
+      const store = new CommitStore(
+        opts.dir,
+        mode,
+        iavl,
+        flat,
+        lock,
+        log,
+        Math.max(1, opts.retainVersions ?? 16),
+      );
+      await store.recover();
+      return store;
+    } catch (err) {
+      await iavl?.close().catch(() => {});
+      await flat?.close().catch(() => {});
+      lock.release();
+      throw err;
+    }
+  }
+
+  /** Finishes an interrupted rollback, then brings both backends to the same version. */
+  private async recover(): Promise<void> {
+    const marker = join(this.dir, MARKER);
+    if (existsSync(marker)) {
+      const target = Number(JSON.parse(readFileSync(marker, 'utf8')).target);
+      this.log.warn({ target }, 'resuming an interrupted state commit rollback');
+      await this.rollbackBackends(target);
+      rmSync(marker);
+    }
+    if (this.flat && this.flat.version !== this.iavl.version) {
+      const target = Math.min(this.flat.version, this.iavl.version);
+      this.log.warn(
+        { memiavl: this.iavl.version, flatkv: this.flat.version, target },
+        'state commit backends disagree after a crash; rolling back to the common version',
+      );
+      await this.rollbackBackends(target);
+    }
+    this.info = this.computeInfo();
+    this.infos.clear();
+    this.infos.set(this.info.version, this.info);
+  }
+
+  private computeInfo(): CommitInfo {
+    return this.infoFrom(this.iavl.version, this.iavl.committedHashes(), this.flat?.committedHash());
+  }
+
+  private infoFrom(version: number, iavlStores: StoreInfo[], lattice: Uint8Array | undefined): CommitInfo {
+    const stores = [...iavlStores];
+    if (lattice) stores.push({ name: EVM_LATTICE_STORE, hash: lattice });
+    stores.sort((a, b) => compareBytes(Buffer.from(a.name), Buffer.from(b.name)));
+    return { version, stores };
+  }
+
+  get version(): number {
+    return this.info.version;
+  }
+
+  /** Starts (or continues) building `version` = last committed + 1 from these change sets. */
+  applyChangeSets(version: number, changeSets: ChangeSet[], upgrades: StoreUpgrade[] = []): void {
+    this.assertOpen();
+    if (version !== this.info.version + 1)
+      throw new CommitStateError(
+        `state commit is at version ${this.info.version}; cannot apply version ${version}`,
+      );
+    this.working = version;
+    if (upgrades.length > 0) this.iavl.applyUpgrades(upgrades);
+    const toIavl: ChangeSet[] = [];
+    for (const cs of changeSets) {
+      if (cs.store === EVM_STORE && this.flat) this.flat.applyPairs(cs.pairs);
+      else if (this.iavl.has(cs.store)) toIavl.push(cs);
+      else throw new UnknownStoreError(cs.store);
+    }
+    this.iavl.applyChangeSets(toIavl);
+  }
+
+  /** The app hash the working version would commit to. */
+  workingHash(): Uint8Array {
+    this.assertOpen();
+    return commitInfoHash(
+      this.infoFrom(this.info.version + 1, this.iavl.workingHashes(), this.flat?.workingHash()).stores,
+    );
+  }
+
+  async commit(): Promise<CommitResult> {
+    this.assertOpen();
+    const version = this.info.version + 1;
+    // flatkv first: if the process dies between the two, open() rolls flatkv back one block
+    const lattice = this.flat ? await this.flat.commit(version) : undefined;
+    const res = await this.iavl.commit();
+    if (res.version !== version)
+      throw new CommitStateError(`memiavl committed ${res.version}, expected ${version}`);
+    this.info = this.infoFrom(version, res.stores, lattice);
+    this.infos.set(version, this.info);
+    this.infos.delete(version - this.retain);
+    this.working = undefined;
+    return { version, appHash: commitInfoHash(this.info.stores) };
+  }
+
+  /** Value at the latest committed version. */
+  get(store: string, key: Uint8Array): Uint8Array | undefined {
+    this.assertOpen();
+    if (store === EVM_STORE && this.flat) return this.flat.get(key);
+    return this.iavl.get(store, key);
+  }
+
+  /** Value at the working version (uncommitted writes of the block being built included). */
+  getWorking(store: string, key: Uint8Array): Uint8Array | undefined {
+    this.assertOpen();
+    if (store === EVM_STORE && this.flat) return this.flat.getWorking(key);
+    return this.iavl.getWorking(store, key);
+  }
+
+  lastCommitInfo(): CommitInfo {
+    return this.info;
+  }
+
+  appHash(): Uint8Array {
+    return commitInfoHash(this.info.stores);
+  }
+
+  /** Commit info of a retained or reconstructible version. */
+  async commitInfoAt(version: number): Promise<CommitInfo> {
+    const kept = this.infos.get(version);
+    if (kept) return kept;
+    const views = await this.iavl.viewsAt(version);
+    const stores = [...views].map(([name, v]) => ({ name, hash: v.rootHash() }));
+    return this.infoFrom(version, stores, this.flat?.rootAt(version));
+  }
+
+  /** ICS23 proof of `key` in `store` at `version` (default latest), chained to the app hash. */
+  async getProof(store: string, key: Uint8Array, version = this.info.version): Promise<KeyProof> {
+    this.assertOpen();
+    if (store === EVM_STORE && this.flat) throw new ProofUnsupportedError(store);
+    if (!this.iavl.has(store)) throw new UnknownStoreError(store);
+    const views = await this.iavl.viewsAt(version);
+    const view = views.get(store);
+    if (!view) throw new UnknownStoreError(store);
+    const info = await this.commitInfoAt(version);
+    const { proof, exists } = commitmentProof(view, key);
+    const rootProof = storeRootProof(info.stores, store)!;
+    if (!equalBytes(rootProof.value, view.rootHash()))
+      throw new CommitStateError(`store ${store} root does not match the commit info at ${version}`);
+    return {
+      version,
+      store,
+      key: key.slice(),
+      value: exists ? view.get(key) : undefined,
+      appHash: commitInfoHash(info.stores),
+      proofOps: toProofOps(key, proof, store, rootProof),
+    };
+  }
+
+  /** Oldest version rollback can reach. */
+  oldestVersion(): number {
+    return Math.max(this.iavl.oldestVersion(), this.flat?.oldest ?? 0);
+  }
+
+  /** Makes `target` the latest version, discarding everything above it (crash-safe). */
+  async rollback(target: number): Promise<void> {
+    this.assertOpen();
+    const oldest = this.oldestVersion();
+    if (!Number.isInteger(target) || target < oldest || target > this.info.version) {
+      throw new RollbackRangeError(target, oldest, this.info.version);
+    }
+    const marker = join(this.dir, MARKER);
+    writeDurable(marker, JSON.stringify({ target }));
+    await this.rollbackBackends(target);
+    rmSync(marker);
+    this.info = this.computeInfo();
+    this.infos.clear();
+    this.infos.set(target, this.info);
+    this.log.info({ version: target, appHash: toHex(this.appHash()) }, 'state commit rolled back');
+  }
+
+  private async rollbackBackends(target: number): Promise<void> {
+    this.working = undefined;
+    this.flat?.discardWorking();
+    if (this.iavl.version !== target) await this.iavl.rollback(target);
+    if (this.flat && this.flat.version !== target) await this.flat.rollback(target);
+  }
+
+  /** State-sync export of `version` (latest, or a version rebuilt from a snapshot for memiavl). */
+  export(version = this.info.version): AsyncGenerator<SnapshotItem> {
+    this.assertOpen();
+    return exportItems(this.iavl, this.flat, version);
+  }
+
+  /** Replaces all state with a state-sync stream at `version`; returns the resulting app hash. */
+  async import(
+    version: number,
+    items: AsyncIterable<SnapshotItem> | Iterable<SnapshotItem>,
+  ): Promise<CommitResult> {
+    this.assertOpen();
+    await importItems(this.iavl, this.flat, version, items);
+    this.working = undefined;
+    this.info = this.computeInfo();
+    this.infos.clear();
+    this.infos.set(version, this.info);
+    return { version, appHash: this.appHash() };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.iavl.close();
+      await this.flat?.close();
+    } finally {
+      this.lock.release();
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new CommitStateError('state commit store is closed');
+  }
+}
+
+export function openCommitStore(options: CommitStoreOptions): Promise<CommitStore> {
+  return CommitStore.open(options);
+}

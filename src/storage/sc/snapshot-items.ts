@@ -1,0 +1,114 @@
+/**
+ * State-sync export/import as the Cosmos snapshot item stream: for each store (name order) a
+ * `store` item, then its IAVL nodes in post-order with key, value, version and height, so the importer
+ * rebuilds the identical tree. flatkv's `evm` section carries only leaves (height 0): a flat table has
+ * no tree, and the lattice hash does not depend on order. A legacy section named `evm_flatkv` is the
+ * same data under its old name and is read as `evm`.
+ */
+import type { SnapshotItem } from 'cosmjs-types/cosmos/store/snapshots/v1/snapshot';
+import { SnapshotItem as SnapshotItemCodec } from 'cosmjs-types/cosmos/store/snapshots/v1/snapshot';
+import { putUvarint, readUvarint } from '../../codec/varint.ts';
+import { ImportError } from './errors.ts';
+import type { FlatKV } from './flatkv/store.ts';
+import type { MemIavlDB, Views } from './iavl/db.ts';
+import { TreeImporter } from './iavl/import.ts';
+
+export type { SnapshotItem };
+
+export const LEGACY_EVM_SECTION = 'evm_flatkv';
+const EVM = 'evm';
+
+const EMPTY = new Uint8Array(0);
+
+export async function* exportItems(
+  iavl: MemIavlDB,
+  flat: FlatKV | undefined,
+  version: number,
+): AsyncGenerator<SnapshotItem> {
+  const views = await iavl.viewsAt(version);
+  const names = [...views.keys()];
+  if (flat) {
+    if (version !== flat.version)
+      throw new ImportError(`flatkv can export only its latest version ${flat.version}, not ${version}`);
+    names.push(EVM);
+  }
+  names.sort();
+  for (const name of names) {
+    yield { store: { name } };
+    if (flat && name === EVM) {
+      for await (const [key, value] of flat.export())
+        yield { iavl: { key, value, version: BigInt(version), height: 0 } };
+      continue;
+    }
+    for (const n of views.get(name)!.postOrder()) {
+      yield { iavl: { key: n.key, value: n.value ?? EMPTY, version: BigInt(n.version), height: n.height } };
+    }
+  }
+}
+
+export async function importItems(
+  iavl: MemIavlDB,
+  flat: FlatKV | undefined,
+  version: number,
+  items: AsyncIterable<SnapshotItem> | Iterable<SnapshotItem>,
+): Promise<void> {
+  if (!Number.isInteger(version) || version < 1) throw new ImportError(`invalid import version ${version}`);
+  const views: Views = new Map();
+  const evmRows: [Uint8Array, Uint8Array][] = [];
+  let current: { name: string; importer?: TreeImporter } | undefined;
+  const finish = (): void => {
+    if (current?.importer) views.set(current.name, current.importer.finish());
+  };
+  for await (const item of items) {
+    if (item.store) {
+      finish();
+      const name = item.store.name === LEGACY_EVM_SECTION ? EVM : item.store.name;
+      if (views.has(name) || (name === EVM && evmRows.length > 0))
+        throw new ImportError(`store ${name} appears twice`);
+      current = { name, importer: flat && name === EVM ? undefined : new TreeImporter(name, version) };
+    } else if (item.iavl) {
+      if (!current) throw new ImportError('node item before any store item');
+      const n = item.iavl;
+      if (current.importer) {
+        current.importer.add({
+          key: n.key,
+          value: n.height === 0 ? n.value : undefined,
+          version: Number(n.version),
+          height: n.height,
+        });
+      } else if (n.height === 0) {
+        // flatkv takes the leaves; inner nodes of an IAVL-committed evm section carry no data
+        evmRows.push([n.key, n.value]);
+      }
+    } else {
+      throw new ImportError('unsupported snapshot item (extensions are not supported)');
+    }
+  }
+  finish();
+  if (flat) await flat.import(version, evmRows);
+  await iavl.resetTo(version, views);
+}
+
+/** Length-delimited protobuf encoding of an item stream (uvarint length ‖ SnapshotItem). */
+export function encodeItems(items: SnapshotItem[]): Uint8Array {
+  const parts = items.map((i) => SnapshotItemCodec.encode(i).finish());
+  const total = parts.reduce((n, p) => n + p.length + 10, 0);
+  const out = new Uint8Array(total);
+  let off = 0;
+  for (const p of parts) {
+    off = putUvarint(out, off, p.length);
+    out.set(p, off);
+    off += p.length;
+  }
+  return out.subarray(0, off);
+}
+
+export function* decodeItems(buf: Uint8Array): Generator<SnapshotItem> {
+  let off = 0;
+  while (off < buf.length) {
+    const [len, next] = readUvarint(buf, off);
+    if (next + len > buf.length) throw new ImportError('truncated snapshot item stream');
+    yield SnapshotItemCodec.decode(buf.subarray(next, next + len));
+    off = next + len;
+  }
+}

@@ -1,0 +1,167 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MemoryKVStore } from '../../../../src/storage/kv/memory.ts';
+import type { KVStore } from '../../../../src/storage/kv/types.ts';
+import {
+  CommitStore,
+  type CommitStoreOptions,
+  type StateCommitment,
+} from '../../../../src/storage/sc/commit-store.ts';
+import { commitInfoHash } from '../../../../src/storage/sc/commit-info.ts';
+import { ProofUnsupportedError, RollbackRangeError } from '../../../../src/storage/sc/errors.ts';
+import type { SnapshotItem } from '../../../../src/storage/sc/snapshot-items.ts';
+import { decodeItems, encodeItems } from '../../../../src/storage/sc/snapshot-items.ts';
+import { LockHeldError } from '../../../../src/util/errors.ts';
+import { fromHex, toHex } from '../../../../src/primitives/bytes.ts';
+import { cloneModel, randomBlock, randomEvmBlock, rng, tempDir, type Model } from './helpers.ts';
+
+const STORES = ['acc', 'bank', 'evm', 'staking'];
+
+/** A memory engine that survives close(), standing in for a database directory across reopen. */
+function persistentMemory(): (path: string) => Promise<KVStore> {
+  const dbs = new Map<string, MemoryKVStore>();
+  return async (path) => {
+    let db = dbs.get(path);
+    if (!db) dbs.set(path, (db = new MemoryKVStore()));
+    return Object.assign(Object.create(db), { close: async () => {} }) as KVStore;
+  };
+}
+
+function randomChangeSets(r: () => number, model: Model) {
+  const cs = randomBlock(r, model, ['acc', 'bank', 'staking'], 25);
+  const evm = model.get('evm') ?? new Map();
+  model.set('evm', evm);
+  cs.push({ store: 'evm', pairs: randomEvmBlock(r, evm, 25) });
+  return cs;
+}
+
+function assertReads(sc: CommitStore, model: Model): void {
+  for (const [store, kv] of model)
+    for (const [hex, value] of kv) assert.deepEqual(sc.get(store, fromHex(hex)), value, `${store} ${hex}`);
+}
+
+for (const mode of ['flatkv', 'iavl'] as StateCommitment[]) {
+  test(`commit store model (${mode}): reads, reopen, snapshot + replay, export -> import, rollback + re-apply`, async () => {
+    const { dir, cleanup } = tempDir();
+    const openKV = persistentMemory();
+    const opts = (d: string): CommitStoreOptions => ({
+      dir: d,
+      stores: STORES,
+      stateCommitment: mode,
+      snapshotInterval: 6,
+      keepRecent: 3,
+      openKV,
+      flatkvUndoWindow: 50,
+    });
+    try {
+      const r = rng(mode === 'flatkv' ? 1 : 2);
+      let sc = await CommitStore.open(opts(dir));
+      const model: Model = new Map();
+      const blocks = [];
+      const appHashes: string[] = [toHex(sc.appHash())];
+      const models: Model[] = [cloneModel(model)];
+      for (let v = 1; v <= 25; v++) {
+        const before = cloneModel(model);
+        const cs = randomChangeSets(r, model);
+        blocks.push(cs);
+        sc.applyChangeSets(v, cs);
+        // working reads see the block; committed reads still see the previous version
+        for (const set of cs) {
+          for (const p of set.pairs) {
+            assert.deepEqual(sc.getWorking(set.store, p.key), p.value);
+            assert.deepEqual(sc.get(set.store, p.key), before.get(set.store)?.get(toHex(p.key)));
+          }
+        }
+        const working = toHex(sc.workingHash());
+        const res = await sc.commit();
+        assert.equal(res.version, v);
+        assert.equal(toHex(res.appHash), working);
+        assert.equal(toHex(commitInfoHash(sc.lastCommitInfo().stores)), working);
+        appHashes.push(working);
+        models.push(cloneModel(model));
+        assertReads(sc, model);
+      }
+      const names = sc.lastCommitInfo().stores.map((s) => s.name);
+      assert.deepEqual(
+        names,
+        mode === 'flatkv' ? ['acc', 'bank', 'evm_lattice', 'staking'] : ['acc', 'bank', 'evm', 'staking'],
+      );
+      await assert.rejects(CommitStore.open(opts(dir)), LockHeldError);
+
+      await sc.close();
+      sc = await CommitStore.open(opts(dir));
+      assert.equal(sc.version, 25);
+      assert.equal(toHex(sc.appHash()), appHashes[25]);
+      assertReads(sc, model);
+
+      // export -> import into a fresh store reproduces the app hash and the reads
+      const items: SnapshotItem[] = [];
+      for await (const it of sc.export()) items.push(it);
+      const other = tempDir();
+      const fresh = await CommitStore.open(opts(other.dir));
+      const imported = await fresh.import(25, decodeItems(encodeItems(items)));
+      assert.equal(toHex(imported.appHash), appHashes[25]);
+      assertReads(fresh, model);
+      await fresh.close();
+      other.cleanup();
+
+      // rollback: out of range is refused naming the range; in range then re-applying the same blocks
+      const oldest = sc.oldestVersion();
+      await assert.rejects(
+        sc.rollback(oldest - 1),
+        (e: Error) =>
+          e instanceof RollbackRangeError && e.message.includes(`reachable heights are ${oldest}..25`),
+      );
+      await sc.rollback(14);
+      assert.equal(toHex(sc.appHash()), appHashes[14]);
+      assertReads(sc, models[14]);
+      for (let v = 15; v <= 25; v++) {
+        sc.applyChangeSets(v, blocks[v - 1]);
+        assert.equal(toHex((await sc.commit()).appHash), appHashes[v]);
+      }
+      await sc.close();
+
+      // an interrupted rollback (marker left behind) completes on the next open
+      writeFileSync(join(dir, 'ROLLBACK'), JSON.stringify({ target: 20 }));
+      sc = await CommitStore.open(opts(dir));
+      assert.equal(sc.version, 20);
+      assert.equal(toHex(sc.appHash()), appHashes[20]);
+      await sc.close();
+    } finally {
+      cleanup();
+    }
+  });
+}
+
+test('flatkv chain: getProof of an evm key is a typed error naming state_commitment; legacy evm_flatkv section imports as evm', async () => {
+  const { dir, cleanup } = tempDir();
+  const openKV = persistentMemory();
+  try {
+    const sc = await CommitStore.open({ dir, stores: STORES, openKV });
+    const key = fromHex('0a' + '11'.repeat(20));
+    sc.applyChangeSets(1, [
+      { store: 'evm', pairs: [{ key, value: Uint8Array.of(5) }] },
+      { store: 'bank', pairs: [{ key: Uint8Array.of(1), value: Uint8Array.of(2) }] },
+    ]);
+    const { appHash } = await sc.commit();
+    await assert.rejects(
+      sc.getProof('evm', key),
+      (e: Error) => e instanceof ProofUnsupportedError && e.message.includes('state_commitment = "iavl"'),
+    );
+    const items: SnapshotItem[] = [];
+    for await (const it of sc.export())
+      items.push(it.store?.name === 'evm' ? { store: { name: 'evm_flatkv' } } : it);
+    assert.ok(items.some((i) => i.store?.name === 'evm_flatkv'));
+    await sc.close();
+    const other = tempDir();
+    const fresh = await CommitStore.open({ dir: other.dir, stores: STORES, openKV: persistentMemory() });
+    assert.equal(toHex((await fresh.import(1, items)).appHash), toHex(appHash));
+    assert.deepEqual(fresh.get('evm', key), Uint8Array.of(5));
+    await fresh.close();
+    other.cleanup();
+  } finally {
+    cleanup();
+  }
+});
