@@ -138,6 +138,8 @@ function* rangeOf(db: LmdbDb, range: KVRange, transaction: Transaction | undefin
     : { start: range.gte, end: range.lt };
   if (range.limit !== undefined) options.limit = range.limit;
   if (transaction) options.transaction = transaction;
+  // A point seek (limit 1) needs no long-lived snapshot; skipping it saves a read-txn renewal per call.
+  else if (range.limit === 1) options.snapshot = false;
   if (range.limit === 0) return;
   for (const { key, value } of db.getRange(options)) {
     // lmdb-js reports a zero-length value as `undefined` in ranges.

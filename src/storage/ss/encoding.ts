@@ -94,11 +94,36 @@ export function regionEnd(region: Uint8Array): Uint8Array {
 }
 
 function writeInvertedVersion(out: Uint8Array, offset: number, version: number): void {
-  const hi = Math.floor(version / 0x1_0000_0000);
-  const lo = version >>> 0;
-  const view = new DataView(out.buffer, out.byteOffset + offset, VERSION_BYTES);
-  view.setUint32(0, ~hi >>> 0);
-  view.setUint32(4, ~lo >>> 0);
+  const hi = ~Math.floor(version / 0x1_0000_0000);
+  const lo = ~(version >>> 0);
+  out[offset] = hi >>> 24;
+  out[offset + 1] = hi >>> 16;
+  out[offset + 2] = hi >>> 8;
+  out[offset + 3] = hi;
+  out[offset + 4] = lo >>> 24;
+  out[offset + 5] = lo >>> 16;
+  out[offset + 6] = lo >>> 8;
+  out[offset + 7] = lo;
+}
+
+/**
+ * The seek of a point read, built with one escape pass: `gte` = prefix ‖ esc(key) ‖ 0x00 ‖ ~version
+ * (the newest entry at or below `version` is the first one at or after it) and `lt` = prefix ‖
+ * esc(key) ‖ 0x01 (past the key's oldest version).
+ */
+export function pointSeek(
+  prefix: Uint8Array,
+  key: Uint8Array,
+  version: number,
+): { gte: Uint8Array; lt: Uint8Array } {
+  const regionLength = prefix.length + escapedLength(key);
+  const gte = new Uint8Array(regionLength + 1 + VERSION_BYTES);
+  gte.set(prefix, 0);
+  writeEscaped(gte, prefix.length, key);
+  writeInvertedVersion(gte, regionLength + 1, version);
+  const lt = gte.slice(0, regionLength + 1);
+  lt[regionLength] = 1;
+  return { gte, lt };
 }
 
 /** The version of a data key (its last eight bytes, inverted). */

@@ -9,6 +9,7 @@ import {
   keyRegion,
   logicalKeyOf,
   metaKey,
+  pointSeek,
   regionEnd,
   regionOf,
   storeEnd,
@@ -101,8 +102,8 @@ export class MvccDatabase {
     version: number,
     reader: KVReader = this.kv,
   ): Promise<Uint8Array | undefined> {
-    const region = keyRegion(this.prefix(store), key);
-    const range = { gte: versionedKey(region, version), lt: regionEnd(region), limit: 1 };
+    const { gte, lt } = pointSeek(this.prefix(store), key, version);
+    const range = { gte, lt, limit: 1 };
     if (reader.iterateSync) {
       for (const [, stored] of reader.iterateSync(range))
         return Promise.resolve(decodeValue(stored) ?? undefined);

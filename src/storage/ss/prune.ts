@@ -3,7 +3,7 @@ import { isTombstone, regionEnd, regionOf, versionedKey, versionOf } from './enc
 import { firstEntry, type MvccDatabase } from './mvcc.ts';
 
 /** Deletes per write batch: small enough that one batch never holds the writer for long. */
-export const PRUNE_BATCH = 2_000;
+export const PRUNE_BATCH = 500;
 const DATA_START = Uint8Array.of(0x73); // 's': every data key, never the metadata
 const DATA_END = Uint8Array.of(0x74);
 

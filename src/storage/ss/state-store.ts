@@ -79,10 +79,15 @@ export class CompositeStateStore implements StateStore {
     return evm ? Math.max(cosmos.earliest, evm.earliest) : cosmos.earliest;
   }
 
-  async get(store: string, key: Uint8Array, version: number): Promise<Uint8Array | undefined> {
-    const part = this.partOf(store);
-    await this.readable(part, version);
-    return part.read(store, key, version);
+  /** Not `async`: the hot path (version already applied) adds no promise of its own. */
+  get(store: string, key: Uint8Array, version: number): Promise<Uint8Array | undefined> {
+    try {
+      const part = this.partOf(store);
+      const wait = this.readable(part, version);
+      return wait ? wait.then(() => part.read(store, key, version)) : part.read(store, key, version);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   async has(store: string, key: Uint8Array, version: number): Promise<boolean> {
@@ -224,12 +229,15 @@ export class CompositeStateStore implements StateStore {
     return this.p.evm && store === EVM_STORE ? this.p.evm : this.p.cosmos;
   }
 
-  /** Throws above the accepted version; waits for the background writer for accepted ones. */
-  private async readable(part: MvccGroup, version: number): Promise<void> {
+  /**
+   * Throws above the accepted version; for accepted versions not yet applied, returns a promise of the
+   * background writer reaching them; otherwise (the common case) nothing.
+   */
+  private readable(part: MvccGroup, version: number): Promise<void> | undefined {
     assertVersion(version);
-    if (version <= part.latest) return;
+    if (version <= part.latest) return undefined;
     if (version > this.accepted) throw new SSVersionTooHighError(version, this.latestVersion());
-    await this.until(() => part.latest >= version);
+    return this.until(() => part.latest >= version);
   }
 
   private async write(pending: Pending): Promise<void> {
