@@ -12,7 +12,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 const LAYERS: string[][] = [
   ['primitives'],
   ['util'],
-  ['crypto', 'codec'],
+  ['crypto'],
+  ['codec'],
   ['storage/kv'],
   ['storage/ss', 'storage/sc', 'storage/blocks'],
   ['state'],
