@@ -5,6 +5,7 @@
  */
 import { hash as nodeHash } from 'node:crypto';
 import { blake3 } from '@noble/hashes/blake3.js';
+import { blake3XofFast } from './blake3-xof.ts';
 
 const EMPTY = new Uint8Array(0);
 
@@ -16,9 +17,9 @@ export function sha256(data: Uint8Array): Uint8Array {
 /** SHA-256 of the empty string: the root of an empty IAVL tree. */
 export const SHA256_EMPTY: Uint8Array = sha256(EMPTY);
 
-/** BLAKE3 read to `length` bytes of output (XOF). */
+/** BLAKE3 read to `length` bytes of output (XOF); the single-chunk fast path is blake3-xof.ts. */
 export function blake3Xof(data: Uint8Array, length: number): Uint8Array {
-  return blake3(data, { dkLen: length });
+  return blake3XofFast(data, length);
 }
 
 export function blake3_256(data: Uint8Array): Uint8Array {

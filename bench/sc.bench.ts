@@ -1,0 +1,168 @@
+/**
+ * State Commit benchmarks: `npm run bench -- sc` (SC_BENCH_KEYS=1000000 by default).
+ *   memiavl: commit throughput for 1,000 / 10,000 changed keys per block on a tree of N keys (apply +
+ *            hash + durable changelog append), latest point reads/s, snapshot write and open time,
+ *            proof generation/s.
+ *   flatkv:  commit throughput for 1,000 / 10,000 changed keys per block on lmdb holding N rows
+ *            (apply with lattice update + one durable lmdb write), point reads/s.
+ * Changed keys are half updates of existing keys, half inserts. The flatkv table is filled with
+ * direct lmdb writes (its lattice is not computed for the fill): hashing 1M rows at setup would take
+ * a minute and measures nothing about per-block cost.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { report } from './report.ts';
+import { MemIavlDB } from '../src/storage/sc/iavl/db.ts';
+import { commitmentProof } from '../src/storage/sc/iavl/proof.ts';
+import { encodeCommitmentProof } from '../src/storage/sc/proof.ts';
+import { FlatKV } from '../src/storage/sc/flatkv/store.ts';
+import { locate } from '../src/storage/sc/flatkv/layout.ts';
+import { openLmdbStore } from '../src/storage/kv/lmdb.ts';
+import type { KVOp } from '../src/storage/kv/types.ts';
+import type { KVPair } from '../src/storage/sc/types.ts';
+
+const N = Number(process.env.SC_BENCH_KEYS ?? 1_000_000);
+const BLOCKS = Number(process.env.SC_BENCH_BLOCKS ?? 5);
+const B = 'sc';
+
+let seed = 0x12345678;
+function rand32(): number {
+  seed ^= seed << 13;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5;
+  return seed >>> 0;
+}
+function randomBytes(n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i += 4) {
+    const r = rand32();
+    out[i] = r;
+    out[i + 1] = r >>> 8;
+    out[i + 2] = r >>> 16;
+    out[i + 3] = r >>> 24;
+  }
+  return out;
+}
+
+function changedKeys(existing: Uint8Array[], n: number, makeKey: () => Uint8Array): KVPair[] {
+  const pairs: KVPair[] = [];
+  for (let i = 0; i < n; i++) {
+    const key = i % 2 === 0 ? existing[rand32() % existing.length] : makeKey();
+    pairs.push({ key, value: randomBytes(32) });
+  }
+  return pairs;
+}
+
+const root = mkdtempSync(join(tmpdir(), 'sc-bench-'));
+try {
+  // ---------------------------------------------------------------- memiavl
+  {
+    const dir = join(root, 'memiavl');
+    const keys: Uint8Array[] = [];
+    for (let i = 0; i < N; i++) keys.push(randomBytes(32));
+    let db = await MemIavlDB.open({ dir, initialStores: ['bank'], snapshotInterval: 0 });
+    let t = performance.now();
+    for (let i = 0; i < N; i += 100_000) {
+      db.applyChangeSets([{ store: 'bank', pairs: keys.slice(i, i + 100_000).map((key) => ({ key, value: randomBytes(32) })) }]);
+      await db.commit();
+    }
+    report(B, 'memiavl_build', performance.now() - t, 'ms', { keys: N });
+    t = performance.now();
+    await db.snapshot();
+    report(B, 'memiavl_snapshot_write', performance.now() - t, 'ms', { keys: N });
+    await db.close();
+
+    t = performance.now();
+    db = await MemIavlDB.open({ dir, initialStores: ['bank'], snapshotInterval: 0 });
+    report(B, 'memiavl_open_from_snapshot', performance.now() - t, 'ms', { keys: N });
+
+    // point reads of the latest version (snapshot-backed tree, as after a restart)
+    const reads = Math.min(N, 1_000_000);
+    t = performance.now();
+    let found = 0;
+    for (let i = 0; i < reads; i++) if (db.get('bank', keys[rand32() % N])) found++;
+    const readMs = performance.now() - t;
+    if (found !== reads) throw new Error(`read ${found} of ${reads}`);
+    report(B, 'memiavl_point_reads', reads / (readMs / 1000), 'reads/s', { keys: N });
+
+    for (const perBlock of [1000, 10000]) {
+      let total = 0;
+      let ms = 0;
+      for (let b = 0; b < BLOCKS; b++) {
+        const pairs = changedKeys(keys, perBlock, () => randomBytes(32));
+        const t0 = performance.now();
+        db.applyChangeSets([{ store: 'bank', pairs }]);
+        await db.commit();
+        ms += performance.now() - t0;
+        total += pairs.length;
+      }
+      report(B, 'memiavl_commit', total / (ms / 1000), 'keys/s', { keys: N, changedPerBlock: perBlock, blocks: BLOCKS, msPerBlock: ms / BLOCKS });
+    }
+
+    const views = await db.viewsAt(db.version);
+    const view = views.get('bank')!;
+    const proofs = 20_000;
+    t = performance.now();
+    let bytes = 0;
+    for (let i = 0; i < proofs; i++) {
+      const key = i % 2 === 0 ? keys[rand32() % N] : randomBytes(32);
+      bytes += encodeCommitmentProof(commitmentProof(view, key).proof).length;
+    }
+    const proofMs = performance.now() - t;
+    report(B, 'memiavl_proofs', proofs / (proofMs / 1000), 'proofs/s', { keys: N, mix: 'half existence, half non-existence', avgBytes: bytes / proofs });
+    await db.close();
+  }
+
+  // ---------------------------------------------------------------- flatkv
+  {
+    const dir = join(root, 'flatkv');
+    const kv = await openLmdbStore(dir);
+    const storageKey = (): Uint8Array => {
+      const k = randomBytes(56).subarray(0, 53);
+      k[0] = 0x03;
+      return k;
+    };
+    const keys: Uint8Array[] = [];
+    let t = performance.now();
+    for (let i = 0; i < N; i += 100_000) {
+      const ops: KVOp[] = [];
+      for (let j = i; j < Math.min(N, i + 100_000); j++) {
+        const key = storageKey();
+        keys.push(key);
+        ops.push({ type: 'put', key: locate(key).physical, value: randomBytes(32) });
+      }
+      await kv.write(ops);
+    }
+    report(B, 'flatkv_fill', performance.now() - t, 'ms', { rows: N, note: 'direct lmdb writes, lattice not computed' });
+    const fk = await FlatKV.open(kv);
+
+    const reads = Math.min(N, 1_000_000);
+    t = performance.now();
+    let found = 0;
+    for (let i = 0; i < reads; i++) if (fk.get(keys[rand32() % N])) found++;
+    const readMs = performance.now() - t;
+    if (found !== reads) throw new Error(`read ${found} of ${reads}`);
+    report(B, 'flatkv_point_reads', reads / (readMs / 1000), 'reads/s', { rows: N });
+
+    let version = fk.version;
+    for (const perBlock of [1000, 10000]) {
+      let total = 0;
+      let ms = 0;
+      let hashMs = 0;
+      for (let b = 0; b < BLOCKS; b++) {
+        const pairs = changedKeys(keys, perBlock, storageKey);
+        const t0 = performance.now();
+        fk.applyPairs(pairs);
+        hashMs += performance.now() - t0;
+        await fk.commit(++version);
+        ms += performance.now() - t0;
+        total += pairs.length;
+      }
+      report(B, 'flatkv_commit', total / (ms / 1000), 'keys/s', { rows: N, changedPerBlock: perBlock, blocks: BLOCKS, msPerBlock: ms / BLOCKS, applyAndHashMsPerBlock: hashMs / BLOCKS });
+    }
+    await fk.close();
+  }
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
