@@ -1,0 +1,220 @@
+/**
+ * Decoding and stateless validation of raw Ethereum transactions (legacy, EIP-2930, EIP-1559,
+ * EIP-7702). The sender is recovered here, once, with the native secp256k1 binding, and cached inside
+ * the frozen ethereumjs tx object so that the VM's `getSenderAddress()` during execution is free
+ * (DESIGN §6). Everything the mempool and the block producer need is lifted into plain fields, so
+ * layers above execution never touch ethereumjs objects.
+ *
+ * Checks that need the chain id or the signature run on the RLP values before ethereumjs constructs the
+ * tx: ethereumjs throws generic errors for a foreign chain id or a high-s signature, and clients expect
+ * geth's wording for those (issue 6, item 6).
+ */
+import { RLP } from '@ethereumjs/rlp';
+import {
+  createAccessList2930TxFromBytesArray,
+  create1559FeeMarketTxFromBytesArray,
+  createEOACode7702TxFromBytesArray,
+  createLegacyTxFromBytesArray,
+  type AccessList2930Tx,
+  type EOACode7702Tx,
+  type FeeMarket1559Tx,
+  type LegacyTx,
+} from '@ethereumjs/tx';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import type { Common } from '@ethereumjs/common';
+import { ChainError, errorMessage } from '../util/errors.ts';
+
+export {
+  MSG_EVM_TRANSACTION_TYPE_URL,
+  decodeMsgEVMTransaction,
+  encodeMsgEVMTransaction,
+  unwrapEthTransaction,
+  wrapEthTransaction,
+} from './tx-wrap.ts';
+
+/** 0 legacy, 1 EIP-2930 access list, 2 EIP-1559 fee market, 4 EIP-7702 set code. */
+export type EthTxType = 0 | 1 | 2 | 4;
+
+export type EthTx = LegacyTx | AccessList2930Tx | FeeMarket1559Tx | EOACode7702Tx;
+
+export interface DecodedEthTx {
+  /** The frozen ethereumjs transaction (sender already cached in it); for execution/ only. */
+  readonly tx: EthTx;
+  /** The bytes as received: the EIP-2718 envelope, or the RLP list of a legacy tx. */
+  readonly raw: Uint8Array;
+  /** keccak-256 of `raw`: the Ethereum transaction hash. */
+  readonly hash: Uint8Array;
+  readonly type: EthTxType;
+  /** 20-byte address recovered from the signature. */
+  readonly sender: Uint8Array;
+  readonly nonce: bigint;
+  readonly gasLimit: bigint;
+  /** Fee cap; `gasPrice` for legacy and EIP-2930 txs. */
+  readonly maxFeePerGas: bigint;
+  /** Tip cap; `gasPrice` for legacy and EIP-2930 txs. */
+  readonly maxPriorityFeePerGas: bigint;
+  readonly value: bigint;
+  /** Recipient, or null for a contract creation. */
+  readonly to: Uint8Array | null;
+  /** Signed chain id; undefined only for a pre-EIP-155 legacy tx. */
+  readonly chainId: bigint | undefined;
+  /**
+   * The least gas limit the tx can have under the active rules: 21000 + calldata + creation +
+   * init-code words + access list + 7702 authorizations, raised to the EIP-7623 calldata floor.
+   */
+  readonly intrinsicGas: bigint;
+  /** `raw.length` in bytes. */
+  readonly size: number;
+}
+
+export type EthTxErrorReason =
+  | 'malformed'
+  | 'tx_type_not_supported'
+  | 'invalid_chain_id'
+  | 'invalid_signature'
+  | 'invalid_sender'
+  | 'tip_above_fee_cap';
+
+/** A transaction that cannot be decoded or is invalid regardless of state. Message is geth's wording. */
+export class EthTxError extends ChainError {
+  readonly reason: EthTxErrorReason;
+  constructor(reason: EthTxErrorReason, message: string, options?: { cause?: unknown }) {
+    super('ETH_TX_INVALID', message, options);
+    this.reason = reason;
+  }
+}
+
+/** A configured decoder: what the mempool and block producer are handed (they cannot see Common). */
+export type EthTxDecoder = (raw: Uint8Array, knownHash?: Uint8Array) => DecodedEthTx;
+
+export function createEthTxDecoder(common: Common): EthTxDecoder {
+  return (raw, knownHash) => decodeEthTransaction(raw, common, knownHash);
+}
+
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const SECP256K1_HALF_N = SECP256K1_N >> 1n;
+
+const TYPE_ACCESS_LIST = 1;
+const TYPE_FEE_MARKET = 2;
+const TYPE_BLOB = 3;
+const TYPE_SET_CODE = 4;
+
+function toBig(b: Uint8Array): bigint {
+  let n = 0n;
+  for (let i = 0; i < b.length; i++) n = (n << 8n) | BigInt(b[i]);
+  return n;
+}
+
+/** A scalar field of the RLP list; a nested list where bytes belong is malformed. */
+function field(values: unknown[], i: number, name: string): Uint8Array {
+  const v = values[i];
+  if (!(v instanceof Uint8Array)) throw new EthTxError('malformed', `rlp: ${name} must be a byte string`);
+  return v;
+}
+
+const EXPECTED_FIELDS: Record<number, number> = { 0: 9, 1: 11, 2: 12, 4: 13 };
+
+/**
+ * Decodes and validates what can be validated without state: envelope, RLP shape, chain id,
+ * signature values, fee fields, and recovers the sender. Throws EthTxError.
+ */
+export function decodeEthTransaction(raw: Uint8Array, common: Common, knownHash?: Uint8Array): DecodedEthTx {
+  if (raw.length === 0) throw new EthTxError('malformed', 'typed transaction too short');
+  const first = raw[0];
+  let type: EthTxType;
+  if (first >= 0xc0) type = 0;
+  else if (first === TYPE_ACCESS_LIST || first === TYPE_FEE_MARKET || first === TYPE_SET_CODE) type = first;
+  else if (first < 0x80 || first === TYPE_BLOB) {
+    throw new EthTxError('tx_type_not_supported', 'transaction type not supported');
+  } else throw new EthTxError('malformed', 'rlp: expected input list for types.LegacyTx');
+
+  let values: unknown;
+  try {
+    values = RLP.decode(type === 0 ? raw : raw.subarray(1));
+  } catch (err) {
+    throw new EthTxError('malformed', `rlp: ${errorMessage(err)}`, { cause: err });
+  }
+  if (!Array.isArray(values)) throw new EthTxError('malformed', 'rlp: expected input list');
+  if (values.length !== EXPECTED_FIELDS[type]) {
+    throw new EthTxError(
+      'malformed',
+      `rlp: expected ${EXPECTED_FIELDS[type]} fields for a signed type-${type} transaction, got ${values.length}`,
+    );
+  }
+
+  const want = common.chainId();
+  let chainId: bigint | undefined;
+  const n = values.length;
+  const v = toBig(field(values, n - 3, 'v'));
+  const r = toBig(field(values, n - 2, 'r'));
+  const s = toBig(field(values, n - 1, 's'));
+  if (type === 0) {
+    if (v === 27n || v === 28n) chainId = undefined;
+    else if (v >= 35n) chainId = (v - 35n) >> 1n;
+    else throw new EthTxError('invalid_signature', 'invalid transaction v, r, s values');
+  } else {
+    chainId = toBig(field(values, 0, 'chainId'));
+    if (v > 1n) throw new EthTxError('invalid_signature', 'invalid transaction v, r, s values');
+  }
+  if (chainId !== undefined && chainId !== want) {
+    throw new EthTxError('invalid_chain_id', `invalid chain id: have ${chainId} want ${want}`);
+  }
+  // EIP-2 (homestead): s in the lower half of the order; r and s non-zero and below the order.
+  if (r === 0n || s === 0n || r >= SECP256K1_N || s > SECP256K1_HALF_N) {
+    throw new EthTxError('invalid_signature', 'invalid transaction v, r, s values');
+  }
+  if (type === TYPE_FEE_MARKET || type === TYPE_SET_CODE) {
+    const tip = toBig(field(values, 2, 'maxPriorityFeePerGas'));
+    const feeCap = toBig(field(values, 3, 'maxFeePerGas'));
+    if (tip > feeCap) {
+      throw new EthTxError(
+        'tip_above_fee_cap',
+        `max priority fee per gas higher than max fee per gas: maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`,
+      );
+    }
+  }
+
+  let tx: EthTx;
+  try {
+    const opts = { common };
+    // ethereumjs validates the remaining shape: leading zeroes, field sizes, access/authorization lists.
+    if (type === 0) tx = createLegacyTxFromBytesArray(values as Uint8Array[], opts);
+    else if (type === TYPE_ACCESS_LIST) tx = createAccessList2930TxFromBytesArray(values as never, opts);
+    else if (type === TYPE_FEE_MARKET) tx = create1559FeeMarketTxFromBytesArray(values as never, opts);
+    else tx = createEOACode7702TxFromBytesArray(values as never, opts);
+  } catch (err) {
+    throw new EthTxError('malformed', errorMessage(err), { cause: err });
+  }
+
+  let sender: Uint8Array;
+  try {
+    // Goes through common.customCrypto.ecrecover (native) and caches the public key in the frozen tx.
+    sender = tx.getSenderAddress().bytes;
+  } catch (err) {
+    throw new EthTxError('invalid_sender', 'invalid sender', { cause: err });
+  }
+
+  const hash = knownHash ?? keccak_256(raw);
+  // ethereumjs would re-serialize and hash on tx.hash(); the received bytes are the canonical encoding.
+  if (tx.cache.hash === undefined) tx.cache.hash = hash;
+
+  const isFeeMarket = type === TYPE_FEE_MARKET || type === TYPE_SET_CODE;
+  const feeTx = tx as FeeMarket1559Tx;
+  const priceTx = tx as LegacyTx;
+  return Object.freeze({
+    tx,
+    raw,
+    hash,
+    type,
+    sender,
+    nonce: tx.nonce,
+    gasLimit: tx.gasLimit,
+    maxFeePerGas: isFeeMarket ? feeTx.maxFeePerGas : priceTx.gasPrice,
+    maxPriorityFeePerGas: isFeeMarket ? feeTx.maxPriorityFeePerGas : priceTx.gasPrice,
+    value: tx.value,
+    to: tx.to === undefined ? null : tx.to.bytes,
+    chainId,
+    intrinsicGas: tx.getMinimumGasLimit(),
+    size: raw.length,
+  });
+}
