@@ -64,7 +64,9 @@ try {
     let db = await MemIavlDB.open({ dir, initialStores: ['bank'], snapshotInterval: 0 });
     let t = performance.now();
     for (let i = 0; i < N; i += 100_000) {
-      db.applyChangeSets([{ store: 'bank', pairs: keys.slice(i, i + 100_000).map((key) => ({ key, value: randomBytes(32) })) }]);
+      db.applyChangeSets([
+        { store: 'bank', pairs: keys.slice(i, i + 100_000).map((key) => ({ key, value: randomBytes(32) })) },
+      ]);
       await db.commit();
     }
     report(B, 'memiavl_build', performance.now() - t, 'ms', { keys: N });
@@ -97,7 +99,12 @@ try {
         ms += performance.now() - t0;
         total += pairs.length;
       }
-      report(B, 'memiavl_commit', total / (ms / 1000), 'keys/s', { keys: N, changedPerBlock: perBlock, blocks: BLOCKS, msPerBlock: ms / BLOCKS });
+      report(B, 'memiavl_commit', total / (ms / 1000), 'keys/s', {
+        keys: N,
+        changedPerBlock: perBlock,
+        blocks: BLOCKS,
+        msPerBlock: ms / BLOCKS,
+      });
     }
 
     const views = await db.viewsAt(db.version);
@@ -110,7 +117,11 @@ try {
       bytes += encodeCommitmentProof(commitmentProof(view, key).proof).length;
     }
     const proofMs = performance.now() - t;
-    report(B, 'memiavl_proofs', proofs / (proofMs / 1000), 'proofs/s', { keys: N, mix: 'half existence, half non-existence', avgBytes: bytes / proofs });
+    report(B, 'memiavl_proofs', proofs / (proofMs / 1000), 'proofs/s', {
+      keys: N,
+      mix: 'half existence, half non-existence',
+      avgBytes: bytes / proofs,
+    });
     await db.close();
   }
 
@@ -134,7 +145,10 @@ try {
       }
       await kv.write(ops);
     }
-    report(B, 'flatkv_fill', performance.now() - t, 'ms', { rows: N, note: 'direct lmdb writes, lattice not computed' });
+    report(B, 'flatkv_fill', performance.now() - t, 'ms', {
+      rows: N,
+      note: 'direct lmdb writes, lattice not computed',
+    });
     const fk = await FlatKV.open(kv);
 
     const reads = Math.min(N, 1_000_000);
@@ -159,7 +173,13 @@ try {
         ms += performance.now() - t0;
         total += pairs.length;
       }
-      report(B, 'flatkv_commit', total / (ms / 1000), 'keys/s', { rows: N, changedPerBlock: perBlock, blocks: BLOCKS, msPerBlock: ms / BLOCKS, applyAndHashMsPerBlock: hashMs / BLOCKS });
+      report(B, 'flatkv_commit', total / (ms / 1000), 'keys/s', {
+        rows: N,
+        changedPerBlock: perBlock,
+        blocks: BLOCKS,
+        msPerBlock: ms / BLOCKS,
+        applyAndHashMsPerBlock: hashMs / BLOCKS,
+      });
     }
     await fk.close();
   }
