@@ -88,6 +88,8 @@ export interface GenesisOptions {
   validator: { address: string; pubKeyBase64: string; operatorAddress: string };
   /** bech32 address -> amount in uchain */
   balances?: { address: string; uchain: bigint }[];
+  /** EVM ↔ Cosmos address pairs known at genesis (keys whose public key is known, like dev accounts) */
+  associations?: { evm_address: string; cosmos_address: string }[];
 }
 
 export const VALIDATOR_POWER = 10n;
@@ -174,7 +176,7 @@ export function buildGenesis(o: GenesisOptions): Genesis {
             elasticity_multiplier: '2',
           },
         },
-        address_associations: [],
+        address_associations: o.associations ?? [],
       },
     },
   };

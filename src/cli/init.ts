@@ -30,6 +30,7 @@ export interface InitOptions {
   /** Operator address bytes for the genesis validator; defaults to the consensus key's address. */
   operatorAddress?: Uint8Array;
   balances?: GenesisOptions['balances'];
+  associations?: GenesisOptions['associations'];
   genesisTime?: Date;
 }
 
@@ -85,6 +86,7 @@ export function initHome(o: InitOptions): InitResult {
       operatorAddress: toValoperAddress(o.operatorAddress ?? consensusAddress),
     },
     balances: o.balances,
+    associations: o.associations,
   });
   writeFileSync(files.genesis, JSON.stringify(genesis, null, 2) + '\n');
 

@@ -26,6 +26,11 @@ test('dev prints the ten prefunded accounts, writes their balances to genesis, a
   const cosmos0 = accounts[0].trim().split(/\s+/)[2];
   assert.equal(g.app_state.bank.balances[0].address, cosmos0);
   assert.equal(g.app_state.staking.validators[0].operator_address.startsWith('chainvaloper1'), true);
+  assert.equal(
+    g.app_state.evm.address_associations[0].evm_address,
+    'f39fd6e51aad88f6f4ce6ab8827279cfffb92266',
+  );
+  assert.equal(g.app_state.evm.address_associations[0].cosmos_address, cosmos0);
   assert.equal((await node.stop('SIGTERM')).code, 0);
 });
 

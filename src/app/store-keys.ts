@@ -1,0 +1,58 @@
+/**
+ * The chain's stores and the byte layout of their keys. These bytes are consensus-critical (they are
+ * hashed into the app hash) and part of the on-disk and snapshot format: change one only with a
+ * chain upgrade.
+ */
+import { concatBytes, utf8 } from '../primitives/bytes.ts';
+import { EVM_KEY_PREFIX, EVM_STORE } from '../storage/ss/evm-keys.ts';
+
+export const STORES = {
+  acc: 'acc',
+  bank: 'bank',
+  staking: 'staking',
+  evm: EVM_STORE,
+  params: 'params',
+} as const;
+/** Every store of the chain, in name order (the order State Commit applies them). */
+export const ALL_STORES = Object.values(STORES).sort();
+
+/** Cosmos length-prefixed address: `len(addr) ‖ addr`. */
+const lp = (addr: Uint8Array) => concatBytes(Uint8Array.of(addr.length), addr);
+
+export const accKeys = {
+  /** BaseAccount (protobuf Any) by Cosmos address */
+  account: (addr: Uint8Array) => concatBytes(Uint8Array.of(0x01), addr),
+  /** next account number, u64 big-endian */
+  nextAccountNumber: Uint8Array.of(0x02),
+};
+
+export const bankKeys = {
+  /** total supply of a denom, decimal string */
+  supply: (denom: string) => concatBytes(Uint8Array.of(0x00), utf8(denom)),
+  /** balance of a denom, decimal string (the Cosmos SDK's layout) */
+  balance: (addr: Uint8Array, denom: string) => concatBytes(Uint8Array.of(0x02), lp(addr), utf8(denom)),
+  /** wei below one uchain, in [0, 10^12), decimal string; absent = 0 */
+  weiRemainder: (addr: Uint8Array) => concatBytes(Uint8Array.of(0x05), lp(addr)),
+};
+
+export const stakingKeys = {
+  /** protobuf Validator by operator address bytes */
+  validator: (operator: Uint8Array) => concatBytes(Uint8Array.of(0x21), lp(operator)),
+};
+
+/** The evm store's prefixes are shared with the EVM state store's routing (storage/ss/evm-keys.ts). */
+export const evmKeys = {
+  associationByEvm: (evm: Uint8Array) => concatBytes(Uint8Array.of(0x01), evm),
+  associationByCosmos: (cosmos: Uint8Array) => concatBytes(Uint8Array.of(0x02), cosmos),
+  storage: (addr: Uint8Array, slot: Uint8Array) =>
+    concatBytes(Uint8Array.of(EVM_KEY_PREFIX.storage), addr, slot),
+  storagePrefix: (addr: Uint8Array) => concatBytes(Uint8Array.of(EVM_KEY_PREFIX.storage), addr),
+  code: (addr: Uint8Array) => concatBytes(Uint8Array.of(EVM_KEY_PREFIX.code), addr),
+  codeHash: (addr: Uint8Array) => concatBytes(Uint8Array.of(EVM_KEY_PREFIX.codehash), addr),
+  nonce: (addr: Uint8Array) => concatBytes(Uint8Array.of(EVM_KEY_PREFIX.nonce), addr),
+};
+
+export const paramsKeys = {
+  /** a module's params as canonical JSON */
+  module: (name: string) => utf8(name),
+};

@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Interface, getCreateAddress, parseEther } from 'ethers';
+import { Bank } from '../../../src/app/bank.ts';
+import { Evm, FEE_COLLECTOR_ADDRESS } from '../../../src/app/evm.ts';
+import { BlockExecutor, type EthTxOutcome, isRejection } from '../../../src/execution/block-executor.ts';
+import { createChainCommon } from '../../../src/execution/chain-config.ts';
+import { decodeEthTransaction } from '../../../src/execution/transactions.ts';
+import { artifacts, CHAIN_ID, devAccounts, devState, devWallets, signed } from '../../helpers/dev-chain.ts';
+
+const common = createChainCommon({ chainId: CHAIN_ID });
+const GWEI = 10n ** 9n;
+const hex = (b: Uint8Array) => '0x' + Buffer.from(b).toString('hex');
+
+async function executor(overlay: ReturnType<typeof devState>['overlay'], height = 1n) {
+  return BlockExecutor.create(
+    common,
+    {
+      height,
+      timestamp: 1_800_000_000n,
+      gasLimit: 30_000_000n,
+      baseFee: GWEI,
+      coinbase: FEE_COLLECTOR_ADDRESS,
+      parentAppHash: new Uint8Array(32),
+      blockHash: () => undefined,
+    },
+    overlay,
+  );
+}
+
+async function run(ex: BlockExecutor, raw: Uint8Array): Promise<EthTxOutcome> {
+  const r = await ex.execute(decodeEthTransaction(raw, common));
+  if (isRejection(r)) assert.fail(`rejected: ${r.reason}`);
+  return r;
+}
+
+test('an EIP-1559 transfer moves value, charges the full fee to the fee collector, and bumps the nonce', async () => {
+  const { overlay } = devState();
+  const ex = await executor(overlay);
+  const [alice, bob] = devAccounts;
+  const bank = new Bank(overlay);
+  const evm = new Evm(overlay);
+  const before = bank.wei(alice.cosmosAddress);
+  const out = await run(
+    ex,
+    await signed(devWallets[0], {
+      type: 2,
+      to: hex(bob.evmAddress),
+      value: parseEther('1.5'),
+      nonce: 0,
+      gasLimit: 21000,
+      maxFeePerGas: 3n * GWEI,
+      maxPriorityFeePerGas: GWEI,
+    }),
+  );
+  assert.equal(out.status, 1);
+  assert.equal(out.gasUsed, 21000n);
+  assert.equal(out.effectiveGasPrice, 2n * GWEI);
+  const fee = 21000n * 2n * GWEI;
+  assert.equal(bank.wei(alice.cosmosAddress), before - parseEther('1.5') - fee);
+  assert.equal(bank.wei(bob.cosmosAddress), before + parseEther('1.5'));
+  assert.equal(bank.wei(FEE_COLLECTOR_ADDRESS), fee, 'base fee and tip both go to the fee collector');
+  assert.equal(evm.nonce(alice.evmAddress), 1n);
+});
+
+test('legacy (EIP-155) and EIP-2930 transfers execute; a stale nonce is rejected without side effects', async () => {
+  const { overlay } = devState();
+  const ex = await executor(overlay);
+  const bob = devAccounts[1];
+  const legacy = await run(
+    ex,
+    await signed(devWallets[0], {
+      type: 0,
+      to: hex(bob.evmAddress),
+      value: 1n,
+      nonce: 0,
+      gasLimit: 21000,
+      gasPrice: 2n * GWEI,
+    }),
+  );
+  assert.equal(legacy.status, 1);
+  const al = await run(
+    ex,
+    await signed(devWallets[0], {
+      type: 1,
+      to: hex(bob.evmAddress),
+      value: 1n,
+      nonce: 1,
+      gasLimit: 30000,
+      gasPrice: 2n * GWEI,
+      accessList: [{ address: hex(bob.evmAddress), storageKeys: [] }],
+    }),
+  );
+  assert.equal(al.status, 1);
+  assert.equal(al.gasUsed, 21000n + 2400n);
+  assert.equal(al.cumulativeGasUsed, 21000n + 23400n);
+  const size = overlay.size;
+  const stale = await ex.execute(
+    decodeEthTransaction(
+      await signed(devWallets[0], {
+        type: 2,
+        to: hex(bob.evmAddress),
+        value: 1n,
+        nonce: 0,
+        gasLimit: 21000,
+        maxFeePerGas: 2n * GWEI,
+        maxPriorityFeePerGas: 0n,
+      }),
+      common,
+    ),
+  );
+  assert.ok(isRejection(stale));
+  assert.match(stale.reason, /nonce/);
+  assert.equal(overlay.size, size);
+  assert.equal(ex.blockGasUsed, 44400n);
+});
+
+test('ERC20 deploy and transfers: storage, logs, revert with custom error', async () => {
+  const { overlay } = devState();
+  const ex = await executor(overlay);
+  const token = new Interface(artifacts.TestToken.abi);
+  const deployer = devWallets[0];
+  const deployData = artifacts.TestToken.bytecode + token.encodeDeploy(['Test', 'TST', 1_000_000n]).slice(2);
+  const deploy = await run(
+    ex,
+    await signed(deployer, {
+      type: 2,
+      data: deployData,
+      nonce: 0,
+      gasLimit: 2_000_000,
+      maxFeePerGas: 2n * GWEI,
+      maxPriorityFeePerGas: 0n,
+    }),
+  );
+  assert.equal(deploy.status, 1);
+  const address = getCreateAddress({ from: deployer.address, nonce: 0 });
+  assert.equal(hex(deploy.contractAddress!), address.toLowerCase());
+  assert.equal(deploy.logs.length, 1);
+
+  const evm = new Evm(overlay);
+  assert.ok(evm.hasCode(deploy.contractAddress!));
+  const transfer = await run(
+    ex,
+    await signed(deployer, {
+      type: 2,
+      to: address,
+      data: token.encodeFunctionData('transfer', [devWallets[1].address, 250n]),
+      nonce: 1,
+      gasLimit: 100_000,
+      maxFeePerGas: 2n * GWEI,
+      maxPriorityFeePerGas: 0n,
+    }),
+  );
+  assert.equal(transfer.status, 1);
+  const [log] = transfer.logs;
+  const parsed = token.parseLog({ topics: log.topics.map(hex), data: hex(log.data) })!;
+  assert.equal(parsed.name, 'Transfer');
+  assert.deepEqual(
+    [parsed.args[0], parsed.args[1], parsed.args[2]],
+    [deployer.address, devWallets[1].address, 250n],
+  );
+
+  const tooMuch = await run(
+    ex,
+    await signed(devWallets[1], {
+      type: 2,
+      to: address,
+      data: token.encodeFunctionData('transfer', [deployer.address, 251n]),
+      nonce: 0,
+      gasLimit: 100_000,
+      maxFeePerGas: 2n * GWEI,
+      maxPriorityFeePerGas: 0n,
+    }),
+  );
+  assert.equal(tooMuch.status, 0);
+  assert.equal(tooMuch.error, 'revert');
+  assert.deepEqual(token.parseError(hex(tooMuch.returnData))!.args.toArray(), [250n, 251n]);
+  assert.equal(tooMuch.logs.length, 0);
+});
+
+test("a sender's first tx associates its addresses and moves the cast balance", async () => {
+  const { overlay } = devState({ associate: false });
+  const ex = await executor(overlay);
+  const bank = new Bank(overlay);
+  const evm = new Evm(overlay);
+  const [alice, bob] = devAccounts;
+  // Before association, alice's EVM balance is her cast's: empty. Fund the cast with a transfer from bob.
+  bank.setWei(bob.evmAddress, parseEther('5'));
+  assert.equal(evm.cosmosAddressOf(bob.evmAddress), undefined);
+  const out = await run(
+    ex,
+    await signed(devWallets[1], {
+      type: 2,
+      to: hex(alice.evmAddress),
+      value: parseEther('1'),
+      nonce: 0,
+      gasLimit: 21000,
+      maxFeePerGas: GWEI,
+      maxPriorityFeePerGas: 0n,
+    }),
+  );
+  assert.equal(out.status, 1);
+  assert.deepEqual(evm.cosmosAddressOf(bob.evmAddress), bob.cosmosAddress);
+  assert.deepEqual(evm.evmAddressOf(bob.cosmosAddress), bob.evmAddress);
+  assert.equal(bank.wei(bob.evmAddress), 0n, 'cast emptied');
+  assert.equal(
+    bank.wei(bob.cosmosAddress),
+    10_000n * 10n ** 18n + parseEther('5') - parseEther('1') - 21000n * GWEI,
+  );
+  assert.equal(
+    bank.wei(alice.evmAddress),
+    parseEther('1'),
+    'alice is unassociated: the value lands on her cast',
+  );
+});

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { StateOverlay } from '../../../src/state/overlay.ts';
+
+const b = (...xs: number[]) => Uint8Array.from(xs);
+const baseMap = new Map<string, Uint8Array>([['s:01', b(9)]]);
+const base = {
+  get: (store: string, key: Uint8Array) => baseMap.get(`${store}:${Buffer.from(key).toString('hex')}`),
+};
+
+test('reads fall through to the base until written; deletes shadow the base', () => {
+  const o = new StateOverlay(base);
+  assert.deepEqual(o.get('s', b(1)), b(9));
+  o.set('s', b(1), b(7));
+  assert.deepEqual(o.get('s', b(1)), b(7));
+  o.delete('s', b(1));
+  assert.equal(o.get('s', b(1)), undefined);
+  assert.equal(o.get('t', b(1)), undefined, 'stores are separate');
+});
+
+test('nested checkpoints: revert undoes only its own writes; an inner commit stays revertible by the outer', () => {
+  const o = new StateOverlay(base);
+  o.set('s', b(2), b(1));
+  o.checkpoint();
+  o.set('s', b(2), b(2));
+  o.checkpoint();
+  o.set('s', b(3), b(3));
+  o.set('s', b(1), undefined);
+  o.revert();
+  assert.deepEqual(o.get('s', b(2)), b(2));
+  assert.equal(o.get('s', b(3)), undefined);
+  assert.deepEqual(o.get('s', b(1)), b(9));
+  o.checkpoint();
+  o.set('s', b(4), b(4));
+  o.commit();
+  assert.deepEqual(o.get('s', b(4)), b(4));
+  o.revert();
+  assert.deepEqual(o.get('s', b(2)), b(1));
+  assert.equal(o.get('s', b(4)), undefined);
+  assert.equal(o.depth, 0);
+  assert.throws(() => o.revert(), /revert without a checkpoint/);
+});
+
+test('changes come per store in name order with keys sorted, deletes included', () => {
+  const o = new StateOverlay(base);
+  o.set('z', b(1), b(1));
+  o.set('a', b(5), b(5));
+  o.set('a', b(1, 2), b(2));
+  o.set('a', b(1), undefined);
+  assert.deepEqual(o.changes(), [
+    {
+      store: 'a',
+      writes: [
+        { key: b(1), value: undefined },
+        { key: b(1, 2), value: b(2) },
+        { key: b(5), value: b(5) },
+      ],
+    },
+    { store: 'z', writes: [{ key: b(1), value: b(1) }] },
+  ]);
+});
+
+test('bufferedKeys finds buffered keys by prefix only in the given store', () => {
+  const o = new StateOverlay(base);
+  o.set('a', b(1, 2), b(2));
+  o.set('a', b(1, 3), undefined);
+  o.set('a', b(2, 1), b(1));
+  o.set('b', b(1, 4), b(1));
+  const keys = o
+    .bufferedKeys('a', b(1))
+    .map((k) => Buffer.from(k).toString('hex'))
+    .sort();
+  assert.deepEqual(keys, ['0102', '0103']);
+});
