@@ -38,6 +38,12 @@ export async function runDev(o: DevOptions): Promise<void> {
         address: toAccAddress(a.cosmosAddress),
         uchain: DEV_TOKENS_PER_ACCOUNT * UCHAIN_PER_TOKEN,
       })),
+      // The dev keys are public, so their two addresses are linked from the start and their EVM
+      // balances are visible before their first transaction.
+      associations: accounts.map((a) => ({
+        evm_address: toHex(a.evmAddress),
+        cosmos_address: toAccAddress(a.cosmosAddress),
+      })),
     });
   }
   const lines = [
