@@ -22,6 +22,7 @@ import { promisify } from 'node:util';
 import { write as fsWrite, fdatasync } from 'node:fs';
 import { ChainError } from '../../../util/errors.ts';
 import { decodeEntry, encodeEntry } from '../changelog-codec.ts';
+import { readUvarint } from '../../../codec/varint.ts';
 import type { ChangelogEntry } from '../types.ts';
 
 export class ChangelogCorruptError extends ChainError {
@@ -84,9 +85,11 @@ export class Changelog {
       if (off + 8 + len > buf.length) return bad('torn record');
       const payload = buf.subarray(off + 8, off + 8 + len);
       if (crc32(payload) !== sum) return bad('checksum mismatch');
+      // the checksum vouches for the payload; only its leading version is needed to index it
+      // (decoding every pair of a large log here would dominate open time)
       let version: number;
       try {
-        version = decodeEntry(payload).version;
+        version = readUvarint(payload, 0)[0];
       } catch (err) {
         return bad(`undecodable record (${(err as Error).message})`);
       }

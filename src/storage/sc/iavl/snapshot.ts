@@ -79,7 +79,16 @@ export async function writeTreeSnapshot(view: TreeView, dir: string): Promise<Sn
           kv.buf.set(key, kv.off);
           kv.buf.set(value, kv.off + key.length);
           const rec = await leaves.reserve(RECORD_SIZE);
-          putLeafRecord(rec.buf, rec.off, rd.version(f.r), key.length, kvOffset, value.length, rd.hash(f.r));
+          putLeafRecord(
+            rec.buf,
+            rec.off,
+            rd.version(f.r),
+            key.length,
+            kvOffset,
+            value.length,
+            rd.hash(f.r),
+            key,
+          );
           last = leafRef(leafCount++);
           stack.pop();
         } else if (f.stage === 0) {
@@ -105,6 +114,7 @@ export async function writeTreeSnapshot(view: TreeView, dir: string): Promise<Sn
             f.right,
             f.keyLeaf,
             rd.hash(f.r),
+            rd.key(f.r),
           );
           last = branchCount++;
           stack.pop();

@@ -8,7 +8,7 @@
 import { SHA256_EMPTY } from '../../../crypto/hash.ts';
 import { compareBytes } from '../../../primitives/bytes.ts';
 import { MemNode, NodeReader, type NodeRef } from './node.ts';
-import type { TreeSnapshot } from './snapshot-file.ts';
+import { keyPrefix, type TreeSnapshot } from './snapshot-file.ts';
 
 /** A read-only version of one tree. Safe to keep while later versions are built. */
 export class TreeView {
@@ -38,6 +38,8 @@ export class TreeView {
     if (this.root === undefined) return undefined;
     const rd = this.reader;
     let r = this.root;
+    let p0 = -1;
+    let p1 = 0;
     // iterative descent on the hot read path; MemNodes and snapshot records are walked alike
     for (;;) {
       if (typeof r === 'number') {
@@ -46,7 +48,8 @@ export class TreeView {
           const leaf = -r - 1;
           return s.compareLeafKey(key, leaf) === 0 ? s.leafValue(leaf) : undefined;
         }
-        r = s.compareLeafKey(key, s.branchKeyLeaf(r)) < 0 ? s.branchLeft(r) : s.branchRight(r);
+        if (p0 < 0) [p0, p1] = keyPrefix(key);
+        r = s.compareBranchKey(key, p0, p1, r) < 0 ? s.branchLeft(r) : s.branchRight(r);
       } else {
         if (r.height === 0) return compareBytes(key, r.key) === 0 ? r.value : undefined;
         r = compareBytes(key, r.key) < 0 ? r.left! : r.right!;
@@ -153,9 +156,14 @@ export class MutableTree {
     return this.version + 1;
   }
 
-  /** The last committed version as a view. */
+  private committedView: TreeView | undefined;
+
+  /** The last committed version as a view (cached: reads call this per lookup). */
   committed(): TreeView {
-    return new TreeView(this.reader, this.committedRoot, this.version);
+    const v = this.committedView;
+    if (v && v.root === this.committedRoot && v.version === this.version && v.reader === this.reader)
+      return v;
+    return (this.committedView = new TreeView(this.reader, this.committedRoot, this.version));
   }
 
   /** The working state as a view (reads see uncommitted writes). */
