@@ -1,0 +1,119 @@
+/**
+ * Binary record of a block (version 1). Layout, all varints LEB128, `bytes` = uvarint length ‖ bytes:
+ *
+ *   u8 version = 1
+ *   header:  uv version.block, uv version.app, str chainId, uv height, sv time.seconds, uv time.nanos,
+ *            lastBlockId (bytes hash, uv psh.total, bytes psh.hash),
+ *            bytes × 9: lastCommitHash, dataHash, validatorsHash, nextValidatorsHash, consensusHash,
+ *            appHash, lastResultsHash, evidenceHash, proposerAddress
+ *   bytes blockHash
+ *   commit:  uv height, uv round, blockId, uv n, n × (u8 flag, bytes address, sv seconds, uv nanos,
+ *            bytes signature)
+ *   txs:     uv n, n × bytes
+ *
+ * The header and hash come first so a header read stops before the txs.
+ */
+import type { BlockID, BlockIdFlag, Commit, Header, Timestamp } from '../../codec/index.ts';
+import { ByteReader, ByteWriter } from './bytes-io.ts';
+import type { Block } from './types.ts';
+
+const VERSION = 1;
+
+function writeTime(w: ByteWriter, t: Timestamp): void {
+  w.sv(t.seconds).uv(t.nanos);
+}
+
+function writeBlockId(w: ByteWriter, id: BlockID): void {
+  w.bytes(id.hash).uv(id.partSetHeader.total).bytes(id.partSetHeader.hash);
+}
+
+function readTime(r: ByteReader): Timestamp {
+  return { seconds: r.sv(), nanos: r.uv() };
+}
+
+function readBlockId(r: ByteReader): BlockID {
+  const hash = r.bytes();
+  return { hash, partSetHeader: { total: r.uv(), hash: r.bytes() } };
+}
+
+export function encodeBlock(block: Block): Uint8Array {
+  const h = block.header;
+  let size = 1024 + block.lastCommit.signatures.length * 128;
+  for (const tx of block.txs) size += tx.length + 5;
+  const w = new ByteWriter(size);
+  w.u8(VERSION).uv(h.version.block).uv(h.version.app).str(h.chainId).uv(h.height);
+  writeTime(w, h.time);
+  writeBlockId(w, h.lastBlockId);
+  for (const b of [
+    h.lastCommitHash,
+    h.dataHash,
+    h.validatorsHash,
+    h.nextValidatorsHash,
+    h.consensusHash,
+    h.appHash,
+    h.lastResultsHash,
+    h.evidenceHash,
+    h.proposerAddress,
+  ]) {
+    w.bytes(b);
+  }
+  w.bytes(block.hash);
+  const c = block.lastCommit;
+  w.uv(c.height).uv(c.round);
+  writeBlockId(w, c.blockId);
+  w.uv(c.signatures.length);
+  for (const s of c.signatures) {
+    w.u8(s.blockIdFlag).bytes(s.validatorAddress);
+    writeTime(w, s.timestamp);
+    w.bytes(s.signature);
+  }
+  w.uv(block.txs.length);
+  for (const tx of block.txs) w.bytes(tx);
+  return w.finish();
+}
+
+function readHeaderAndHash(r: ByteReader): { header: Header; hash: Uint8Array } {
+  const version = r.u8();
+  if (version !== VERSION) r.fail(`unknown block record version ${version}`);
+  const header: Header = {
+    version: { block: r.uv(), app: r.uv() },
+    chainId: r.str(),
+    height: r.uv(),
+    time: readTime(r),
+    lastBlockId: readBlockId(r),
+    lastCommitHash: r.bytes(),
+    dataHash: r.bytes(),
+    validatorsHash: r.bytes(),
+    nextValidatorsHash: r.bytes(),
+    consensusHash: r.bytes(),
+    appHash: r.bytes(),
+    lastResultsHash: r.bytes(),
+    evidenceHash: r.bytes(),
+    proposerAddress: r.bytes(),
+  };
+  return { header, hash: r.bytes() };
+}
+
+export function decodeHeader(buf: Uint8Array): { header: Header; hash: Uint8Array } {
+  return readHeaderAndHash(new ByteReader(buf, 'block'));
+}
+
+export function decodeBlock(buf: Uint8Array): Block {
+  const r = new ByteReader(buf, 'block');
+  const { header, hash } = readHeaderAndHash(r);
+  const commit: Commit = { height: r.uv(), round: r.uv(), blockId: readBlockId(r), signatures: [] };
+  const nSigs = r.uv();
+  for (let i = 0; i < nSigs; i++) {
+    commit.signatures.push({
+      blockIdFlag: r.u8() as BlockIdFlag,
+      validatorAddress: r.bytes(),
+      timestamp: readTime(r),
+      signature: r.bytes(),
+    });
+  }
+  const nTxs = r.uv();
+  const txs: Uint8Array[] = new Array(nTxs);
+  for (let i = 0; i < nTxs; i++) txs[i] = r.bytes();
+  r.end();
+  return { header, hash, txs, lastCommit: commit };
+}

@@ -1,0 +1,77 @@
+/**
+ * Ethereum's 2048-bit log bloom: for the address and each topic of a log, keccak-256 the bytes and
+ * set three bits, taken from byte pairs (0,1), (2,3), (4,5) of the hash, each pair's value mod 2048;
+ * bit b lives in byte 255 - b/8 (the bloom is a big-endian 2048-bit number).
+ */
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import type { Log } from './types.ts';
+
+export const BLOOM_BYTES = 256;
+
+/** The three (byte index, mask) probes of one bloom item, flattened: [i0, m0, i1, m1, i2, m2]. */
+export type BloomProbe = [number, number, number, number, number, number];
+
+export function bloomProbe(item: Uint8Array): BloomProbe {
+  const h = keccak_256(item);
+  const out: number[] = [];
+  for (let i = 0; i < 6; i += 2) {
+    const bit = ((h[i] << 8) | h[i + 1]) & 2047;
+    out.push(BLOOM_BYTES - 1 - (bit >> 3), 1 << (bit & 7));
+  }
+  return out as BloomProbe;
+}
+
+export function bloomAddProbe(bloom: Uint8Array, p: BloomProbe): void {
+  bloom[p[0]] |= p[1];
+  bloom[p[2]] |= p[3];
+  bloom[p[4]] |= p[5];
+}
+
+/** `bloom` is read at `off`, so a probe can test a bloom inside a larger record without copying. */
+export function bloomHasProbe(bloom: Uint8Array, p: BloomProbe, off = 0): boolean {
+  return (
+    (bloom[off + p[0]] & p[1]) !== 0 && (bloom[off + p[2]] & p[3]) !== 0 && (bloom[off + p[4]] & p[5]) !== 0
+  );
+}
+
+/** The bloom of a set of logs (a receipt's or a block's). */
+export function logsBloom(logs: Iterable<Pick<Log, 'address' | 'topics'>>): Uint8Array {
+  return new BloomBuilder().addLogs(logs).bloom;
+}
+
+/**
+ * Accumulates a bloom, hashing each distinct item once: the logs of a block repeat the same few
+ * contracts and event signatures, so this saves most of the keccak work of a block bloom.
+ */
+export class BloomBuilder {
+  readonly bloom = new Uint8Array(BLOOM_BYTES);
+  private readonly seen = new Set<string>();
+
+  add(item: Uint8Array): this {
+    const key = latin1(item);
+    if (this.seen.has(key)) return this;
+    this.seen.add(key);
+    bloomAddProbe(this.bloom, bloomProbe(item));
+    return this;
+  }
+
+  addLogs(logs: Iterable<Pick<Log, 'address' | 'topics'>>): this {
+    for (const log of logs) {
+      this.add(log.address);
+      for (const t of log.topics) this.add(t);
+    }
+    return this;
+  }
+}
+
+/** A byte string as a JS string of char codes 0-255: a cheap exact Map/Set key. */
+export function latin1(b: Uint8Array, off = 0, len = b.length - off): string {
+  let s = '';
+  for (let i = off; i < off + len; i++) s += String.fromCharCode(b[i]);
+  return s;
+}
+
+export function isZeroBloom(bloom: Uint8Array): boolean {
+  for (let i = 0; i < bloom.length; i++) if (bloom[i] !== 0) return false;
+  return true;
+}

@@ -1,0 +1,79 @@
+/**
+ * Key layout of the block store (one LMDB environment, so a block and all its indexes commit in one
+ * transaction). Heights are big-endian u64 so key order is height order.
+ *
+ *   00 'L' / 00 'E'             latest / earliest stored height (u64)
+ *   01 ‖ height                 block record (block-codec.ts)
+ *   02 ‖ blockHash(32)          height (u64)
+ *   03 ‖ height                 block hash(32) ‖ block bloom(256), bloom omitted when the block has
+ *                               no logs; getLogs walks this range, so it stays small and dense
+ *   04 ‖ height ‖ txIndex(u32)  receipt record (receipt-codec.ts)
+ *   05 ‖ evmTxHash(32)          height(u64) ‖ blockTxIndex(u32) ‖ evmIndex(u32)
+ *   06 ‖ sha256(TxRaw)(32)      height(u64) ‖ blockTxIndex(u32), for every tx of the block
+ *   07 ‖ height                 Cosmos tx results record (receipt-codec.ts)
+ */
+
+export const META_LATEST = Uint8Array.of(0x00, 0x4c);
+export const META_EARLIEST = Uint8Array.of(0x00, 0x45);
+export const P_BLOCK = 0x01;
+export const P_HASH = 0x02;
+export const P_BLOOM = 0x03;
+export const P_RECEIPT = 0x04;
+export const P_EVM_TX = 0x05;
+export const P_COSMOS_TX = 0x06;
+export const P_RESULTS = 0x07;
+
+/** Prefixes keyed by height alone, which truncate/prune delete per height. */
+export const HEIGHT_KEYED = [P_BLOCK, P_BLOOM, P_RESULTS] as const;
+
+export function heightKey(prefix: number, height: number): Uint8Array {
+  const k = new Uint8Array(9);
+  k[0] = prefix;
+  new DataView(k.buffer).setBigUint64(1, BigInt(height));
+  return k;
+}
+
+export function receiptKey(height: number, txIndex: number): Uint8Array {
+  const k = new Uint8Array(13);
+  k[0] = P_RECEIPT;
+  const dv = new DataView(k.buffer);
+  dv.setBigUint64(1, BigInt(height));
+  dv.setUint32(9, txIndex);
+  return k;
+}
+
+export function hashKey(prefix: number, hash: Uint8Array): Uint8Array {
+  const k = new Uint8Array(1 + hash.length);
+  k[0] = prefix;
+  k.set(hash, 1);
+  return k;
+}
+
+export function readHeightAt(buf: Uint8Array, off: number): number {
+  return Number(new DataView(buf.buffer, buf.byteOffset, buf.byteLength).getBigUint64(off));
+}
+
+export function encodeU64(n: number): Uint8Array {
+  const b = new Uint8Array(8);
+  new DataView(b.buffer).setBigUint64(0, BigInt(n));
+  return b;
+}
+
+export function encodeLocation(height: number, index: number, evmIndex?: number): Uint8Array {
+  const b = new Uint8Array(evmIndex === undefined ? 12 : 16);
+  const dv = new DataView(b.buffer);
+  dv.setBigUint64(0, BigInt(height));
+  dv.setUint32(8, index);
+  if (evmIndex !== undefined) dv.setUint32(12, evmIndex);
+  return b;
+}
+
+export function decodeLocation(b: Uint8Array): { height: number; index: number; evmIndex?: number } {
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const loc: { height: number; index: number; evmIndex?: number } = {
+    height: Number(dv.getBigUint64(0)),
+    index: dv.getUint32(8),
+  };
+  if (b.length >= 16) loc.evmIndex = dv.getUint32(12);
+  return loc;
+}

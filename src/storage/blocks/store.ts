@@ -1,0 +1,405 @@
+/**
+ * The block store (DESIGN §4, §5): blocks by height and hash, EVM and Cosmos tx-hash indexes,
+ * receipts with their logs, Cosmos tx results, a per-block bloom, and the latest/earliest watermarks,
+ * in one LMDB environment under `<dataDir>/blockstore/` (key layout in keys.ts). Everything of one
+ * height is written by one transaction, so a crash leaves a height either complete or absent.
+ *
+ * eth_getLogs walks the compact per-block bloom records of the range (hash ‖ 256-byte bloom, or just
+ * the hash for a block without logs), and reads receipts only of blocks whose bloom can match.
+ *
+ * Reads are synchronous (LMDB serves them from its memory map); writes are serialised.
+ */
+import { join } from 'node:path';
+import { sha256 } from '../../crypto/hash.ts';
+import { openLmdbStore } from '../kv/lmdb.ts';
+import type { KVOp, KVReader, KVStore } from '../kv/types.ts';
+import { acquireDirLock, type DirLock } from '../../util/dir-lock.ts';
+import { decodeBlock, decodeHeader, encodeBlock } from './block-codec.ts';
+import { BloomBuilder, isZeroBloom } from './bloom.ts';
+import {
+  BlockHeightError,
+  BlockStoreClosedError,
+  InvalidBlockDataError,
+  InvalidLogQueryError,
+} from './errors.ts';
+import {
+  decodeLocation,
+  encodeLocation,
+  encodeU64,
+  hashKey,
+  heightKey,
+  META_EARLIEST,
+  META_LATEST,
+  P_BLOCK,
+  P_BLOOM,
+  P_COSMOS_TX,
+  P_EVM_TX,
+  P_HASH,
+  P_RESULTS,
+  readHeightAt,
+  receiptKey,
+} from './keys.ts';
+import { compileLogFilter } from './log-filter.ts';
+import {
+  decodeCosmosResults,
+  decodeReceipt,
+  encodeCosmosResults,
+  encodeReceipt,
+  receiptTxHash,
+  scanReceiptLogs,
+} from './receipt-codec.ts';
+import type {
+  Block,
+  BlockLog,
+  CosmosTxResult,
+  EvmTxLocation,
+  Log,
+  LogQuery,
+  LogQueryResult,
+  Receipt,
+  StoredReceipt,
+  TxLocation,
+} from './types.ts';
+import { validateBlock, validateCosmosResults, validateReceipts } from './validate.ts';
+import type { Header } from '../../codec/index.ts';
+
+export const DEFAULT_LOG_LIMIT = 10_000;
+/** Ops per transaction when truncating or pruning: big enough to be fast, small enough to not stall. */
+const DELETE_BATCH_OPS = 20_000;
+
+export interface BlockStoreOptions {
+  /** The node's data directory; the store lives in `<dataDir>/blockstore/`. */
+  dataDir: string;
+  /** fsync every write (default true); benchmarks and throwaway stores may turn it off. */
+  sync?: boolean;
+}
+
+type SyncReader = Required<Pick<KVReader, 'getSync' | 'iterateSync'>>;
+
+export async function openBlockStore(options: BlockStoreOptions): Promise<BlockStore> {
+  const dir = join(options.dataDir, 'blockstore');
+  const lock = acquireDirLock(dir);
+  let kv: KVStore;
+  try {
+    kv = await openLmdbStore(dir, { sync: options.sync ?? true });
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  return new BlockStore(kv, lock, dir);
+}
+
+export class BlockStore {
+  readonly path: string;
+  private readonly kv: KVStore & SyncReader;
+  private readonly lock: DirLock;
+  private latest: number | undefined;
+  private earliest: number | undefined;
+  private writing: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(kv: KVStore, lock: DirLock, path: string) {
+    if (!kv.getSync || !kv.iterateSync)
+      throw new TypeError(`block store needs an engine with synchronous reads, got ${kv.engine}`);
+    this.kv = kv as KVStore & SyncReader;
+    this.lock = lock;
+    this.path = path;
+    const l = kv.getSync(META_LATEST);
+    const e = kv.getSync(META_EARLIEST);
+    this.latest = l ? readHeightAt(l, 0) : undefined;
+    this.earliest = e ? readHeightAt(e, 0) : undefined;
+  }
+
+  /** The newest stored height; undefined while the store is empty. */
+  latestHeight(): number | undefined {
+    return this.latest;
+  }
+
+  /** The oldest stored height (raised by pruneBelow); undefined while the store is empty. */
+  earliestHeight(): number | undefined {
+    return this.earliest;
+  }
+
+  /** Runs writers one at a time, so watermarks and batches never interleave. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    this.assertOpen();
+    const run = this.writing.then(fn, fn);
+    this.writing = run.catch(() => undefined);
+    return run;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new BlockStoreClosedError(this.path);
+  }
+
+  /**
+   * Stores a block with its receipts (one per EVM tx, in EVM tx order) and the results of its Cosmos
+   * txs, all in one atomic, durable write. The height must be latest + 1 (any height ≥ 1 when empty).
+   * Throws InvalidBlockDataError / BlockHeightError before writing anything.
+   */
+  putBlock(block: Block, receipts: Receipt[] = [], cosmosResults: CosmosTxResult[] = []): Promise<void> {
+    return this.exclusive(async () => {
+      validateBlock(block);
+      const height = block.header.height;
+      if (this.latest !== undefined && height !== this.latest + 1)
+        throw new BlockHeightError(height, this.latest + 1);
+      validateReceipts(block, receipts);
+      validateCosmosResults(block, cosmosResults);
+
+      const ops: KVOp[] = [];
+      const put = (key: Uint8Array, value: Uint8Array) => ops.push({ type: 'put', key, value });
+      put(heightKey(P_BLOCK, height), encodeBlock(block));
+      put(hashKey(P_HASH, block.hash), encodeU64(height));
+      // The store computes the block bloom from the logs itself: getLogs skips blocks by it, so it
+      // must not depend on the blooms the caller put in the receipts.
+      const bloom = new BloomBuilder();
+      for (const rc of receipts) {
+        bloom.addLogs(rc.logs);
+        put(receiptKey(height, rc.txIndex), encodeReceipt(rc));
+        put(hashKey(P_EVM_TX, rc.txHash), encodeLocation(height, rc.blockTxIndex, rc.txIndex));
+      }
+      const bloomRecord = new Uint8Array(isZeroBloom(bloom.bloom) ? 32 : 32 + 256);
+      bloomRecord.set(block.hash);
+      if (bloomRecord.length > 32) bloomRecord.set(bloom.bloom, 32);
+      put(heightKey(P_BLOOM, height), bloomRecord);
+      block.txs.forEach((tx, i) => put(hashKey(P_COSMOS_TX, sha256(tx)), encodeLocation(height, i)));
+      if (cosmosResults.length > 0) put(heightKey(P_RESULTS, height), encodeCosmosResults(cosmosResults));
+      put(META_LATEST, encodeU64(height));
+      if (this.earliest === undefined) put(META_EARLIEST, encodeU64(height));
+      await this.kv.write(ops);
+      this.latest = height;
+      if (this.earliest === undefined) this.earliest = height;
+    });
+  }
+
+  /** Removes every height above `height` (blocks, receipts, results, blooms, index entries). */
+  truncateAbove(height: number): Promise<void> {
+    return this.exclusive(async () => {
+      assertHeightArg(height, 'truncateAbove');
+      if (this.latest === undefined || this.earliest === undefined || height >= this.latest) return;
+      const earliest = this.earliest;
+      let ops: KVOp[] = [];
+      for (let h = this.latest; h > height && h >= earliest; h--) {
+        this.collectDeletes(h, ops);
+        const newLatest = h - 1;
+        const empty = newLatest < earliest;
+        if (ops.length < DELETE_BATCH_OPS && newLatest > height && !empty) continue;
+        if (empty) ops.push({ type: 'del', key: META_LATEST }, { type: 'del', key: META_EARLIEST });
+        else ops.push({ type: 'put', key: META_LATEST, value: encodeU64(newLatest) });
+        await this.kv.write(ops);
+        ops = [];
+        this.latest = empty ? undefined : newLatest;
+        if (empty) this.earliest = undefined;
+      }
+    });
+  }
+
+  /**
+   * Removes every height below `height`, keeping at least the latest block (the watermark must
+   * name a block that exists). Earliest moves up batch by batch, so a crash mid-way is consistent.
+   */
+  pruneBelow(height: number): Promise<void> {
+    return this.exclusive(async () => {
+      assertHeightArg(height, 'pruneBelow');
+      if (this.latest === undefined || this.earliest === undefined) return;
+      const target = Math.min(height, this.latest);
+      let ops: KVOp[] = [];
+      for (let h: number = this.earliest; h < target; h++) {
+        this.collectDeletes(h, ops);
+        if (ops.length < DELETE_BATCH_OPS && h + 1 < target) continue;
+        ops.push({ type: 'put', key: META_EARLIEST, value: encodeU64(h + 1) });
+        await this.kv.write(ops);
+        ops = [];
+        this.earliest = h + 1;
+      }
+    });
+  }
+
+  /** Appends the deletes of everything stored for `height`; index entries only if they point there. */
+  private collectDeletes(height: number, ops: KVOp[]): void {
+    const del = (key: Uint8Array) => ops.push({ type: 'del', key });
+    const delIndexIfAt = (key: Uint8Array) => {
+      const v = this.kv.getSync(key);
+      // a later block may have re-indexed the same hash; that entry is not ours to remove
+      if (v && readHeightAt(v, 0) === height) del(key);
+    };
+    const blockKey = heightKey(P_BLOCK, height);
+    const rec = this.kv.getSync(blockKey);
+    if (rec) {
+      const block = decodeBlock(rec);
+      delIndexIfAt(hashKey(P_HASH, block.hash));
+      for (const tx of block.txs) delIndexIfAt(hashKey(P_COSMOS_TX, sha256(tx)));
+      del(blockKey);
+    }
+    for (const [key, value] of this.kv.iterateSync({
+      gte: receiptKey(height, 0),
+      lt: receiptKey(height + 1, 0),
+    })) {
+      delIndexIfAt(hashKey(P_EVM_TX, receiptTxHash(value)));
+      del(key);
+    }
+    del(heightKey(P_BLOOM, height));
+    del(heightKey(P_RESULTS, height));
+  }
+
+  blockByHeight(height: number): Block | undefined {
+    this.assertOpen();
+    const rec = this.kv.getSync(heightKey(P_BLOCK, height));
+    return rec ? decodeBlock(rec) : undefined;
+  }
+
+  /** The header and block hash only (no txs or commit decoded). */
+  headerByHeight(height: number): { header: Header; hash: Uint8Array } | undefined {
+    this.assertOpen();
+    const rec = this.kv.getSync(heightKey(P_BLOCK, height));
+    return rec ? decodeHeader(rec) : undefined;
+  }
+
+  heightByHash(hash: Uint8Array): number | undefined {
+    this.assertOpen();
+    const v = this.kv.getSync(hashKey(P_HASH, hash));
+    return v ? readHeightAt(v, 0) : undefined;
+  }
+
+  blockByHash(hash: Uint8Array): Block | undefined {
+    const h = this.heightByHash(hash);
+    return h === undefined ? undefined : this.blockByHeight(h);
+  }
+
+  /** The block hash at a height, from the small bloom record (no block decode). */
+  blockHashByHeight(height: number): Uint8Array | undefined {
+    this.assertOpen();
+    return this.kv.getSync(heightKey(P_BLOOM, height))?.subarray(0, 32);
+  }
+
+  /** The block's bloom (all zero for a block without logs). */
+  blockBloom(height: number): Uint8Array | undefined {
+    this.assertOpen();
+    const rec = this.kv.getSync(heightKey(P_BLOOM, height));
+    if (!rec) return undefined;
+    return rec.length > 32 ? rec.subarray(32) : new Uint8Array(256);
+  }
+
+  txLocationByEvmHash(hash: Uint8Array): EvmTxLocation | undefined {
+    this.assertOpen();
+    const v = this.kv.getSync(hashKey(P_EVM_TX, hash));
+    return v ? (decodeLocation(v) as EvmTxLocation) : undefined;
+  }
+
+  /** Location of any tx of a block by its SHA-256 (Tendermint hash), Cosmos or wrapped EVM. */
+  txLocationByCosmosHash(hash: Uint8Array): TxLocation | undefined {
+    this.assertOpen();
+    const v = this.kv.getSync(hashKey(P_COSMOS_TX, hash));
+    if (!v) return undefined;
+    const { height, index } = decodeLocation(v);
+    return { height, index };
+  }
+
+  /** Receipts of a block in EVM tx order; undefined if the block is not stored. */
+  receiptsOfBlock(height: number): Receipt[] | undefined {
+    this.assertOpen();
+    if (!this.kv.getSync(heightKey(P_BLOOM, height))) return undefined;
+    const out: Receipt[] = [];
+    for (const [, v] of this.kv.iterateSync({ gte: receiptKey(height, 0), lt: receiptKey(height + 1, 0) })) {
+      out.push(decodeReceipt(v));
+    }
+    return out;
+  }
+
+  receipt(height: number, txIndex: number): Receipt | undefined {
+    this.assertOpen();
+    const v = this.kv.getSync(receiptKey(height, txIndex));
+    return v ? decodeReceipt(v) : undefined;
+  }
+
+  receiptByEvmHash(hash: Uint8Array): StoredReceipt | undefined {
+    const loc = this.txLocationByEvmHash(hash);
+    if (!loc) return undefined;
+    const v = this.kv.getSync(receiptKey(loc.height, loc.evmIndex));
+    const blockHash = this.blockHashByHeight(loc.height);
+    if (!v || !blockHash) return undefined; // removed between the two reads
+    return { receipt: decodeReceipt(v), height: loc.height, blockHash };
+  }
+
+  /** Results of the block's Cosmos txs, by tx index; undefined if the block is not stored. */
+  cosmosResultsOfBlock(height: number): CosmosTxResult[] | undefined {
+    this.assertOpen();
+    const v = this.kv.getSync(heightKey(P_RESULTS, height));
+    if (v) return decodeCosmosResults(v);
+    return this.kv.getSync(heightKey(P_BLOOM, height)) ? [] : undefined;
+  }
+
+  cosmosResultByHash(hash: Uint8Array): { result: CosmosTxResult; location: TxLocation } | undefined {
+    const location = this.txLocationByCosmosHash(hash);
+    if (!location) return undefined;
+    const result = this.cosmosResultsOfBlock(location.height)?.find((r) => r.index === location.index);
+    return result ? { result, location } : undefined;
+  }
+
+  /**
+   * eth_getLogs over [fromBlock, toBlock] (clamped to the stored range): logs in block and logIndex
+   * order, at most `limit`, with `limitExceeded` telling the caller that more matched.
+   */
+  getLogs(query: LogQuery): LogQueryResult {
+    this.assertOpen();
+    const { fromBlock, toBlock } = query;
+    const limit = query.limit ?? DEFAULT_LOG_LIMIT;
+    if (!Number.isSafeInteger(fromBlock) || !Number.isSafeInteger(toBlock) || fromBlock < 0 || toBlock < 0) {
+      throw new InvalidLogQueryError(
+        `log query range [${fromBlock}, ${toBlock}] must be non-negative integers`,
+      );
+    }
+    if (fromBlock > toBlock)
+      throw new InvalidLogQueryError(`log query fromBlock ${fromBlock} is after toBlock ${toBlock}`);
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      throw new InvalidLogQueryError(`log query limit ${limit} must be a positive integer`);
+    const filter = compileLogFilter(query.addresses, query.topics);
+    const logs: BlockLog[] = [];
+    if (this.latest === undefined || this.earliest === undefined) return { logs, limitExceeded: false };
+    const from = Math.max(fromBlock, this.earliest);
+    const to = Math.min(toBlock, this.latest);
+    if (from > to) return { logs, limitExceeded: false };
+
+    // One read transaction for the whole query: a concurrent truncate cannot tear the result.
+    const snap = this.kv.snapshot() as ReturnType<KVStore['snapshot']> & SyncReader;
+    try {
+      const found: Log[] = [];
+      for (const [key, rec] of snap.iterateSync({
+        gte: heightKey(P_BLOOM, from),
+        lt: heightKey(P_BLOOM, to + 1),
+      })) {
+        if (rec.length <= 32 || !filter.bloomMayMatch(rec, 32)) continue;
+        const height = readHeightAt(key, 1);
+        const blockHash = rec.subarray(0, 32);
+        for (const [, r] of snap.iterateSync({ gte: receiptKey(height, 0), lt: receiptKey(height + 1, 0) })) {
+          found.length = 0;
+          scanReceiptLogs(r, filter.match, found);
+          for (const log of found) {
+            if (logs.length === limit) return { logs, limitExceeded: true };
+            logs.push({ ...log, blockHeight: height, blockHash });
+          }
+        }
+      }
+      return { logs, limitExceeded: false };
+    } finally {
+      snap.release();
+    }
+  }
+
+  /** Waits for pending writes, closes the database and releases the directory lock. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.writing;
+    this.closed = true;
+    try {
+      await this.kv.close();
+    } finally {
+      this.lock.release();
+    }
+  }
+}
+
+function assertHeightArg(height: number, what: string): void {
+  if (!Number.isSafeInteger(height) || height < 0)
+    throw new InvalidLogQueryError(`${what}: height ${height} must be a non-negative integer`);
+}

@@ -1,0 +1,129 @@
+/**
+ * The node's block data model (DESIGN §4): blocks as committed, EVM receipts and logs, and the
+ * results of Cosmos txs. Bytes are Uint8Array, quantities bigint; heights and indexes are JS numbers
+ * (safe integers), like the versions of SC and SS.
+ */
+import type { Commit, Header } from '../../codec/index.ts';
+
+export interface Block {
+  header: Header;
+  /** headerHash(header); putBlock checks it. */
+  hash: Uint8Array;
+  /** Every tx is a Cosmos TxRaw; an Ethereum tx is wrapped in one (DESIGN §4). Block order. */
+  txs: Uint8Array[];
+  /** The commit (validator signatures) of the previous block; empty signatures at the first height. */
+  lastCommit: Commit;
+}
+
+export interface Log {
+  /** 20 bytes */
+  address: Uint8Array;
+  /** 0 to 4 topics of 32 bytes */
+  topics: Uint8Array[];
+  data: Uint8Array;
+  /** Position of the log among all logs of its block (Ethereum `logIndex`). */
+  logIndex: number;
+  /** The receipt's `txIndex`. */
+  txIndex: number;
+  /** The receipt's `txHash`. */
+  txHash: Uint8Array;
+}
+
+/** A log as eth_getLogs returns it: with the block it belongs to. */
+export interface BlockLog extends Log {
+  blockHeight: number;
+  blockHash: Uint8Array;
+}
+
+export interface Receipt {
+  /** keccak-256 of the raw Ethereum tx. */
+  txHash: Uint8Array;
+  /**
+   * Ethereum `transactionIndex`: position among the block's EVM txs (0, 1, 2, ... in block order),
+   * which is also the position in the block's receipt list.
+   */
+  txIndex: number;
+  /** Position of the wrapping TxRaw in `Block.txs`. */
+  blockTxIndex: number;
+  /** 20 bytes */
+  from: Uint8Array;
+  /** null for contract creation */
+  to: Uint8Array | null;
+  /** the created contract, or null */
+  contractAddress: Uint8Array | null;
+  /** 1 success, 0 failure */
+  status: 0 | 1;
+  gasUsed: bigint;
+  cumulativeGasUsed: bigint;
+  effectiveGasPrice: bigint;
+  /** EIP-2718 type: 0 legacy, 1 access list, 2 dynamic fee, 4 set code */
+  type: number;
+  logs: Log[];
+  /** 256 bytes: the Ethereum bloom of this receipt's logs. */
+  logsBloom: Uint8Array;
+}
+
+export interface EventAttribute {
+  key: string;
+  value: string;
+  index: boolean;
+}
+
+export interface TxEvent {
+  type: string;
+  attributes: EventAttribute[];
+}
+
+/** The execution result of one Cosmos tx (CometBFT ExecTxResult, minus data). */
+export interface CosmosTxResult {
+  /** Position of the tx in `Block.txs`. */
+  index: number;
+  /** 0 = success */
+  code: number;
+  codespace: string;
+  log: string;
+  gasWanted: bigint;
+  gasUsed: bigint;
+  events: TxEvent[];
+}
+
+export interface TxLocation {
+  height: number;
+  /** Position in `Block.txs`. */
+  index: number;
+}
+
+export interface EvmTxLocation extends TxLocation {
+  /** The receipt's `txIndex` (Ethereum `transactionIndex`). */
+  evmIndex: number;
+}
+
+/** A receipt with the block it belongs to (eth_getTransactionReceipt needs both). */
+export interface StoredReceipt {
+  receipt: Receipt;
+  height: number;
+  blockHash: Uint8Array;
+}
+
+export interface LogQuery {
+  /** Inclusive; clamped to the stored range. */
+  fromBlock: number;
+  /** Inclusive; clamped to the stored range. */
+  toBlock: number;
+  /** A log matches if its address is any of these; empty or absent = any address. */
+  addresses?: Uint8Array[];
+  /**
+   * Position-wise topic filter (geth semantics): position i matches if the list is null/empty or
+   * contains the log's i-th topic; a log with fewer topics than the filter has positions fails.
+   */
+  topics?: (Uint8Array[] | null)[];
+  /** Maximum number of logs returned (default DEFAULT_LOG_LIMIT). */
+  limit?: number;
+}
+
+export interface LogQueryResult {
+  /** In block order, then logIndex order. */
+  logs: BlockLog[];
+  /** More than `limit` logs matched; `logs` holds the first `limit`. */
+  limitExceeded: boolean;
+}

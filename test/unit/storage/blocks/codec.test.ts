@@ -1,0 +1,93 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decodeBlock, decodeHeader, encodeBlock } from '../../../../src/storage/blocks/block-codec.ts';
+import {
+  decodeCosmosResults,
+  decodeReceipt,
+  encodeCosmosResults,
+  encodeReceipt,
+  scanReceiptLogs,
+} from '../../../../src/storage/blocks/receipt-codec.ts';
+import { CorruptRecordError } from '../../../../src/storage/blocks/errors.ts';
+import { GO_ZERO_TIME, BlockIdFlag } from '../../../../src/codec/index.ts';
+import type { Log, Receipt } from '../../../../src/storage/blocks/types.ts';
+import { filled, makeBlock, pools, prng } from './fixtures.ts';
+
+const shape = { evmTxs: 6, cosmosTxs: 3, logsPerTx: 2, ...pools(4, 6) };
+
+test('block record round-trips every field, including an absent signature at Go zero time', () => {
+  const { block } = makeBlock(7, filled(32, 1), shape, prng(1));
+  block.lastCommit.signatures.push({
+    blockIdFlag: BlockIdFlag.Absent,
+    validatorAddress: new Uint8Array(),
+    timestamp: GO_ZERO_TIME,
+    signature: new Uint8Array(),
+  });
+  block.txs.push(new Uint8Array()); // an empty tx survives too
+  const rec = encodeBlock(block);
+  assert.equal(rec[0], 1, 'version byte first');
+  assert.deepEqual(decodeBlock(rec), block);
+  assert.deepEqual(decodeHeader(rec), { header: block.header, hash: block.hash });
+});
+
+test('receipt record round-trips: create/call, big quantities, zero/sparse/raw blooms', () => {
+  const { receipts } = makeBlock(3, filled(32, 2), shape, prng(2));
+  const huge: Receipt = {
+    ...receipts[0],
+    gasUsed: 0n,
+    cumulativeGasUsed: (1n << 64n) + 5n,
+    effectiveGasPrice: (1n << 255n) - 1n,
+    logs: [],
+    logsBloom: new Uint8Array(256),
+  };
+  const dense: Receipt = { ...receipts[1], logsBloom: new Uint8Array(256).fill(0xff) };
+  for (const rc of [...receipts, huge, dense]) {
+    const rec = encodeReceipt(rc);
+    assert.equal(rec[0], 1);
+    assert.deepEqual(decodeReceipt(rec), rc);
+  }
+  // a sparse bloom is far smaller than 256 bytes
+  const withLogs = receipts.find((r) => r.logs.length > 0)!;
+  const bare = encodeReceipt({ ...withLogs, logs: [] });
+  assert.ok(bare.length < 200, `record of ${bare.length} bytes`);
+});
+
+test('scanReceiptLogs returns exactly the accepted logs, without decoding the receipt', () => {
+  const { receipts } = makeBlock(3, filled(32, 2), shape, prng(3));
+  for (const rc of receipts) {
+    const all: Log[] = [];
+    scanReceiptLogs(encodeReceipt(rc), () => true, all);
+    assert.deepEqual(all, rc.logs);
+    const none: Log[] = [];
+    scanReceiptLogs(encodeReceipt(rc), () => false, none);
+    assert.deepEqual(none, []);
+    const twoTopics: Log[] = [];
+    scanReceiptLogs(encodeReceipt(rc), (_b, _a, n) => n >= 2, twoTopics);
+    assert.deepEqual(
+      twoTopics,
+      rc.logs.filter((l) => l.topics.length >= 2),
+    );
+  }
+});
+
+test('cosmos results round-trip', () => {
+  const { results } = makeBlock(3, filled(32, 2), shape, prng(4));
+  results.push({ index: 99, code: 0, codespace: '', log: 'ünïcode', gasWanted: 0n, gasUsed: 0n, events: [] });
+  const rec = encodeCosmosResults(results);
+  assert.equal(rec[0], 1);
+  assert.deepEqual(decodeCosmosResults(rec), results);
+});
+
+test('damaged or unknown-version records are CorruptRecordError, never garbage', () => {
+  const { block, receipts, results } = makeBlock(3, filled(32, 2), shape, prng(5));
+  const recs: [Uint8Array, (b: Uint8Array) => unknown][] = [
+    [encodeBlock(block), decodeBlock],
+    [encodeReceipt(receipts[0]), decodeReceipt],
+    [encodeCosmosResults(results), decodeCosmosResults],
+  ];
+  for (const [rec, decode] of recs) {
+    assert.throws(() => decode(rec.subarray(0, rec.length - 1)), CorruptRecordError);
+    assert.throws(() => decode(Uint8Array.of(...rec, 0)), CorruptRecordError);
+    assert.throws(() => decode(Uint8Array.of(2, ...rec.subarray(1))), /unknown .*version 2/);
+  }
+});
