@@ -283,9 +283,16 @@ const block = new Uint8Array(64);
 const block32 = new Uint32Array(block.buffer);
 const cv = new Uint32Array(8);
 
-/** BLAKE3(input) read to `length` bytes (unkeyed hash mode, XOF). */
-export function blake3XofFast(input: Uint8Array, length: number): Uint8Array {
-  if (input.length > CHUNK_LEN) return blake3(input, { dkLen: length });
+/**
+ * BLAKE3(input) read to `out.length * 4` bytes, written into `out` (a multiple of 16 words): no
+ * allocation, for callers that consume the output at once (the lattice hash).
+ */
+export function blake3XofInto(input: Uint8Array, out: Uint32Array): void {
+  if (input.length > CHUNK_LEN) {
+    const bytes = blake3(input, { dkLen: out.length * 4 });
+    out.set(new Uint32Array(bytes.buffer, bytes.byteOffset, out.length));
+    return;
+  }
   cv.set(IV);
   const blocks = Math.max(1, Math.ceil(input.length / 64));
   let flags = CHUNK_START;
@@ -298,9 +305,15 @@ export function blake3XofFast(input: Uint8Array, length: number): Uint8Array {
   block.fill(0);
   block.set(input.subarray((blocks - 1) * 64));
   flags |= CHUNK_END | ROOT;
-  const outBlocks = Math.ceil(length / 64);
-  const out = new Uint32Array(outBlocks * 16);
+  const outBlocks = out.length >>> 4;
   for (let t = 0; t < outBlocks; t++) compress(cv, block32, t, lastLen, flags, out, t * 16, true);
+}
+
+/** BLAKE3(input) read to `length` bytes (unkeyed hash mode, XOF). */
+export function blake3XofFast(input: Uint8Array, length: number): Uint8Array {
+  if (input.length > CHUNK_LEN) return blake3(input, { dkLen: length });
+  const out = new Uint32Array(Math.ceil(length / 64) * 16);
+  blake3XofInto(input, out);
   const bytes = new Uint8Array(out.buffer);
   return length === bytes.length ? bytes : bytes.slice(0, length);
 }

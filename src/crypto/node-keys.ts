@@ -2,7 +2,14 @@
  * Ed25519 keys of the node (P2P identity) and of the validator (block signing), in CometBFT's JSON
  * shapes so that operators' tooling reads them unchanged.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  verify,
+} from 'node:crypto';
 import { toHex } from '../primitives/bytes.ts';
 
 export interface Ed25519Key {
@@ -81,4 +88,25 @@ export function ed25519FromJson(
     throw new Error(`${what}: priv_key.value's public half does not match its seed`);
   }
   return key;
+}
+
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+export function ed25519Sign(key: Ed25519Key, message: Uint8Array): Uint8Array {
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([PKCS8_ED25519_PREFIX, key.seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  return new Uint8Array(sign(null, message, privateKey));
+}
+
+export function ed25519Verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  const key = createPublicKey({
+    key: Buffer.concat([SPKI_ED25519_PREFIX, publicKey]),
+    format: 'der',
+    type: 'spki',
+  });
+  return verify(null, message, key, signature);
 }

@@ -112,7 +112,7 @@ export class FlatKV {
 
   /** Value at the working version (this block's writes first). */
   getWorking(key: Uint8Array): Uint8Array | undefined {
-    const p = this.pending.get(toHex(key));
+    const p = this.pending.get(keyString(key));
     return p ? p.value : this.get(key);
   }
 
@@ -120,7 +120,7 @@ export class FlatKV {
   applyPairs(pairs: KVPair[]): void {
     if (!this.working) this.working = new Map(TABLES.map((t) => [t, this.lattices.get(t)!.clone()]));
     for (const { key, value } of pairs) {
-      const hex = toHex(key);
+      const hex = keyString(key);
       let p = this.pending.get(hex);
       if (!p) {
         const loc = locate(key);
@@ -314,6 +314,11 @@ export class FlatKV {
 }
 
 const T_META_BYTE = 0x4d;
+
+/** A Map key for bytes: latin1 decoding is native and one char per byte (cheaper than hex). */
+function keyString(key: Uint8Array): string {
+  return Buffer.from(key.buffer, key.byteOffset, key.length).toString('latin1');
+}
 
 function combinedRoot(lattices: Map<Table, LtHash>): Uint8Array {
   const sum = new LtHash();

@@ -149,7 +149,13 @@ export class MemIavlDB {
   applyChangeSets(changeSets: ChangeSet[]): void {
     this.assertOpen();
     const sorted = changeSets
-      .map((cs) => ({ store: cs.store, pairs: cs.pairs.slice().sort((a, b) => compareBytes(a.key, b.key)) }))
+      // copies: the trees and the changelog keep these bytes, and callers may reuse their buffers
+      .map((cs) => ({
+        store: cs.store,
+        pairs: cs.pairs
+          .map((p) => ({ key: p.key.slice(), value: p.value?.slice() }))
+          .sort((a, b) => compareBytes(a.key, b.key)),
+      }))
       .sort((a, b) => (a.store < b.store ? -1 : a.store > b.store ? 1 : 0));
     for (const cs of sorted) this.tree(cs.store);
     for (const cs of sorted) {

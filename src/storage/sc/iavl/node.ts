@@ -6,7 +6,7 @@
  */
 import { compareBytes } from '../../../primitives/bytes.ts';
 import { innerHash, leafHash } from './hashing.ts';
-import type { TreeSnapshot } from './snapshot-file.ts';
+import { keyPrefix, type TreeSnapshot } from './snapshot-file.ts';
 
 export class MemNode {
   height: number;
@@ -84,8 +84,22 @@ export class NodeReader {
   /** Compares key with the node's key (for branches: the first key of the right subtree). */
   compareKey(key: Uint8Array, r: NodeRef): number {
     if (typeof r !== 'number') return compareBytes(key, r.key);
-    return this.snap!.compareLeafKey(key, r < 0 ? refLeaf(r) : this.snap!.branchKeyLeaf(r));
+    if (r < 0) return this.snap!.compareLeafKey(key, refLeaf(r));
+    // one descent compares the same key at every level: its prefix words are computed once, by
+    // searchKey() at the start of each descent (so a caller reusing a buffer never sees stale words)
+    if (key !== this.prefixKey) this.searchKey(key);
+    return this.snap!.compareBranchKey(key, this.p0, this.p1, r);
   }
+
+  /** Starts a descent for `key`. */
+  searchKey(key: Uint8Array): void {
+    this.prefixKey = key;
+    [this.p0, this.p1] = keyPrefix(key);
+  }
+
+  private prefixKey: Uint8Array | undefined;
+  private p0 = 0;
+  private p1 = 0;
 
   /** The node hash; computes and caches MemNode hashes bottom-up (only dirty nodes lack one). */
   hash(r: NodeRef): Uint8Array {

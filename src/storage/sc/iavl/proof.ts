@@ -26,6 +26,7 @@ function innerPrefix(height: number, size: number, version: number): number[] {
 export function existenceProof(view: TreeView, key: Uint8Array): ExistenceProof | undefined {
   if (view.root === undefined) return undefined;
   const rd = view.reader;
+  rd.searchKey(key);
   const path: InnerOp[] = [];
   let r = view.root;
   while (!rd.isLeaf(r)) {

@@ -61,6 +61,7 @@ export class TreeView {
   indexOf(key: Uint8Array): { index: number; found: boolean } {
     if (this.root === undefined) return { index: 0, found: false };
     const rd = this.reader;
+    rd.searchKey(key);
     let r = this.root;
     let index = 0;
     while (!rd.isLeaf(r)) {
@@ -203,12 +204,14 @@ export class MutableTree {
       this.root = newLeaf(key, value, v);
       return;
     }
+    this.reader.searchKey(key);
     this.root = this.setRec(this.root, key, value, v).node;
   }
 
   /** Returns true if the key existed. */
   remove(key: Uint8Array): boolean {
     if (this.root === undefined) return false;
+    this.reader.searchKey(key);
     const r = this.removeRec(this.root, key, this.workingVersion);
     if (!r.removed) return false;
     this.root = r.node;

@@ -36,3 +36,23 @@ test('lattice hash is order-independent and delete undoes insert', () => {
   assert.equal(toHex(a.root()), v.emptyRoot);
   assert.deepEqual(LtHash.fromBytes(b.toBytes()).limbs, b.limbs);
 });
+
+test('two-lane (SWAR) add/remove equals per-limb arithmetic mod 2^16, including wrap-around', () => {
+  const start = new Uint16Array(1024);
+  for (let i = 0; i < 1024; i++) start[i] = [0, 1, 0x7fff, 0x8000, 0xffff, (i * 40503) & 0xffff][i % 6];
+  for (let r = 0; r < 20; r++) {
+    const key = utf8(`key-${r}`);
+    const value = utf8(`value-${r * 31}`);
+    const limbs = rowLimbs(key, value)!;
+    const fast = new LtHash(start);
+    const slow = new LtHash(start);
+    fast.add(key, value);
+    slow.addLimbs(limbs);
+    assert.deepEqual(fast.limbs, slow.limbs);
+    fast.remove(key, value);
+    fast.remove(key, value);
+    slow.subLimbs(limbs);
+    slow.subLimbs(limbs);
+    assert.deepEqual(fast.limbs, slow.limbs);
+  }
+});
