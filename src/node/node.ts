@@ -2,10 +2,26 @@
  * The composition root: builds every module from the loaded configuration and genesis, in
  * dependency order, and runs them under one Lifecycle. Nothing imports this file but the CLI.
  */
+import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Genesis } from '../app/genesis.ts';
+import { ALL_STORES } from '../app/store-keys.ts';
+import { readBaseFee } from '../chain/block-execution.ts';
+import { Chain } from '../chain/chain.ts';
 import type { NodeConfig } from '../config/schema.ts';
+import { BlockProducer } from '../consensus/producer.ts';
+import { SignerState } from '../consensus/signer-state.ts';
+import { ed25519FromJson, ed25519Address } from '../crypto/node-keys.ts';
+import { createChainCommon } from '../execution/chain-config.ts';
+import { Mempool } from '../mempool/mempool.ts';
+import { BankReader } from '../app/bank.ts';
+import { EvmReader } from '../app/evm.ts';
+import { toHex } from '../primitives/bytes.ts';
+import { openBlockStore, type BlockStore } from '../storage/blocks/store.ts';
+import { type CommitStore, openCommitStore } from '../storage/sc/commit-store.ts';
+import { type CompositeStateStore, openStateStore } from '../storage/ss/index.ts';
 import { acquireDirLock, type DirLock } from '../util/dir-lock.ts';
+import { ChainError } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { Lifecycle, type Service } from './lifecycle.ts';
 
@@ -24,39 +40,51 @@ export function dataDirOf(home: string, config: NodeConfig): string {
 export class ChainNode {
   readonly dataDir: string;
   private readonly opts: NodeOptions;
+  private readonly log: Logger;
   private readonly lifecycle: Lifecycle;
-  private idleTimer: NodeJS.Timeout | undefined;
+  ss: CompositeStateStore | undefined;
+  sc: CommitStore | undefined;
+  blocks: BlockStore | undefined;
+  chain: Chain | undefined;
+  mempool: Mempool | undefined;
+  producer: BlockProducer | undefined;
 
   constructor(opts: NodeOptions) {
     this.opts = opts;
     this.dataDir = dataDirOf(opts.home, opts.config);
-    this.lifecycle = new Lifecycle(opts.logger.child({ module: 'node' }));
+    this.log = opts.logger.child({ module: 'node' });
+    this.lifecycle = new Lifecycle(this.log);
   }
 
   async start(): Promise<void> {
-    const log = this.opts.logger.child({ module: 'node' });
-    log.info(
-      {
-        home: this.opts.home,
-        chain_id: this.opts.genesis.chain_id,
-        moniker: this.opts.config.config.moniker,
-      },
+    const { genesis, config } = this.opts;
+    this.log.info(
+      { home: this.opts.home, chain_id: genesis.chain_id, moniker: config.config.moniker },
       'starting node',
     );
-    await this.lifecycle.start(this.services());
-    log.info({ data_dir: this.dataDir }, 'node started');
+    if (!config.app.stateCommit.scEnable || !config.app.stateStore.ssEnable) {
+      throw new ChainError(
+        'CONFIG_INVALID',
+        'app.toml: state-commit.sc-enable and state-store.ss-enable must both be true: the node serves state from them',
+      );
+    }
+    await this.lifecycle.start([
+      this.dataLock(),
+      this.stateStore(),
+      this.commitStore(),
+      this.blockStore(),
+      this.chainService(),
+      this.mempoolService(),
+      this.producerService(),
+    ]);
+    this.log.info({ data_dir: this.dataDir, height: this.chain!.latestHeight }, 'node started');
   }
 
   async stop(timeoutMs?: number): Promise<boolean> {
-    const log = this.opts.logger.child({ module: 'node' });
-    log.info('stopping node');
+    this.log.info('stopping node');
     const clean = await this.lifecycle.stop(timeoutMs);
-    log.info({ clean }, 'node stopped');
+    this.log.info({ clean }, 'node stopped');
     return clean;
-  }
-
-  private services(): Service[] {
-    return [this.dataLock(), this.keepAlive()];
   }
 
   /** One node per home: the lock on the data directory is taken before any database opens. */
@@ -71,18 +99,143 @@ export class ChainNode {
     };
   }
 
-  /** Until block production exists nothing else holds the event loop open; the node waits for a signal. */
-  private keepAlive(): Service {
+  private stateStore(): Service {
+    const ss = this.opts.config.app.stateStore;
     return {
-      name: 'keep-alive',
+      name: 'state-store',
       start: async () => {
-        this.idleTimer = setInterval(() => {}, 1 << 30);
+        this.ss = await openStateStore(
+          {
+            dataDir: this.dataDir,
+            backend: ss.ssBackend,
+            asyncWriteBuffer: ss.ssAsyncWriteBuffer,
+            keepRecent: ss.ssKeepRecent,
+            pruneIntervalSeconds: ss.ssPruneInterval,
+            evmSplit: ss.evmSsSplit,
+            evmSeparateDbs: ss.evmSsSeparateDbs,
+            evmDbDirectory: ss.evmSsDbDirectory || undefined,
+          },
+          this.opts.logger,
+        );
       },
-      stop: async () => clearInterval(this.idleTimer),
+      stop: async () => this.ss?.close(),
     };
   }
-}
 
-export function configPath(home: string, file: string): string {
-  return join(home, 'config', file);
+  private commitStore(): Service {
+    const sc = this.opts.config.app.stateCommit;
+    return {
+      name: 'state-commit',
+      start: async () => {
+        this.sc = await openCommitStore({
+          dir: join(this.dataDir, 'state_commit'),
+          stores: ALL_STORES,
+          stateCommitment: this.opts.genesis.app_state.evm.params.state_commitment,
+          asyncCommitBuffer: sc.scAsyncCommitBuffer,
+          snapshotInterval: sc.scSnapshotInterval,
+          keepRecent: sc.scKeepRecent,
+          logger: this.opts.logger,
+        });
+      },
+      stop: async () => this.sc?.close(),
+    };
+  }
+
+  private blockStore(): Service {
+    return {
+      name: 'block-store',
+      start: async () => {
+        this.blocks = await openBlockStore({ dataDir: this.dataDir });
+      },
+      stop: async () => this.blocks?.close(),
+    };
+  }
+
+  private chainService(): Service {
+    return {
+      name: 'chain',
+      start: async () => {
+        const common = createChainCommon({
+          chainId: BigInt(this.opts.genesis.app_state.evm.params.chain_id),
+        });
+        this.chain = new Chain({
+          genesis: this.opts.genesis,
+          common,
+          sc: this.sc!,
+          ss: this.ss!,
+          blocks: this.blocks!,
+          logger: this.opts.logger,
+        });
+        await this.chain.open();
+      },
+      stop: async () => {},
+    };
+  }
+
+  private mempoolService(): Service {
+    const m = this.opts.config.config.mempool;
+    return {
+      name: 'mempool',
+      start: async () => {
+        const chain = this.chain!;
+        const evm = new EvmReader(chain.state);
+        const bank = new BankReader(chain.state);
+        this.mempool = new Mempool({
+          options: {
+            size: m.size,
+            cacheSize: m.cacheSize,
+            keepInvalidTxsInCache: m.keepInvalidTxsInCache,
+            ttlDurationMs: m.ttlDuration,
+            ttlNumBlocks: m.ttlNumBlocks,
+          },
+          params: {
+            chainId: BigInt(this.opts.genesis.app_state.evm.params.chain_id),
+            blockGasLimit: chain.gasLimit,
+            baseFee: () => readBaseFee(chain.state, chain.feeParams),
+            maxTxBytes: Number(this.opts.genesis.consensus_params.block.max_bytes),
+          },
+          accounts: {
+            nonce: async (a) => evm.nonce(a),
+            balance: async (a) => bank.wei(evm.balanceAddressOf(a)),
+          },
+          decode: chain.decode,
+          height: chain.latestHeight,
+        });
+      },
+      stop: async () => {},
+    };
+  }
+
+  private producerService(): Service {
+    const c = this.opts.config.config.consensus;
+    return {
+      name: 'block-producer',
+      start: async () => {
+        const key = ed25519FromJson(
+          JSON.parse(readFileSync(join(this.opts.home, 'config', 'priv_validator_key.json'), 'utf8')),
+          'priv_validator_key.json',
+        );
+        const address = toHex(ed25519Address(key.publicKey)).toUpperCase();
+        const validator = this.opts.genesis.validators.find((v) => v.address === address);
+        if (!validator) {
+          this.log.info({ address }, 'this node is not the genesis validator: not producing blocks');
+          return;
+        }
+        this.producer = new BlockProducer({
+          chain: this.chain!,
+          mempool: this.mempool!,
+          chainId: this.opts.genesis.chain_id,
+          validatorKey: key,
+          votingPower: BigInt(validator.power),
+          signer: new SignerState(join(this.dataDir, 'priv_validator_state.json')),
+          timeoutCommitMs: c.timeoutCommit,
+          createEmptyBlocks: c.createEmptyBlocks,
+          createEmptyBlocksIntervalMs: c.createEmptyBlocksInterval,
+          logger: this.opts.logger,
+        });
+        this.producer.start();
+      },
+      stop: async () => this.producer?.stop(),
+    };
+  }
 }

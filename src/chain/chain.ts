@@ -1,0 +1,205 @@
+/**
+ * The block pipeline and the chain's committed height. Per block, in this order:
+ *   execute → block store (block, receipts, indexes: one durable write) → State Store change set →
+ *   State Commit (app hash for the next header) → notify.
+ * So after any crash: block store ≥ SS ≥ SC in height. On open, every block the block store has but
+ * SC lacks is re-executed from its stored transactions (deterministic), and each store takes only
+ * the versions it is missing, so the three end at one height with unchanged app hashes.
+ *
+ * Versions: the genesis state is State Commit / State Store version 1, and the state after block h
+ * is version h + 1 (`stateVersion`). Block h's header carries the app hash of version h.
+ */
+import type { Genesis } from '../app/genesis.ts';
+import { FEE_COLLECTOR_ADDRESS } from '../app/evm.ts';
+import { initChainState } from '../app/init-chain.ts';
+import type { Common } from '../execution/chain-config.ts';
+import { createEthTxDecoder, type EthTxDecoder } from '../execution/transactions.ts';
+import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
+import { toHex } from '../primitives/bytes.ts';
+import { StateOverlay, type StoreChanges } from '../state/overlay.ts';
+import type { BlockStore } from '../storage/blocks/store.ts';
+import type { Block } from '../storage/blocks/types.ts';
+import type { CommitStore } from '../storage/sc/commit-store.ts';
+import type { ChangeSet } from '../storage/sc/types.ts';
+import type { StateStore, StoreChange } from '../storage/ss/types.ts';
+import { ChainError } from '../util/errors.ts';
+import type { Logger } from '../util/logger.ts';
+import { baseFeeParamsFrom, type BaseFeeParams } from './base-fee.ts';
+import { type BlockContext, executeBlock, type ExecutedBlock } from './block-execution.ts';
+
+export const stateVersion = (height: number): number => height + 1;
+
+export interface ChainOptions {
+  genesis: Genesis;
+  common: Common;
+  sc: CommitStore;
+  ss: StateStore;
+  blocks: BlockStore;
+  logger: Logger;
+}
+
+export interface CommittedBlock {
+  block: Block;
+  executed: ExecutedBlock;
+  appHash: Uint8Array;
+}
+
+export type BlockListener = (committed: CommittedBlock) => void;
+
+export class Chain {
+  readonly genesis: Genesis;
+  readonly common: Common;
+  readonly feeParams: BaseFeeParams;
+  readonly gasLimit: bigint;
+  readonly decode: EthTxDecoder;
+  private readonly sc: CommitStore;
+  private readonly ss: StateStore;
+  readonly blocks: BlockStore;
+  private readonly log: Logger;
+  private readonly listeners = new Set<BlockListener>();
+  private height = 0;
+
+  constructor(o: ChainOptions) {
+    this.genesis = o.genesis;
+    this.common = o.common;
+    this.sc = o.sc;
+    this.ss = o.ss;
+    this.blocks = o.blocks;
+    this.log = o.logger.child({ module: 'chain' });
+    this.feeParams = baseFeeParamsFrom(o.genesis.app_state.evm.params.base_fee);
+    const maxGas = BigInt(o.genesis.consensus_params.block.max_gas);
+    this.gasLimit = maxGas < 0n ? 2n ** 63n - 1n : maxGas;
+    this.decode = createEthTxDecoder(o.common);
+  }
+
+  /** Height of the last committed block (0: only genesis). */
+  get latestHeight(): number {
+    return this.height;
+  }
+
+  /** App hash of the state after the latest block: the next header's app_hash. */
+  get appHash(): Uint8Array {
+    return this.sc.appHash();
+  }
+
+  /** Latest committed state, for execution and admission. */
+  get state() {
+    return { get: (store: string, key: Uint8Array) => this.sc.get(store, key) };
+  }
+
+  onBlock(listener: BlockListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async open(): Promise<void> {
+    if (this.sc.version === 0) await this.commitGenesis();
+    await this.recover();
+    this.log.info({ height: this.height, app_hash: toHex(this.appHash).toUpperCase() }, 'chain opened');
+  }
+
+  private async commitGenesis(): Promise<void> {
+    const overlay = new StateOverlay({ get: () => undefined });
+    initChainState(this.genesis, overlay);
+    const changes = overlay.changes();
+    if (this.ss.latestVersion() < 1) await this.ss.applyChangeSet(1, toStoreChanges(changes));
+    this.sc.applyChangeSets(1, toChangeSets(changes));
+    const { appHash } = await this.sc.commit();
+    this.log.info({ app_hash: toHex(appHash).toUpperCase() }, 'genesis state committed');
+  }
+
+  /** Brings SS and SC up to the block store by replaying stored blocks (see the file comment). */
+  private async recover(): Promise<void> {
+    const blockHeight = this.blocks.latestHeight() ?? 0;
+    const scHeight = this.sc.version - 1;
+    const ssHeight = this.ss.latestVersion() - 1;
+    if (scHeight > blockHeight) {
+      this.log.warn(
+        { sc: scHeight, blocks: blockHeight },
+        'state commit is ahead of the block store; rolling it back',
+      );
+      await this.sc.rollback(stateVersion(blockHeight));
+    }
+    if (ssHeight > blockHeight) {
+      throw new ChainError(
+        'STORES_INCONSISTENT',
+        `the state store is at height ${ssHeight} but the block store only at ${blockHeight}; restore from a snapshot`,
+      );
+    }
+    for (let h = this.sc.version; h <= blockHeight; h++) {
+      const block = this.blocks.blockByHeight(h);
+      if (!block) throw new ChainError('STORES_INCONSISTENT', `block ${h} is missing from the block store`);
+      const txs = block.txs.map((raw, i) => {
+        const eth = unwrapEthTransaction(raw);
+        if (!eth)
+          throw new ChainError('REPLAY_UNSUPPORTED', `block ${h} tx ${i} is not an Ethereum transaction`);
+        return this.decode(eth);
+      });
+      const executed = await executeBlock(
+        this.common,
+        this.state,
+        this.contextFor(block),
+        this.feeParams,
+        txs,
+        'replay',
+      );
+      const changes = executed.overlay.changes();
+      if (this.ss.latestVersion() < stateVersion(h))
+        await this.ss.applyChangeSet(stateVersion(h), toStoreChanges(changes));
+      this.sc.applyChangeSets(stateVersion(h), toChangeSets(changes));
+      const { appHash } = await this.sc.commit();
+      this.log.info({ height: h, app_hash: toHex(appHash).toUpperCase() }, 'replayed block');
+    }
+    this.height = blockHeight;
+  }
+
+  /** The execution context of a block (the same when proposing and when replaying it). */
+  contextFor(block: Pick<Block, 'header'>): BlockContext {
+    const h = block.header;
+    return {
+      height: h.height,
+      timestamp: BigInt(h.time.seconds),
+      gasLimit: this.gasLimit,
+      coinbase: FEE_COLLECTOR_ADDRESS,
+      parentAppHash: h.appHash,
+      blockHash: (n) =>
+        n >= 1n && n < BigInt(h.height) ? this.blocks.blockHashByHeight(Number(n)) : undefined,
+    };
+  }
+
+  /** Persists an executed block in the pipeline order and makes it the latest. */
+  async commit(block: Block, executed: ExecutedBlock): Promise<CommittedBlock> {
+    const h = block.header.height;
+    if (h !== this.height + 1)
+      throw new ChainError('BAD_HEIGHT', `cannot commit block ${h} on top of ${this.height}`);
+    await this.blocks.putBlock(block, executed.receipts, []);
+    const changes = executed.overlay.changes();
+    await this.ss.applyChangeSet(stateVersion(h), toStoreChanges(changes));
+    this.sc.applyChangeSets(stateVersion(h), toChangeSets(changes));
+    const { appHash } = await this.sc.commit();
+    this.height = h;
+    const committed = { block, executed, appHash };
+    for (const l of this.listeners) {
+      try {
+        l(committed);
+      } catch (err) {
+        this.log.error({ err: (err as Error).message }, 'block listener failed');
+      }
+    }
+    return committed;
+  }
+}
+
+function toChangeSets(changes: StoreChanges[]): ChangeSet[] {
+  return changes.map((c) => ({
+    store: c.store,
+    pairs: c.writes.map((w) => ({ key: w.key, value: w.value })),
+  }));
+}
+
+function toStoreChanges(changes: StoreChanges[]): StoreChange[] {
+  const out: StoreChange[] = [];
+  for (const c of changes)
+    for (const w of c.writes) out.push({ store: c.store, key: w.key, value: w.value ?? null });
+  return out;
+}

@@ -1,0 +1,247 @@
+/**
+ * Single-validator block production with instant finality: this node proposes every block, signs
+ * its precommit (double-sign guarded), and a block is final once committed. Blocks come every
+ * `timeout-commit`; with `create-empty-blocks = false` the producer waits for a pending transaction
+ * (or for `create-empty-blocks-interval`, when set).
+ */
+import { type BlockID, EMPTY_BLOCK_ID, type Timestamp, timestampFromDate } from '../codec/cometbft.ts';
+import { BlockIdFlag, type Commit, commitHash, precommitSignBytes } from '../codec/commit.ts';
+import { dataHash, headerHash, type Header } from '../codec/block-header.ts';
+import { EMPTY_MERKLE_ROOT, merkleRoot } from '../codec/merkle.ts';
+import { type ValidatorInfo, validatorSetHash } from '../codec/validators.ts';
+import type { Chain } from '../chain/chain.ts';
+import { ed25519Address, type Ed25519Key, ed25519Sign } from '../crypto/node-keys.ts';
+import type { Mempool } from '../mempool/mempool.ts';
+import type { AccountReader } from '../mempool/types.ts';
+import { BankReader } from '../app/bank.ts';
+import { executeBlock, type ExecutedBlock } from '../chain/block-execution.ts';
+import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
+import { EvmReader } from '../app/evm.ts';
+import { toHex } from '../primitives/bytes.ts';
+import { encodeBlock } from '../storage/blocks/block-codec.ts';
+import type { Block } from '../storage/blocks/types.ts';
+import { errorMessage } from '../util/errors.ts';
+import type { Logger } from '../util/logger.ts';
+import { consensusParamsHash, resultsHash, type TxResultSummary } from './hashes.ts';
+import { type SignerState, STEP_PRECOMMIT } from './signer-state.ts';
+
+export interface ProducerOptions {
+  chain: Chain;
+  mempool: Mempool;
+  chainId: string;
+  validatorKey: Ed25519Key;
+  votingPower: bigint;
+  signer: SignerState;
+  timeoutCommitMs: number;
+  createEmptyBlocks: boolean;
+  createEmptyBlocksIntervalMs: number;
+  logger: Logger;
+}
+
+/** CometBFT's block protocol version. */
+const BLOCK_VERSION = { block: 11, app: 0 };
+
+export class BlockProducer {
+  private readonly o: ProducerOptions;
+  private readonly log: Logger;
+  private readonly validators: ValidatorInfo[];
+  private readonly proposer: Uint8Array;
+  private readonly consensusHash: Uint8Array;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private inFlight: Promise<void> = Promise.resolve();
+  private lastBlockAt = Date.now();
+  private wakeOnTx: (() => void) | undefined;
+  /** last_results_hash for the next block, from the block just committed (recomputed after a restart). */
+  private nextResultsHash: { height: number; hash: Uint8Array } | undefined;
+
+  constructor(o: ProducerOptions) {
+    this.o = o;
+    this.log = o.logger.child({ module: 'consensus' });
+    this.validators = [{ pubKey: o.validatorKey.publicKey, votingPower: o.votingPower }];
+    this.proposer = ed25519Address(o.validatorKey.publicKey);
+    const block = o.chain.genesis.consensus_params.block;
+    this.consensusHash = consensusParamsHash(BigInt(block.max_bytes), BigInt(block.max_gas));
+  }
+
+  start(): void {
+    this.running = true;
+    this.wakeOnTx = this.o.mempool.onPending(() => {
+      if (!this.o.createEmptyBlocks && this.timer === undefined && this.running)
+        this.schedule(this.remainingTimeout());
+    });
+    this.schedule(0);
+  }
+
+  /** Stops producing; resolves once a block in progress is fully committed. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.wakeOnTx?.();
+    await this.inFlight;
+  }
+
+  private remainingTimeout(): number {
+    return Math.max(0, this.o.timeoutCommitMs - (Date.now() - this.lastBlockAt));
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.inFlight = this.tick();
+    }, delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    if (!this.running) return;
+    const idle = this.o.mempool.pending() === 0;
+    const emptyDue =
+      this.o.createEmptyBlocksIntervalMs > 0 &&
+      Date.now() - this.lastBlockAt >= this.o.createEmptyBlocksIntervalMs;
+    if (idle && !this.o.createEmptyBlocks && !emptyDue) {
+      if (this.o.createEmptyBlocksIntervalMs > 0)
+        this.schedule(this.o.createEmptyBlocksIntervalMs - (Date.now() - this.lastBlockAt));
+      return; // the pending-tx hook reschedules
+    }
+    try {
+      await this.produce();
+    } catch (err) {
+      this.log.error(
+        { err: errorMessage(err), height: this.o.chain.latestHeight + 1 },
+        'block production failed',
+      );
+    }
+    if (this.running) this.schedule(this.o.timeoutCommitMs);
+  }
+
+  /** Builds, executes, commits and signs the next block. */
+  async produce(): Promise<Block> {
+    const { chain, mempool } = this.o;
+    const height = chain.latestHeight + 1;
+    const prev = height > 1 ? chain.blocks.blockByHeight(height - 1) : undefined;
+    const time = blockTime(prev?.header.time);
+    const lastBlockId = prev ? blockIdOf(prev) : EMPTY_BLOCK_ID;
+    const lastCommit = prev
+      ? this.commitFor(prev)
+      : { height: 0, round: 0, blockId: EMPTY_BLOCK_ID, signatures: [] };
+
+    const candidates = mempool.reap(chain.gasLimit);
+    const header: Header = {
+      version: BLOCK_VERSION,
+      chainId: this.o.chainId,
+      height,
+      time,
+      lastBlockId,
+      lastCommitHash: commitHash(lastCommit.signatures),
+      dataHash: EMPTY_MERKLE_ROOT, // replaced once the txs are known
+      validatorsHash: validatorSetHash(this.validators),
+      nextValidatorsHash: validatorSetHash(this.validators),
+      consensusHash: this.consensusHash,
+      appHash: chain.appHash,
+      lastResultsHash: prev ? this.resultsHashOf(prev) : EMPTY_MERKLE_ROOT,
+      evidenceHash: EMPTY_MERKLE_ROOT,
+      proposerAddress: this.proposer,
+    };
+    const executed = await executeBlock(
+      chain.common,
+      chain.state,
+      chain.contextFor({ header }),
+      chain.feeParams,
+      candidates,
+      'propose',
+    );
+    header.dataHash = dataHash(executed.txs);
+    const block: Block = { header, hash: headerHash(header)!, txs: executed.txs, lastCommit };
+    const committed = await chain.commit(block, executed);
+    this.rememberResults(height, executed);
+    this.commitFor(block); // sign now: the signature is durable before the next block needs it
+    this.lastBlockAt = Date.now();
+    for (const r of executed.rejected)
+      this.log.debug({ tx: toHex(r.tx.hash), reason: r.reason }, 'tx left out of block');
+    await mempool.update(
+      height,
+      executed.receipts.map((r) => r.txHash),
+      this.accounts(),
+    );
+    this.log.info(
+      {
+        height,
+        txs: executed.txs.length,
+        gas_used: executed.gasUsed.toString(),
+        app_hash: toHex(committed.appHash).toUpperCase(),
+        hash: toHex(block.hash).toUpperCase(),
+      },
+      'committed block',
+    );
+    return block;
+  }
+
+  /** The (single-signature) commit of `block`: our precommit, signed once and re-derived identically after a restart. */
+  private commitFor(block: Block): Commit {
+    const blockId = blockIdOf(block);
+    // The vote time is the block time, so re-signing after a crash yields identical bytes.
+    const timestamp = block.header.time;
+    const signBytes = precommitSignBytes(this.o.chainId, block.header.height, 0, blockId, timestamp);
+    const signature = this.o.signer.sign(
+      { height: block.header.height, round: 0, step: STEP_PRECOMMIT },
+      signBytes,
+      (b) => ed25519Sign(this.o.validatorKey, b),
+    );
+    return {
+      height: block.header.height,
+      round: 0,
+      blockId,
+      signatures: [
+        { blockIdFlag: BlockIdFlag.Commit, validatorAddress: this.proposer, timestamp, signature },
+      ],
+    };
+  }
+
+  private resultsHashOf(block: Block): Uint8Array {
+    const cached = this.nextResultsHash;
+    if (cached && cached.height === block.header.height) return cached.hash;
+    // After a restart: gas wanted is each tx's gas limit, so the stored txs are decoded once.
+    const receipts = this.o.chain.blocks.receiptsOfBlock(block.header.height) ?? [];
+    const gasLimits = block.txs.map((raw) => this.o.chain.decode(unwrapEthTransaction(raw)!).gasLimit);
+    return resultsHash(receipts.map((r, i) => summary(r.status, gasLimits[i], r.gasUsed)));
+  }
+
+  private rememberResults(height: number, executed: ExecutedBlock): void {
+    this.nextResultsHash = {
+      height,
+      hash: resultsHash(executed.receipts.map((r, i) => summary(r.status, executed.gasLimits[i], r.gasUsed))),
+    };
+  }
+
+  private accounts(): AccountReader {
+    const state = this.o.chain.state;
+    const evm = new EvmReader(state);
+    const bank = new BankReader(state);
+    return {
+      nonce: async (a) => evm.nonce(a),
+      balance: async (a) => bank.wei(evm.balanceAddressOf(a)),
+    };
+  }
+}
+
+/** The block's ID: its hash and a one-part part-set header over our block encoding. */
+export function blockIdOf(block: Block): BlockID {
+  return { hash: block.hash, partSetHeader: { total: 1, hash: merkleRoot([encodeBlock(block)]) } };
+}
+
+/** Now, but strictly after the previous block (clocks can step back; block times must not). */
+function blockTime(prev: Timestamp | undefined): Timestamp {
+  let ms = Date.now();
+  if (prev) {
+    const prevMs = prev.seconds * 1000 + Math.floor(prev.nanos / 1e6);
+    if (ms <= prevMs) ms = prevMs + 1;
+  }
+  return timestampFromDate(new Date(ms));
+}
+
+/** A failed EVM execution is a failed tx result (code 1), as Cosmos EVM chains report it. */
+function summary(status: 0 | 1, gasWanted: bigint, gasUsed: bigint): TxResultSummary {
+  return { code: status === 1 ? 0 : 1, gasWanted, gasUsed };
+}

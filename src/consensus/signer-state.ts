@@ -1,0 +1,119 @@
+/**
+ * Double-sign protection: the last height/round/step the validator signed, persisted in
+ * data/priv_validator_state.json (CometBFT's shape) BEFORE a signature is released. Signing anything
+ * at or below the last signed position is refused, except re-signing the identical bytes (after a
+ * crash), which returns the saved signature.
+ */
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { equalBytes } from '../primitives/bytes.ts';
+import { ChainError } from '../util/errors.ts';
+
+export const STEP_PRECOMMIT = 3;
+
+export interface SignerPosition {
+  height: number;
+  round: number;
+  step: number;
+}
+
+interface StateFile {
+  height: string;
+  round: number;
+  step: number;
+  signature?: string;
+  signbytes?: string;
+}
+
+export class DoubleSignError extends ChainError {
+  constructor(message: string) {
+    super('DOUBLE_SIGN', message);
+  }
+}
+
+export class SignerState {
+  readonly path: string;
+  private state: StateFile;
+
+  constructor(path: string) {
+    this.path = path;
+    let parsed: StateFile;
+    try {
+      parsed = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (err) {
+      throw new ChainError('SIGNER_STATE', `${path}: cannot read validator state: ${(err as Error).message}`);
+    }
+    if (
+      !/^\d+$/.test(String(parsed.height)) ||
+      !Number.isInteger(parsed.round) ||
+      !Number.isInteger(parsed.step)
+    ) {
+      throw new ChainError('SIGNER_STATE', `${path}: expected {"height":"<n>","round":<n>,"step":<n>}`);
+    }
+    this.state = parsed;
+  }
+
+  get position(): SignerPosition {
+    return { height: Number(this.state.height), round: this.state.round, step: this.state.step };
+  }
+
+  /** The saved signature of the last signed bytes, if any. */
+  get lastSigned(): { signBytes: Uint8Array; signature: Uint8Array } | undefined {
+    if (!this.state.signature || !this.state.signbytes) return undefined;
+    return {
+      signBytes: Buffer.from(this.state.signbytes, 'hex'),
+      signature: Buffer.from(this.state.signature, 'base64'),
+    };
+  }
+
+  /** Signs through `sign` only if (height, round, step) is past the last signed position. */
+  sign(pos: SignerPosition, signBytes: Uint8Array, sign: (bytes: Uint8Array) => Uint8Array): Uint8Array {
+    const last = this.position;
+    const cmp = pos.height - last.height || pos.round - last.round || pos.step - last.step;
+    if (cmp < 0) {
+      throw new DoubleSignError(
+        `refusing to sign height ${pos.height} round ${pos.round} step ${pos.step}: already signed height ${last.height} round ${last.round} step ${last.step}`,
+      );
+    }
+    if (cmp === 0) {
+      const saved = this.lastSigned;
+      if (saved && equalBytes(saved.signBytes, signBytes)) return saved.signature;
+      throw new DoubleSignError(
+        `refusing to sign different data at height ${pos.height} round ${pos.round} step ${pos.step}`,
+      );
+    }
+    const signature = sign(signBytes);
+    this.persist({
+      height: String(pos.height),
+      round: pos.round,
+      step: pos.step,
+      signature: Buffer.from(signature).toString('base64'),
+      signbytes: Buffer.from(signBytes).toString('hex').toUpperCase(),
+    });
+    return signature;
+  }
+
+  /** Rewinds after a rollback: the operator accepted the double-sign risk (see README). */
+  reset(pos: SignerPosition): void {
+    this.persist({ height: String(pos.height), round: pos.round, step: pos.step });
+  }
+
+  private persist(next: StateFile): void {
+    const tmp = join(dirname(this.path), '.priv_validator_state.json.tmp');
+    const fd = openSync(tmp, 'w', 0o600);
+    try {
+      writeSync(fd, JSON.stringify(next, null, 2) + '\n');
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, this.path);
+    const dirFd = openSync(dirname(this.path), 'r');
+    try {
+      fsyncSync(dirFd);
+    } finally {
+      closeSync(dirFd);
+    }
+    this.state = next;
+  }
+}
