@@ -19,6 +19,7 @@ import {
   type EOACode7702Tx,
   type FeeMarket1559Tx,
   type LegacyTx,
+  paramsTx,
 } from '@ethereumjs/tx';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Common } from '@ethereumjs/common';
@@ -89,6 +90,29 @@ export type EthTxDecoder = (raw: Uint8Array, knownHash?: Uint8Array) => DecodedE
 
 export function createEthTxDecoder(common: Common): EthTxDecoder {
   return (raw, knownHash) => decodeEthTransaction(raw, common, knownHash);
+}
+
+/**
+ * ethereumjs gives every tx its own `common.copy()` and merges the tx params into it (a JSON deep
+ * copy plus a params-cache rebuild): about a quarter of the decode cost. Txs decoded here share one
+ * copy per chain Common instead, with the tx params merged once. Sharing is safe because our hardfork
+ * is fixed for the life of the chain; the only ethereumjs code that mutates `tx.common` is runTx
+ * aligning its hardfork with the block's, which is then the same for every tx anyway.
+ */
+const sharedTxCommons = new WeakMap<Common, Common>();
+
+function txCommon(common: Common): Common {
+  let shared = sharedTxCommons.get(common);
+  if (shared === undefined) {
+    const s = common.copy();
+    s.updateParams(paramsTx);
+    const update = s.updateParams.bind(s);
+    s.copy = () => s;
+    s.updateParams = (params) => (params === paramsTx ? s : update(params));
+    sharedTxCommons.set(common, s);
+    shared = s;
+  }
+  return shared;
 }
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -176,7 +200,7 @@ export function decodeEthTransaction(raw: Uint8Array, common: Common, knownHash?
 
   let tx: EthTx;
   try {
-    const opts = { common };
+    const opts = { common: txCommon(common) };
     // ethereumjs validates the remaining shape: leading zeroes, field sizes, access/authorization lists.
     if (type === 0) tx = createLegacyTxFromBytesArray(values as Uint8Array[], opts);
     else if (type === TYPE_ACCESS_LIST) tx = createAccessList2930TxFromBytesArray(values as never, opts);
