@@ -15,7 +15,7 @@ import { initChainState } from '../app/init-chain.ts';
 import type { Common } from '../execution/chain-config.ts';
 import { createEthTxDecoder, type EthTxDecoder } from '../execution/transactions.ts';
 import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
-import { toHex } from '../primitives/bytes.ts';
+import { equalBytes, toHex } from '../primitives/bytes.ts';
 import { StateOverlay, type StoreChanges } from '../state/overlay.ts';
 import type { BlockStore } from '../storage/blocks/store.ts';
 import type { Block } from '../storage/blocks/types.ts';
@@ -148,6 +148,17 @@ export class Chain {
         await this.ss.applyChangeSet(stateVersion(h), toStoreChanges(changes));
       this.sc.applyChangeSets(stateVersion(h), toChangeSets(changes));
       const { appHash } = await this.sc.commit();
+      const next = this.blocks.blockByHeight(h + 1);
+      if (next && !equalBytes(next.header.appHash, appHash)) {
+        this.log.error(
+          { block_id: toHex(next.hash).toUpperCase(), height: h + 1 },
+          `wrong Block.Header.AppHash. Expected ${toHex(next.header.appHash).toUpperCase()}, got ${toHex(appHash).toUpperCase()}`,
+        );
+        throw new ChainError(
+          'APP_HASH_MISMATCH',
+          `wrong Block.Header.AppHash at height ${h + 1}. Expected ${toHex(next.header.appHash).toUpperCase()}, got ${toHex(appHash).toUpperCase()}`,
+        );
+      }
       this.log.info({ height: h, app_hash: toHex(appHash).toUpperCase() }, 'replayed block');
     }
     this.height = blockHeight;
