@@ -2,8 +2,15 @@ import type { KVOp } from '../kv/types.ts';
 import { isTombstone, regionEnd, regionOf, versionedKey, versionOf } from './encoding.ts';
 import { firstEntry, type MvccDatabase } from './mvcc.ts';
 
-/** Deletes per write batch: small enough that one batch never holds the writer for long. */
+/** Entries read per seek while scanning one key's old versions. */
 export const PRUNE_BATCH = 500;
+/**
+ * Delete batches adapt their size so that one batch holds the engine's writer for about
+ * TARGET_BATCH_MS: a block's change set queued behind a prune batch waits at most that long.
+ */
+const TARGET_BATCH_MS = 10;
+const MIN_DELETES = 50;
+const MAX_DELETES = 5_000;
 const DATA_START = Uint8Array.of(0x73); // 's': every data key, never the metadata
 const DATA_END = Uint8Array.of(0x74);
 
@@ -21,7 +28,7 @@ export interface PruneStats {
  * pruning commutes with concurrent writes of new versions.
  *
  * The caller raises `earliest` to `height` before calling this, so reads never observe a half-pruned
- * key. Work is done in batches of PRUNE_BATCH deletes with an event-loop turn between them, and
+ * key. Work is done in delete batches sized to ~TARGET_BATCH_MS with an event-loop turn between them, and
  * `shouldStop` is polled so that close() need not wait for a long prune.
  */
 export async function pruneBelow(
@@ -31,11 +38,15 @@ export async function pruneBelow(
 ): Promise<PruneStats> {
   const stats: PruneStats = { deleted: 0, batches: 0, worstBatchMs: 0 };
   let ops: KVOp[] = [];
+  let batchSize = PRUNE_BATCH;
   const flushOps = async () => {
     if (ops.length === 0) return;
     const started = performance.now();
     await db.kv.write(ops);
-    stats.worstBatchMs = Math.max(stats.worstBatchMs, performance.now() - started);
+    const ms = performance.now() - started;
+    stats.worstBatchMs = Math.max(stats.worstBatchMs, ms);
+    if (ms > TARGET_BATCH_MS * 2) batchSize = Math.max(MIN_DELETES, batchSize >> 1);
+    else if (ms < TARGET_BATCH_MS / 2) batchSize = Math.min(MAX_DELETES, batchSize * 2);
     stats.deleted += ops.length;
     stats.batches++;
     ops = [];
@@ -67,7 +78,7 @@ export async function pruneBelow(
         }
         ops.push({ type: 'del', key });
       }
-      if (ops.length >= PRUNE_BATCH) await flushOps();
+      if (ops.length >= batchSize) await flushOps();
       if (seen < PRUNE_BATCH || !last) break;
       from = versionedKey(region, versionOf(last) - 1); // continue below the last entry seen
       if (versionOf(last) === 0) break;
