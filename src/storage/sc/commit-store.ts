@@ -46,6 +46,8 @@ export interface CommitStoreOptions {
   retainVersions?: number;
   /** Blocks flatkv can roll back (default 10,000). */
   flatkvUndoWindow?: number;
+  /** Worker threads hashing large flatkv blocks (default cores - 1, at most 3; 0 = none). */
+  flatkvHashWorkers?: number;
   /** Opens flatkv's KV database; default lmdb under `<dir>/flatkv`. Unit tests pass a memory engine. */
   openKV?: (path: string) => Promise<KVStore>;
   logger?: Logger;
@@ -125,7 +127,11 @@ export class CommitStore {
         const kv = opts.openKV
           ? await opts.openKV(path)
           : await (await import('../kv/lmdb.ts')).openLmdbStore(path);
-        flat = await FlatKV.open(kv, { undoWindow: opts.flatkvUndoWindow, logger: log });
+        flat = await FlatKV.open(kv, {
+          undoWindow: opts.flatkvUndoWindow,
+          hashWorkers: opts.flatkvHashWorkers,
+          logger: log,
+        });
       }
       const store = new CommitStore(
         opts.dir,
@@ -207,6 +213,13 @@ export class CommitStore {
     return commitInfoHash(
       this.infoFrom(this.info.version + 1, this.iavl.workingHashes(), this.flat?.workingHash()).stores,
     );
+  }
+
+  /** workingHash(), with a large flatkv block hashed on worker threads. */
+  async workingHashAsync(): Promise<Uint8Array> {
+    this.assertOpen();
+    const lattice = this.flat ? await this.flat.workingHashAsync() : undefined;
+    return commitInfoHash(this.infoFrom(this.info.version + 1, this.iavl.workingHashes(), lattice).stores);
   }
 
   async commit(): Promise<CommitResult> {

@@ -5,7 +5,7 @@
  * key the block changed), so a crash leaves the database at a whole block and rollback within the
  * undo window is exact.
  */
-import { toHex } from '../../../primitives/bytes.ts';
+import { equalBytes, toHex } from '../../../primitives/bytes.ts';
 import { silentLogger, type Logger } from '../../../util/logger.ts';
 import type { KVOp, KVStore } from '../../kv/types.ts';
 import { decodeEntry, encodeEntry } from '../changelog-codec.ts';
@@ -22,11 +22,15 @@ import {
   type Location,
   type Table,
 } from './layout.ts';
-import { LtHash } from './lthash.ts';
+import { LtHash, LTHASH_LIMBS } from './lthash.ts';
+import { LatticePool, packRows, sumPacked, type LatticeRow } from './lattice-pool.ts';
+import { availableParallelism } from 'node:os';
 
 export interface FlatKVOptions {
   /** Versions that rollback can undo (undo records kept); default 10,000. */
   undoWindow?: number;
+  /** Worker threads hashing large blocks (default: cores - 1, at most 3; 0 = hash on the caller). */
+  hashWorkers?: number;
   logger?: Logger;
 }
 
@@ -64,6 +68,10 @@ export class FlatKV {
   private lattices: Map<Table, LtHash>;
   private working: Map<Table, LtHash> | undefined;
   private pending = new Map<string, Pending>();
+  /** Bumped by every write, so a parallel hash that raced a write is not used. */
+  private generation = 0;
+  private readonly hashWorkers: number;
+  private pool: LatticePool | undefined;
 
   private constructor(
     db: KVStore,
@@ -80,6 +88,7 @@ export class FlatKV {
     this.oldest = oldest;
     this.lattices = lattices;
     this.undoWindow = opts.undoWindow ?? 10_000;
+    this.hashWorkers = opts.hashWorkers ?? Math.min(3, availableParallelism() - 1);
     this.log = (opts.logger ?? silentLogger).child({ module: 'flatkv' });
   }
 
@@ -116,9 +125,13 @@ export class FlatKV {
     return p ? p.value : this.get(key);
   }
 
-  /** Applies one block's writes to the working version, updating the lattice incrementally. */
+  /**
+   * Applies writes to the working version. Only the final value per key matters to the lattice, so
+   * hashing is deferred to workingHash()/commit(), where the rows can be hashed in parallel.
+   */
   applyPairs(pairs: KVPair[]): void {
-    if (!this.working) this.working = new Map(TABLES.map((t) => [t, this.lattices.get(t)!.clone()]));
+    this.working = undefined;
+    this.generation++;
     for (const { key, value } of pairs) {
       const hex = keyString(key);
       let p = this.pending.get(hex);
@@ -128,16 +141,61 @@ export class FlatKV {
         p = { key: key.slice(), loc, value: prev, prev };
         this.pending.set(hex, p);
       }
-      const lt = this.working.get(p.loc.table)!;
-      if (p.value !== undefined) lt.remove(p.key, p.value);
-      if (value !== undefined) lt.add(p.key, value);
       p.value = value === undefined ? undefined : value.slice();
     }
   }
 
+  /** The lattice rows of the pending writes: the old row out, the new row in (unchanged rows skipped). */
+  private latticeRows(): LatticeRow[] {
+    const rows: LatticeRow[] = [];
+    for (const p of this.pending.values()) {
+      if (p.prev !== undefined && p.value !== undefined && equalBytes(p.prev, p.value)) continue;
+      const table = TABLES.indexOf(p.loc.table);
+      if (p.prev !== undefined) rows.push({ table, remove: true, key: p.key, value: p.prev });
+      if (p.value !== undefined) rows.push({ table, remove: false, key: p.key, value: p.value });
+    }
+    return rows;
+  }
+
+  private withSums(sums: Uint16Array): Map<Table, LtHash> {
+    return new Map(
+      TABLES.map((t, i) => {
+        const lt = this.lattices.get(t)!.clone();
+        lt.addLimbs(sums.subarray(i * LTHASH_LIMBS, (i + 1) * LTHASH_LIMBS));
+        return [t, lt];
+      }),
+    );
+  }
+
+  /** Working lattices, hashed on this thread. */
+  private workingLattices(): Map<Table, LtHash> {
+    if (!this.working) {
+      this.working = this.pending.size === 0 ? this.lattices : this.withSums(sumRows(this.latticeRows()));
+    }
+    return this.working;
+  }
+
+  /** Working lattices, hashed on the worker pool (and this thread) when the block is large. */
+  private async workingLatticesAsync(): Promise<Map<Table, LtHash>> {
+    if (this.working) return this.working;
+    const rows = this.latticeRows();
+    if (rows.length < POOL_MIN_ROWS || this.hashWorkers === 0) return this.workingLattices();
+    this.pool ??= new LatticePool(this.hashWorkers);
+    const generation = this.generation;
+    const sums = await this.pool.sum(rows, TABLES.length);
+    if (generation !== this.generation) return this.workingLatticesAsync(); // written meanwhile
+    this.working = this.withSums(sums);
+    return this.working;
+  }
+
+  /** Like workingHash(), with large blocks hashed in parallel. */
+  async workingHashAsync(): Promise<Uint8Array> {
+    return combinedRoot(await this.workingLatticesAsync());
+  }
+
   /** Root of the working version: BLAKE3-256 of the sum of the table lattices. */
   workingHash(): Uint8Array {
-    return combinedRoot(this.working ?? this.lattices);
+    return combinedRoot(this.workingLattices());
   }
 
   committedHash(): Uint8Array {
@@ -156,7 +214,7 @@ export class FlatKV {
   async commit(version: number): Promise<Uint8Array> {
     if (version !== this.version + 1)
       throw new CommitStateError(`flatkv is at version ${this.version}; cannot commit ${version}`);
-    const working = this.working ?? this.lattices;
+    const working = await this.workingLatticesAsync();
     const ops = this.rowOps();
     const undo: KVPair[] = [...this.pending.values()].map((p) => ({ key: p.key, value: p.prev }));
     ops.push({
@@ -212,15 +270,16 @@ export class FlatKV {
       if (!raw) throw new VersionUnavailableError(target, this.oldest, this.version);
       const entry = decodeEntry(raw);
       this.applyPairs(entry.changeSets[0].pairs);
+      const working = await this.workingLatticesAsync();
       // collapse into committed state so that the next (older) undo reads these values
       const ops = this.rowOps();
       ops.push(
         { type: 'del', key: undoKey(v) },
         { type: 'del', key: rootKey(v) },
-        ...this.metaOps(v - 1, this.oldest, this.working!),
+        ...this.metaOps(v - 1, this.oldest, working),
       );
       await this.db.write(ops);
-      this.lattices = this.working!;
+      this.lattices = working;
       this.working = undefined;
       this.pending.clear();
       this.version = v - 1;
@@ -290,8 +349,9 @@ export class FlatKV {
     const flushRows = async (): Promise<void> => {
       this.applyPairs(batch);
       batch = [];
+      const working = await this.workingLatticesAsync();
       await this.db.write(this.rowOps());
-      this.lattices = this.working!;
+      this.lattices = working;
       this.working = undefined;
       this.pending.clear();
     };
@@ -309,11 +369,18 @@ export class FlatKV {
   }
 
   async close(): Promise<void> {
+    await this.pool?.close();
     await this.db.close();
   }
 }
 
 const T_META_BYTE = 0x4d;
+/** Below this many rows a block is hashed on the calling thread (messaging would cost more). */
+const POOL_MIN_ROWS = 512;
+
+function sumRows(rows: LatticeRow[]): Uint16Array {
+  return sumPacked(packRows(rows, 0, rows.length), TABLES.length);
+}
 
 /** A Map key for bytes: latin1 decoding is native and one char per byte (cheaper than hex). */
 function keyString(key: Uint8Array): string {

@@ -65,3 +65,32 @@ test('flatkv model: reads and lattice root match a from-scratch reference; reope
   for (const [hex, value] of models[18]) assert.deepEqual(fresh.get(fromHex(hex)), value);
   assert.equal(fresh.get(fromHex('0a' + '00'.repeat(19) + 'ff')), undefined);
 });
+
+test('flatkv hashes large blocks on worker threads with the same result as on the caller', async () => {
+  const r = rng(3);
+  const kvA = new Map<string, Uint8Array>();
+  const pooled = await FlatKV.open(new MemoryKVStore(), { hashWorkers: 2 });
+  const single = await FlatKV.open(new MemoryKVStore(), { hashWorkers: 0 });
+  for (let v = 1; v <= 3; v++) {
+    const pairs = randomEvmBlock(r, kvA, 3000);
+    // plus fresh storage slots so that the block is well above the pool threshold
+    for (let i = 0; i < 1500; i++) {
+      const key = new Uint8Array(53);
+      key[0] = 0x03;
+      key[1] = v;
+      new DataView(key.buffer).setUint32(40, i);
+      const value = Uint8Array.of(v, i & 255, 1);
+      pairs.push({ key, value });
+      kvA.set(toHex(key), value);
+    }
+    pooled.applyPairs(pairs);
+    single.applyPairs(pairs);
+    const a = toHex(await pooled.workingHashAsync());
+    assert.equal(a, toHex(single.workingHash()));
+    assert.equal(a, referenceRoot(kvA));
+    assert.equal(toHex(await pooled.commit(v)), a);
+    assert.equal(toHex(await single.commit(v)), a);
+  }
+  await pooled.close();
+  await single.close();
+});
