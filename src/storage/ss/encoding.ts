@@ -106,6 +106,16 @@ function writeInvertedVersion(out: Uint8Array, offset: number, version: number):
   out[offset + 7] = lo;
 }
 
+/** prefix ‖ esc(key) ‖ 0x00 ‖ ~u64be(version) in one allocation: the write path's data key. */
+export function dataKey(prefix: Uint8Array, key: Uint8Array, version: number): Uint8Array {
+  const regionLength = prefix.length + escapedLength(key);
+  const out = new Uint8Array(regionLength + 1 + VERSION_BYTES);
+  out.set(prefix, 0);
+  writeEscaped(out, prefix.length, key);
+  writeInvertedVersion(out, regionLength + 1, version);
+  return out;
+}
+
 /**
  * The seek of a point read, built with one escape pass: `gte` = prefix ‖ esc(key) ‖ 0x00 ‖ ~version
  * (the newest entry at or below `version` is the first one at or after it) and `lt` = prefix ‖

@@ -1,5 +1,5 @@
 import type { KVEntry, KVOp } from '../kv/types.ts';
-import { encodeValue, keyRegion, versionedKey } from './encoding.ts';
+import { dataKey, encodeValue } from './encoding.ts';
 import type { MvccDatabase } from './mvcc.ts';
 import { pruneBelow, type PruneStats } from './prune.ts';
 import type { ImportEntry, StoreChange } from './types.ts';
@@ -107,7 +107,7 @@ export class MvccGroup {
         const db = this.databases[i];
         pending[i].push({
           type: 'put',
-          key: versionedKey(keyRegion(db.prefix(e.store), e.key), version),
+          key: dataKey(db.prefix(e.store), e.key, version),
           value: encodeValue(e.value),
         });
         if (pending[i].length >= IMPORT_BATCH) await write(i);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { acquireDirLock, type DirLock } from '../../util/dir-lock.ts';
 import type { KVEntry, KVOp, KVOpener, KVOpenOptions, KVRange, KVReader, KVStore } from '../kv/types.ts';
 import {
+  dataKey,
   decodeU64,
   decodeValue,
   encodeU64,
@@ -164,7 +165,7 @@ export class MvccDatabase {
       const c = changes[i];
       ops[i] = {
         type: 'put',
-        key: versionedKey(keyRegion(this.prefix(c.store), c.key), version),
+        key: dataKey(this.prefix(c.store), c.key, version),
         value: encodeValue(c.value),
       };
     }
