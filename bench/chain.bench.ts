@@ -1,0 +1,183 @@
+/**
+ * End-to-end chain throughput, in process with the real stores on lmdb: pre-signed transactions go
+ * through admission (mempool.checkTx: decode + sender recovery + checks) and then blocks are produced
+ * back to back (execute → block store → SS → SC commit) until the pool is empty.
+ *
+ *   npm run bench -- chain [txs=20000] [senders=200] [kind=erc20|transfer|both]
+ *
+ * Figures: admission tx/s, end-to-end tx/s (admission through commit), block commit time p50/p99
+ * and txs per block, heap and RSS growth.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Interface, Wallet } from 'ethers';
+import { parseGenesis } from '../src/app/genesis.ts';
+import { initHome } from '../src/cli/init.ts';
+import { loadConfig } from '../src/config/load.ts';
+import { accountFromPrivateKey, toAccAddress } from '../src/crypto/accounts.ts';
+import { ChainNode } from '../src/node/node.ts';
+import { toHex } from '../src/primitives/bytes.ts';
+import { silentLogger } from '../src/util/logger.ts';
+import { percentile, report } from './report.ts';
+
+const TOTAL = Number(process.argv[3] ?? 20_000);
+const SENDERS = Number(process.argv[4] ?? 200);
+const KINDS = (process.argv[5] ?? 'both') === 'both' ? ['erc20', 'transfer'] : [process.argv[5]];
+const GWEI = 10n ** 9n;
+const artifacts = JSON.parse(
+  readFileSync(new URL('../test/fixtures/contracts/artifacts.json', import.meta.url), 'utf8'),
+);
+const token = new Interface(artifacts.TestToken.abi);
+const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex.slice(2), 'hex'));
+
+async function run(kind: string): Promise<void> {
+  const home = mkdtempSync(join(tmpdir(), 'chaind-bench-'));
+  try {
+    const wallets = Array.from(
+      { length: SENDERS + 1 },
+      (_, i) => new Wallet('0x' + (i + 1).toString(16).padStart(64, '0')),
+    );
+    const accounts = wallets.map((w) => accountFromPrivateKey(bytes(w.privateKey)));
+    initHome({
+      home,
+      moniker: 'bench',
+      chainId: 'bench-1',
+      balances: accounts.map((a) => ({ address: toAccAddress(a.cosmosAddress), uchain: 10n ** 15n })),
+      associations: accounts.map((a) => ({
+        evm_address: toHex(a.evmAddress),
+        cosmos_address: toAccAddress(a.cosmosAddress),
+      })),
+    });
+    const genesisPath = join(home, 'config', 'genesis.json');
+    const g = JSON.parse(readFileSync(genesisPath, 'utf8'));
+    g.consensus_params.block.max_gas = '100000000'; // room for ~1,000 ERC20 transfers per block
+    writeFileSync(genesisPath, JSON.stringify(g));
+    const { config } = loadConfig({
+      home,
+      env: {},
+      flags: {
+        'consensus.create-empty-blocks': 'false',
+        'mempool.ttl-duration': '0s',
+        'mempool.ttl-num-blocks': '0',
+        'mempool.size': String(TOTAL + 10),
+        'mempool.cache-size': String(TOTAL + 10),
+      },
+    });
+    const node = new ChainNode({
+      home,
+      config,
+      genesis: parseGenesis(readFileSync(genesisPath, 'utf8')),
+      logger: silentLogger,
+    });
+    await node.start();
+    await node.producer!.stop(); // blocks are produced by hand below, back to back
+    const mempool = node.mempool!;
+
+    // Setup (not measured): for ERC20, the deployer mints and funds every sender with tokens.
+    let tokenAddress = '';
+    if (kind === 'erc20') {
+      const deployer = wallets[SENDERS];
+      let nonce = 0;
+      const deploy = await deployer.signTransaction({
+        chainId: 713714n,
+        type: 2,
+        nonce: nonce++,
+        gasLimit: 3_000_000,
+        maxFeePerGas: 100n * GWEI,
+        maxPriorityFeePerGas: 0n,
+        data: artifacts.TestToken.bytecode + token.encodeDeploy(['B', 'B', 10n ** 30n]).slice(2),
+      });
+      await mempool.checkTx(bytes(deploy));
+      await node.producer!.produce();
+      tokenAddress =
+        '0x' +
+        Buffer.from(
+          node.blocks!.receiptByEvmHash(node.chain!.decode(bytes(deploy)).hash)!.receipt.contractAddress!,
+        ).toString('hex');
+      for (let i = 0; i < SENDERS; i++) {
+        const raw = await deployer.signTransaction({
+          chainId: 713714n,
+          type: 2,
+          nonce: nonce++,
+          to: tokenAddress,
+          gasLimit: 100_000,
+          maxFeePerGas: 100n * GWEI,
+          maxPriorityFeePerGas: 0n,
+          data: token.encodeFunctionData('transfer', [wallets[i].address, 10n ** 24n]),
+        });
+        await mempool.checkTx(bytes(raw));
+      }
+      while (mempool.pending() > 0) await node.producer!.produce();
+    }
+
+    const perSender = Math.ceil(TOTAL / SENDERS);
+    const raws: Uint8Array[] = [];
+    for (let n = 0; n < perSender; n++) {
+      for (let i = 0; i < SENDERS && raws.length < TOTAL; i++) {
+        const to = wallets[(i + 1 + n) % SENDERS].address;
+        const tx =
+          kind === 'erc20'
+            ? { to: tokenAddress, data: token.encodeFunctionData('transfer', [to, 1n]), gasLimit: 60_000 }
+            : { to, value: 1n, gasLimit: 21_000 };
+        raws.push(
+          bytes(
+            await wallets[i].signTransaction({
+              chainId: 713714n,
+              type: 2,
+              nonce: kind === 'erc20' ? n : n,
+              maxFeePerGas: 100n * GWEI,
+              maxPriorityFeePerGas: 1n,
+              ...tx,
+            }),
+          ),
+        );
+      }
+    }
+
+    global.gc?.();
+    const heap0 = process.memoryUsage();
+    const t0 = performance.now();
+    for (const raw of raws) await mempool.checkTx(raw);
+    const admitted = performance.now();
+    const blockMs: number[] = [];
+    const blockTxs: number[] = [];
+    let included = 0;
+    while (mempool.pending() > 0) {
+      const b0 = performance.now();
+      const block = await node.producer!.produce();
+      blockMs.push(performance.now() - b0);
+      blockTxs.push(block.txs.length);
+      included += block.txs.length;
+    }
+    const t1 = performance.now();
+    global.gc?.();
+    const heap1 = process.memoryUsage();
+    const labels = { kind, txs: TOTAL, senders: SENDERS };
+    report('chain', 'admission_tx_per_s', (TOTAL / (admitted - t0)) * 1000, 'tx/s', labels);
+    report('chain', 'end_to_end_tx_per_s', (included / (t1 - t0)) * 1000, 'tx/s', labels);
+    report('chain', 'block_ms_p50', percentile(blockMs, 50), 'ms', {
+      ...labels,
+      txs_per_block_p50: percentile(blockTxs, 50),
+    });
+    report('chain', 'block_ms_p99', percentile(blockMs, 99), 'ms', {
+      ...labels,
+      txs_per_block_max: Math.max(...blockTxs),
+    });
+    report(
+      'chain',
+      'execute_commit_tx_per_s',
+      (included / blockMs.reduce((a, b) => a + b, 0)) * 1000,
+      'tx/s',
+      labels,
+    );
+    report('chain', 'heap_growth_mb', (heap1.heapUsed - heap0.heapUsed) / 2 ** 20, 'MiB', labels);
+    report('chain', 'rss_growth_mb', (heap1.rss - heap0.rss) / 2 ** 20, 'MiB', labels);
+    if (included !== TOTAL) report('chain', 'missing_txs', TOTAL - included, 'txs', labels);
+    await node.stop();
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+for (const kind of KINDS) await run(kind);
