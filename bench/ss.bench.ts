@@ -12,7 +12,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStateStore, type StateStore, type StoreChange } from '../src/storage/ss/index.ts';
+import {
+  openStateStore,
+  type CompositeStateStore,
+  type StateStore,
+  type StoreChange,
+} from '../src/storage/ss/index.ts';
 import { silentLogger } from '../src/util/logger.ts';
 import { percentile, report } from './report.ts';
 
@@ -47,7 +52,7 @@ function makeKey(i: number): Uint8Array {
   return k;
 }
 
-async function open(engine: string, dataDir: string): Promise<StateStore> {
+async function open(engine: string, dataDir: string): Promise<CompositeStateStore> {
   return openStateStore(
     {
       dataDir,
@@ -165,9 +170,7 @@ for (const engine of engines) {
     // 4. Pruning while writing and reading: pause = latency of the operations that overlap the prune
     const pruneTo = Math.floor(latest * 0.8);
     const pruneStart = performance.now();
-    const pruning = (
-      ss as unknown as { pruneTo(h: number): Promise<{ worstBatchMs: number; deleted: number } | undefined> }
-    ).pruneTo(pruneTo);
+    const pruning = ss.pruneTo(pruneTo);
     let pruneDone = false;
     const pruneStats = pruning.then((s) => {
       pruneDone = true;
