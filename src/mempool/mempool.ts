@@ -124,6 +124,14 @@ export class Mempool {
       throw MempoolError.fromEthTxError(err);
     }
     if (tx.chainId === undefined) this.refuse(key, 'not_replay_protected', msg.notReplayProtected());
+    // The decoder already enforces its Common's chain id; this guards against a miswired decoder.
+    if (tx.chainId !== this.params.chainId) {
+      this.refuse(
+        key,
+        'invalid_chain_id',
+        `invalid chain id: have ${tx.chainId} want ${this.params.chainId}`,
+      );
+    }
     if (tx.gasLimit > this.params.blockGasLimit)
       this.refuse(key, 'gas_limit_exceeded', msg.gasLimitExceeded());
     if (tx.gasLimit < tx.intrinsicGas) this.refuse(key, 'intrinsic_gas_too_low', msg.intrinsicGasTooLow());
@@ -177,6 +185,19 @@ export class Mempool {
     }
     this.cache.add(key);
     return tx;
+  }
+
+  /**
+   * Takes a tx out of the pool (e.g. one the block producer found unexecutable); the sender's later
+   * pending txs become queued. With `invalid` and keep-invalid-txs-in-cache the hash stays cached;
+   * otherwise it is forgotten so the tx can be submitted again. Returns false if it was not here.
+   */
+  remove(hash: Uint8Array, invalid = false): boolean {
+    const p = this.set.get(hexKey(hash));
+    if (!p) return false;
+    this.set.remove(p);
+    if (!(invalid && this.options.keepInvalidTxsInCache)) this.cache.delete(p.key);
+    return true;
   }
 
   /**

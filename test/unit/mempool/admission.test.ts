@@ -63,6 +63,12 @@ test('chain id', async () => {
   );
 });
 
+test('the pool checks the chain id of its params too (a miswired decoder cannot leak foreign txs)', async () => {
+  const { pool, params } = harness();
+  params.chainId = 1n;
+  await rejects(pool, await signTx(alice), 'invalid_chain_id', `invalid chain id: have ${CHAIN_ID} want 1`);
+});
+
 test('signature: high s and unrecoverable signatures are refused', async () => {
   const { pool } = harness();
   const raw = await signTx(alice);

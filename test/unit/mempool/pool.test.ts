@@ -172,3 +172,21 @@ test('a sender unknown to the pool reads its state once; known senders need no r
   await pool.update(1, [], fresh);
   assert.equal(fresh.reads, 2, 'one nonce and one balance read per sender per block');
 });
+
+test('remove: the producer drops an unexecutable tx; later nonces wait; the cache follows keep-invalid', async () => {
+  for (const keep of [false, true]) {
+    const { pool } = harness({ keepInvalidTxsInCache: keep });
+    const first = await signTx(alice, { nonce: 0 });
+    await pool.checkTx(first);
+    await pool.checkTx(await signTx(alice, { nonce: 1 }));
+    assert.equal(pool.remove(keccak_256(first), true), true);
+    assert.equal(pool.remove(keccak_256(first), true), false);
+    assert.deepEqual([pool.pending(), pool.queued()], [0, 1]);
+    if (keep) {
+      await assert.rejects(pool.checkTx(first), { reason: 'already_in_cache' });
+    } else {
+      await pool.checkTx(first);
+      assert.equal(pool.pending(), 2, 'resubmitted, and the gap closed');
+    }
+  }
+});
