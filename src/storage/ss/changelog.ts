@@ -141,6 +141,17 @@ export class Changelog {
     if (removed && this.sync) syncDir(this.dir);
   }
 
+  /** Drops every record: an imported snapshot supersedes whatever the changelog held. */
+  reset(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    for (const segment of this.segments) rmSync(join(this.dir, segment.file), { force: true });
+    this.segments = [];
+    this.refs = [];
+    this.size = 0;
+    if (this.sync) syncDir(this.dir);
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;

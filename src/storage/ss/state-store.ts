@@ -164,6 +164,9 @@ export class CompositeStateStore implements StateStore {
     }
     await evmWriter?.done();
     await cosmosWriter.done();
+    // Records from before the snapshot must never replay over it.
+    this.p.evmLog?.reset();
+    this.p.cosmosLog?.reset();
     // EVM first, as for writes: a crash in between leaves the Cosmos SS without history, not the EVM SS.
     await evm?.finishImport(version);
     await cosmos.finishImport(version);

@@ -116,3 +116,23 @@ test('truncation removes applied segments but keeps at least `keep` records', ()
     dir.remove();
   }
 });
+
+test('reset drops every record and appends start over', () => {
+  const dir = tempDir('ss-changelog-');
+  try {
+    const log = Changelog.open(dir.path, { keep: 1000 });
+    for (let v = 1; v <= 5; v++) log.append(v, changesOf(v));
+    log.reset();
+    assert.equal(log.recordCount, 0);
+    log.append(3, changesOf(3));
+    log.close();
+    const again = Changelog.open(dir.path, { keep: 1000 });
+    assert.deepEqual(
+      [...again.recordsAfter(0)].map((r) => r.version),
+      [3],
+    );
+    again.close();
+  } finally {
+    dir.remove();
+  }
+});

@@ -94,8 +94,8 @@ test('automatic pruning every ss-prune-interval keeps ss-keep-recent versions', 
 
 test('import loads a snapshot at one height into both halves of the split', async () => {
   const dir = tempDir('ss-store-');
-  const opts = options(dir.path, { evmSplit: true, evmSeparateDbs: true });
-  const ss = await openStateStore(opts, silentLogger);
+  const opts = options(dir.path, { evmSplit: true, evmSeparateDbs: true, asyncWriteBuffer: 3 });
+  let ss = await openStateStore(opts, silentLogger);
   try {
     async function* snapshot() {
       for (let i = 0; i < 25_000; i++)
@@ -105,21 +105,26 @@ test('import loads a snapshot at one height into both halves of the split', asyn
           value: b(i & 0xff),
         };
     }
-    await ss.import(100, snapshot());
-    assert.equal(ss.latestVersion(), 100);
-    assert.equal(ss.earliestVersion(), 100);
-    assert.deepEqual(await ss.get('evm', b(0x0a, 0, 5), 100), b(5));
-    assert.equal(
-      await ss.get('evm', b(0x03, 24998 >> 8, 24998 & 0xff), 100),
-      undefined,
-      'bank keys stay out of the EVM SS',
-    );
-    assert.deepEqual(await ss.get('bank', b(0x03, 24998 >> 8, 24998 & 0xff), 100), b(24998 & 0xff));
-    assert.equal(await ss.get('evm', b(0x0a, 0, 5), 99), undefined);
-    await assert.rejects(ss.import(100, []), SSVersionOrderError);
-    await ss.applyChangeSet(101, [{ store: 'evm', key: b(0x0a, 0, 5), value: null }]);
-    assert.equal(await ss.has('evm', b(0x0a, 0, 5), 101), false);
-    assert.equal(await ss.has('evm', b(0x0a, 0, 5), 100), true);
+    await ss.applyChangeSet(150, [{ store: 'evm', key: b(0x0a, 0, 5), value: b(0xee) }]); // journaled, then superseded
+    await ss.import(200, snapshot());
+    assert.equal(ss.latestVersion(), 200);
+    assert.equal(ss.earliestVersion(), 200);
+    assert.deepEqual(await ss.get('evm', b(0x0a, 0, 5), 200), b(5));
+    const bankKey = b(0x03, 24998 >> 8, 24998 & 0xff);
+    assert.equal(await ss.get('evm', bankKey, 200), undefined, 'bank keys stay out of the EVM SS');
+    assert.deepEqual(await ss.get('bank', bankKey, 200), b(24998 & 0xff));
+    assert.equal(await ss.get('evm', b(0x0a, 0, 5), 199), undefined);
+    await assert.rejects(ss.import(200, []), SSVersionOrderError);
+    await ss.applyChangeSet(201, [{ store: 'evm', key: b(0x0a, 0, 5), value: null }]);
+    assert.equal(await ss.has('evm', b(0x0a, 0, 5), 201), false);
+    assert.equal(await ss.has('evm', b(0x0a, 0, 5), 200), true);
+    // Reopen: the pre-import journal record (version 150) must not come back.
+    await ss.close();
+    ss = await openStateStore(opts, silentLogger);
+    assert.equal(ss.latestVersion(), 201);
+    assert.equal(ss.earliestVersion(), 200);
+    assert.equal(await ss.has('evm', b(0x0a, 0, 5), 201), false);
+    assert.deepEqual(await ss.get('evm', b(0x0a, 0, 5), 200), b(5));
   } finally {
     await ss.close();
     dir.remove();
