@@ -1,4 +1,6 @@
 #!/usr/bin/env node
-import { main } from '../cli/main.ts';
+import { captureEarlySignals } from '../util/early-signals.ts';
 
+captureEarlySignals();
+const { main } = await import('../cli/main.ts');
 await main(process.argv);

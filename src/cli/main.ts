@@ -4,6 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { SCHEMA_KEYS } from '../config/keys.ts';
+import { takeEarlySignals } from '../util/early-signals.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
 import { runDev } from './dev.ts';
 import { packageVersion, resolveHome } from './home.ts';
@@ -116,7 +117,14 @@ function parsePositiveInt(value: string): number {
 
 export async function main(argv: string[]): Promise<void> {
   try {
-    await buildProgram().parseAsync(argv);
+    const program = buildProgram();
+    // Commands other than start/dev are short: a signal that arrived while loading ends them now.
+    program.hook('preAction', (_cmd, action) => {
+      if (action.name() === 'start' || action.name() === 'dev') return;
+      const early = takeEarlySignals();
+      if (early.length > 0) process.exit(130);
+    });
+    await program.parseAsync(argv);
   } catch (err) {
     const line = err instanceof ChainError ? err.message : `unexpected error: ${errorMessage(err)}`;
     process.stderr.write(`error: ${line}\n`);

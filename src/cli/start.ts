@@ -8,6 +8,7 @@ import { parseGenesis } from '../app/genesis.ts';
 import { loadConfig } from '../config/load.ts';
 import { ChainNode } from '../node/node.ts';
 import { createLogger } from '../node/logging.ts';
+import { takeEarlySignals } from '../util/early-signals.ts';
 import { ChainError } from '../util/errors.ts';
 
 export interface StartOptions {
@@ -55,6 +56,7 @@ export async function startNode(o: StartOptions): Promise<ChainNode> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  for (const signal of takeEarlySignals()) onSignal(signal);
 
   await node.start();
   started = true;

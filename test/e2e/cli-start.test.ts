@@ -180,3 +180,15 @@ test('a second process on the same home fails with the lock error; a stale lock 
   await second.waitForLine((l) => l.includes('node started'));
   assert.equal((await second.stop()).code, 0);
 });
+
+test('a SIGTERM that arrives while the node is still starting leads to a clean stop, exit 0', async (t) => {
+  const home = initHome(t);
+  const node = new ChaindProcess(['start', '--home', home, '--log_format', 'json']);
+  t.after(() => node.stop('SIGKILL'));
+  await node.waitForLine((l) => l.includes('starting node'));
+  node.child.kill('SIGTERM');
+  const { code, signal } = await node.exited;
+  assert.equal(signal, null);
+  assert.equal(code, 0);
+  assert.ok(node.lines.some((l) => JSON.parse(l).msg === 'node stopped'));
+});
