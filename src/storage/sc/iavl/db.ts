@@ -236,7 +236,16 @@ export class MemIavlDB {
 
   private enqueueWal(item: { entry: ChangelogEntry } | { roll: number }): void {
     this.walQueue.push(item);
-    if (!this.walRunning) this.walRunning = this.drainWal();
+    this.kickWal();
+  }
+
+  /** Starts the writer if there is work and none is running; it restarts itself for late items. */
+  private kickWal(): void {
+    if (this.walRunning || this.walQueue.length === 0 || this.walError) return;
+    this.walRunning = this.drainWal().then(() => {
+      this.walRunning = undefined;
+      this.kickWal();
+    });
   }
 
   private async drainWal(): Promise<void> {
@@ -251,14 +260,13 @@ export class MemIavlDB {
       }
       this.walQueue.shift();
     }
-    this.walRunning = undefined;
   }
 
   /** Waits until at most `max` entries are queued. */
   private async waitWal(max: number): Promise<void> {
-    while (this.walQueue.length > max && this.walRunning) {
-      const running = this.walRunning;
-      await Promise.race([running, new Promise<void>((resolve) => setImmediate(resolve))]);
+    while (this.walQueue.length > max && !this.walError) {
+      this.kickWal();
+      await this.walRunning;
     }
     if (this.walError) throw this.walError;
   }

@@ -1,4 +1,6 @@
 import { test } from 'node:test';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { MemIavlDB } from '../../../../src/storage/sc/iavl/db.ts';
 import { fromHex, toHex } from '../../../../src/primitives/bytes.ts';
@@ -108,6 +110,64 @@ test('memiavl async commit buffer: entries become durable on flush and survive r
     assert.equal(again.version, 12);
     assert.equal(hashesOf(again.workingHashes()), last);
     await again.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('memiavl store upgrades (add, rename, delete) are logged and replayed on open', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const k = Uint8Array.of(1);
+    let db = await MemIavlDB.open({ dir, initialStores: ['acc'], snapshotInterval: 0 });
+    db.applyChangeSets([{ store: 'acc', pairs: [{ key: k, value: Uint8Array.of(1) }] }]);
+    await db.commit();
+    db.applyUpgrades([{ name: 'new' }]);
+    db.applyChangeSets([{ store: 'new', pairs: [{ key: k, value: Uint8Array.of(2) }] }]);
+    await db.commit();
+    db.applyUpgrades([
+      { name: 'renamed', renameFrom: 'new' },
+      { name: 'acc', delete: true },
+    ]);
+    const res = await db.commit();
+    assert.deepEqual(
+      res.stores.map((s) => s.name),
+      ['renamed'],
+    );
+    assert.deepEqual(db.get('renamed', k), Uint8Array.of(2));
+    await db.close();
+    db = await MemIavlDB.open({ dir, initialStores: ['acc'] });
+    assert.equal(db.version, 3);
+    assert.deepEqual(db.storeNames(), ['renamed']);
+    assert.equal(hashesOf(db.workingHashes()), hashesOf(res.stores));
+    assert.throws(() => db.get('acc', k), /no store named "acc"/);
+    await db.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('memiavl truncates changelog segments behind the oldest kept snapshot', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const r = rng(9);
+    const db = await MemIavlDB.open({
+      dir,
+      initialStores: STORES,
+      snapshotInterval: 5,
+      snapshotKeepRecent: 1,
+    });
+    const model: Model = new Map();
+    for (let v = 1; v <= 30; v++) {
+      db.applyChangeSets(randomBlock(r, model, STORES, 5));
+      await db.commit();
+      await db.snapshot(); // wait for any background snapshot so the layout is deterministic
+    }
+    const snaps = listSnapshots(dir);
+    assert.deepEqual(snaps, [29, 30]);
+    const segments = readdirSync(join(dir, 'changelog')).map((n) => Number(n.slice(0, -4)));
+    assert.ok(Math.min(...segments) <= snaps[0] + 1 && segments.length <= 3, `segments ${segments}`);
+    await db.close();
   } finally {
     cleanup();
   }
