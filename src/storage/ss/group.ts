@@ -65,11 +65,21 @@ export class MvccGroup {
    * Writes one version to every database that has not recorded it yet, in database order. Replays
    * after a crash therefore skip what a database already has and fill in what it lacks.
    */
-  async apply(version: number, changes: readonly StoreChange[]): Promise<void> {
-    const parts = this.partition(changes);
+  apply(version: number, changes: readonly StoreChange[]): Promise<void> {
+    return this.applyMany([{ version, changes }]);
+  }
+
+  /** Like `apply` for consecutive versions, each database taking them in one transaction. */
+  async applyMany(batch: readonly { version: number; changes: readonly StoreChange[] }[]): Promise<void> {
+    const perDb = this.databases.map(() => [] as { version: number; changes: StoreChange[] }[]);
+    for (const { version, changes } of batch) {
+      const parts = this.partition(changes);
+      for (let i = 0; i < this.databases.length; i++) {
+        if (this.databases[i].latest < version) perDb[i].push({ version, changes: parts[i] });
+      }
+    }
     for (let i = 0; i < this.databases.length; i++) {
-      const db = this.databases[i];
-      if (db.latest < version) await db.applyVersion(version, parts[i]);
+      if (perDb[i].length) await this.databases[i].applyVersions(perDb[i]);
     }
   }
 

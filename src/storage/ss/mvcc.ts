@@ -159,22 +159,37 @@ export class MvccDatabase {
   }
 
   /** Writes one version's changes and the new `latest` (and the first `earliest`) in one batch. */
-  async applyVersion(version: number, changes: readonly StoreChange[]): Promise<void> {
-    const ops: KVOp[] = new Array(changes.length);
-    for (let i = 0; i < changes.length; i++) {
-      const c = changes[i];
-      ops[i] = {
-        type: 'put',
-        key: dataKey(this.prefix(c.store), c.key, version),
-        value: encodeValue(c.value),
-      };
+  applyVersion(version: number, changes: readonly StoreChange[]): Promise<void> {
+    return this.applyVersions([{ version, changes }]);
+  }
+
+  /**
+   * Writes several consecutive versions (ascending) in one engine transaction with `latest` = the
+   * last of them: the background writer's group commit, one fsync for a whole backlog. All of the
+   * versions land or none do.
+   */
+  async applyVersions(batch: readonly { version: number; changes: readonly StoreChange[] }[]): Promise<void> {
+    const ops: KVOp[] = [];
+    let last = 0;
+    for (const { version, changes } of batch) {
+      for (let i = 0; i < changes.length; i++) {
+        const c = changes[i];
+        ops.push({
+          type: 'put',
+          key: dataKey(this.prefix(c.store), c.key, version),
+          value: encodeValue(c.value),
+        });
+      }
+      last = version;
     }
-    ops.push({ type: 'put', key: LATEST, value: encodeU64(version) });
+    if (batch.length === 0) return;
+    ops.push({ type: 'put', key: LATEST, value: encodeU64(last) });
     const first = this.latestV === 0 && this.earliestV === 0;
-    if (first) ops.push({ type: 'put', key: EARLIEST, value: encodeU64(version) });
+    const firstVersion = batch[0].version;
+    if (first) ops.push({ type: 'put', key: EARLIEST, value: encodeU64(firstVersion) });
     await this.kv.write(ops);
-    this.latestV = version;
-    if (first) this.earliestV = version;
+    this.latestV = last;
+    if (first) this.earliestV = firstVersion;
   }
 
   /** Raises `earliest` (never lowers it) and records or clears the prune in progress, atomically. */

@@ -28,6 +28,9 @@ export interface CompositeParts {
   logger: Logger;
 }
 
+/** Most change sets the background writer commits in one transaction. */
+const GROUP_COMMIT_MAX = 32;
+
 interface Pending {
   version: number;
   evm: StoreChange[];
@@ -128,7 +131,7 @@ export class CompositeStateStore implements StateStore {
     if (cosmosLog && version > cosmosLog.lastVersion) cosmosLog.append(version, pending.cosmos);
     this.accepted = version;
     if (this.p.asyncWriteBuffer === 0) {
-      await this.write(pending);
+      await this.write([pending]);
       return;
     }
     this.queue.push(pending);
@@ -243,10 +246,11 @@ export class CompositeStateStore implements StateStore {
     return this.until(() => part.latest >= version);
   }
 
-  private async write(pending: Pending): Promise<void> {
+  /** Applies queued versions, EVM SS first; a backlog goes in as one transaction per database. */
+  private async write(batch: readonly Pending[]): Promise<void> {
     const { cosmos, evm, evmLog, cosmosLog } = this.p;
-    if (evm) await evm.apply(pending.version, pending.evm);
-    await cosmos.apply(pending.version, pending.cosmos);
+    if (evm) await evm.applyMany(batch.map((p) => ({ version: p.version, changes: p.evm })));
+    await cosmos.applyMany(batch.map((p) => ({ version: p.version, changes: p.cosmos })));
     if (evmLog && evm) evmLog.truncate(evm.latest);
     if (cosmosLog) cosmosLog.truncate(cosmos.latest);
   }
@@ -254,8 +258,9 @@ export class CompositeStateStore implements StateStore {
   private async drain(): Promise<void> {
     try {
       while (this.queue.length > 0) {
-        await this.write(this.queue[0]);
-        this.queue.shift();
+        const batch = this.queue.slice(0, GROUP_COMMIT_MAX);
+        await this.write(batch);
+        this.queue.splice(0, batch.length);
         this.notify();
       }
     } catch (err) {
