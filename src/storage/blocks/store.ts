@@ -4,18 +4,19 @@
  * in one LMDB environment under `<dataDir>/blockstore/` (key layout in keys.ts). Everything of one
  * height is written by one transaction, so a crash leaves a height either complete or absent.
  *
- * eth_getLogs walks the compact per-block bloom records of the range (hash ‖ 256-byte bloom, or just
- * the hash for a block without logs), and reads receipts only of blocks whose bloom can match.
+ * eth_getLogs with an address or topic filter reads the logs index (log-index.ts) and then only the
+ * receipts it names; without a filter it walks the small per-block records (hash ‖ 256-byte bloom,
+ * or just the hash for a block without logs) to skip blocks that have no logs.
  *
  * Reads are synchronous (LMDB serves them from its memory map); writes are serialised.
  */
 import { join } from 'node:path';
 import { sha256 } from '../../crypto/hash.ts';
 import { openLmdbStore } from '../kv/lmdb.ts';
-import type { KVOp, KVReader, KVStore } from '../kv/types.ts';
+import type { KVOp, KVStore } from '../kv/types.ts';
 import { acquireDirLock, type DirLock } from '../../util/dir-lock.ts';
 import { decodeBlock, decodeHeader, encodeBlock } from './block-codec.ts';
-import { BloomBuilder, isZeroBloom } from './bloom.ts';
+import { BLOOM_BYTES } from './bloom.ts';
 import {
   BlockHeightError,
   BlockStoreClosedError,
@@ -40,6 +41,8 @@ import {
   receiptKey,
 } from './keys.ts';
 import { compileLogFilter } from './log-filter.ts';
+import { LogIndexBuilder } from './log-index.ts';
+import { queryLogs, type SyncReader } from './log-query.ts';
 import {
   decodeCosmosResults,
   decodeReceipt,
@@ -50,7 +53,6 @@ import {
 } from './receipt-codec.ts';
 import type {
   Block,
-  BlockLog,
   CosmosTxResult,
   EvmTxLocation,
   Log,
@@ -73,8 +75,6 @@ export interface BlockStoreOptions {
   /** fsync every write (default true); benchmarks and throwaway stores may turn it off. */
   sync?: boolean;
 }
-
-type SyncReader = Required<Pick<KVReader, 'getSync' | 'iterateSync'>>;
 
 export async function openBlockStore(options: BlockStoreOptions): Promise<BlockStore> {
   const dir = join(options.dataDir, 'blockstore');
@@ -150,18 +150,23 @@ export class BlockStore {
       const put = (key: Uint8Array, value: Uint8Array) => ops.push({ type: 'put', key, value });
       put(heightKey(P_BLOCK, height), encodeBlock(block));
       put(hashKey(P_HASH, block.hash), encodeU64(height));
-      // The store computes the block bloom from the logs itself: getLogs skips blocks by it, so it
-      // must not depend on the blooms the caller put in the receipts.
-      const bloom = new BloomBuilder();
+      // The block bloom is the OR of the receipts' blooms (Ethereum's definition); no keccak here.
+      // getLogs does not rely on it for filtering (the logs index does that), only for eth_getBlock.
+      const bloom = new Uint8Array(BLOOM_BYTES);
+      let hasLogs = false;
+      const logIndex = new LogIndexBuilder();
       for (const rc of receipts) {
-        bloom.addLogs(rc.logs);
+        for (let i = 0; i < BLOOM_BYTES; i++) bloom[i] |= rc.logsBloom[i];
+        if (rc.logs.length > 0) hasLogs = true;
+        logIndex.addLogs(rc.logs, rc.txIndex);
         put(receiptKey(height, rc.txIndex), encodeReceipt(rc));
         put(hashKey(P_EVM_TX, rc.txHash), encodeLocation(height, rc.blockTxIndex, rc.txIndex));
       }
-      const bloomRecord = new Uint8Array(isZeroBloom(bloom.bloom) ? 32 : 32 + 256);
+      const bloomRecord = new Uint8Array(hasLogs ? 32 + BLOOM_BYTES : 32);
       bloomRecord.set(block.hash);
-      if (bloomRecord.length > 32) bloomRecord.set(bloom.bloom, 32);
+      if (hasLogs) bloomRecord.set(bloom, 32);
       put(heightKey(P_BLOOM, height), bloomRecord);
+      for (const op of logIndex.puts(height)) ops.push(op);
       block.txs.forEach((tx, i) => put(hashKey(P_COSMOS_TX, sha256(tx)), encodeLocation(height, i)));
       if (cosmosResults.length > 0) put(heightKey(P_RESULTS, height), encodeCosmosResults(cosmosResults));
       put(META_LATEST, encodeU64(height));
@@ -231,13 +236,18 @@ export class BlockStore {
       for (const tx of block.txs) delIndexIfAt(hashKey(P_COSMOS_TX, sha256(tx)));
       del(blockKey);
     }
-    for (const [key, value] of this.kv.iterateSync({
-      gte: receiptKey(height, 0),
-      lt: receiptKey(height + 1, 0),
-    })) {
+    // the log index keys of this height are re-derived from the logs of its receipts
+    const logIndex = new LogIndexBuilder();
+    const logs: Log[] = [];
+    const receipts = { gte: receiptKey(height, 0), lt: receiptKey(height + 1, 0) };
+    for (const [key, value] of this.kv.iterateSync(receipts)) {
       delIndexIfAt(hashKey(P_EVM_TX, receiptTxHash(value)));
+      logs.length = 0;
+      scanReceiptLogs(value, () => true, logs);
+      if (logs.length > 0) logIndex.addLogs(logs, logs[0].txIndex);
       del(key);
     }
+    for (const op of logIndex.deletes(height)) ops.push(op);
     del(heightKey(P_BLOOM, height));
     del(heightKey(P_RESULTS, height));
   }
@@ -353,34 +363,22 @@ export class BlockStore {
       throw new InvalidLogQueryError(`log query fromBlock ${fromBlock} is after toBlock ${toBlock}`);
     if (!Number.isSafeInteger(limit) || limit < 1)
       throw new InvalidLogQueryError(`log query limit ${limit} must be a positive integer`);
-    const filter = compileLogFilter(query.addresses, query.topics);
-    const logs: BlockLog[] = [];
-    if (this.latest === undefined || this.earliest === undefined) return { logs, limitExceeded: false };
+    // validates addresses and topics even when the store is empty
+    compileLogFilter(query.addresses, query.topics);
+    if (this.latest === undefined || this.earliest === undefined) return { logs: [], limitExceeded: false };
     const from = Math.max(fromBlock, this.earliest);
     const to = Math.min(toBlock, this.latest);
-    if (from > to) return { logs, limitExceeded: false };
-
+    if (from > to) return { logs: [], limitExceeded: false };
     // One read transaction for the whole query: a concurrent truncate cannot tear the result.
     const snap = this.kv.snapshot() as ReturnType<KVStore['snapshot']> & SyncReader;
     try {
-      const found: Log[] = [];
-      for (const [key, rec] of snap.iterateSync({
-        gte: heightKey(P_BLOOM, from),
-        lt: heightKey(P_BLOOM, to + 1),
-      })) {
-        if (rec.length <= 32 || !filter.bloomMayMatch(rec, 32)) continue;
-        const height = readHeightAt(key, 1);
-        const blockHash = rec.subarray(0, 32);
-        for (const [, r] of snap.iterateSync({ gte: receiptKey(height, 0), lt: receiptKey(height + 1, 0) })) {
-          found.length = 0;
-          scanReceiptLogs(r, filter.match, found);
-          for (const log of found) {
-            if (logs.length === limit) return { logs, limitExceeded: true };
-            logs.push({ ...log, blockHeight: height, blockHash });
-          }
-        }
-      }
-      return { logs, limitExceeded: false };
+      return queryLogs(snap, {
+        from,
+        to,
+        addresses: query.addresses ?? [],
+        topics: query.topics ?? [],
+        limit,
+      });
     } finally {
       snap.release();
     }

@@ -59,7 +59,7 @@ export interface Receipt {
   /** EIP-2718 type: 0 legacy, 1 access list, 2 dynamic fee, 4 set code */
   type: number;
   logs: Log[];
-  /** 256 bytes: the Ethereum bloom of this receipt's logs. */
+  /** 256 bytes: the Ethereum bloom of this receipt's logs (as execution computes it; the block bloom ORs them). */
   logsBloom: Uint8Array;
 }
 
