@@ -8,7 +8,7 @@
 import type { SnapshotItem } from 'cosmjs-types/cosmos/store/snapshots/v1/snapshot';
 import { SnapshotItem as SnapshotItemCodec } from 'cosmjs-types/cosmos/store/snapshots/v1/snapshot';
 import { putUvarint, readUvarint } from '../../codec/varint.ts';
-import { ImportError } from './errors.ts';
+import { ImportError, VersionUnavailableError } from './errors.ts';
 import type { FlatKV } from './flatkv/store.ts';
 import type { MemIavlDB, Views } from './iavl/db.ts';
 import { TreeImporter } from './iavl/import.ts';
@@ -28,8 +28,8 @@ export async function* exportItems(
   const views = await iavl.viewsAt(version);
   const names = [...views.keys()];
   if (flat) {
-    if (version !== flat.version)
-      throw new ImportError(`flatkv can export only its latest version ${flat.version}, not ${version}`);
+    // flatkv keeps only its latest rows (older versions exist only as undo records)
+    if (version !== flat.version) throw new VersionUnavailableError(version, flat.version, flat.version);
     names.push(EVM);
   }
   names.sort();

@@ -55,8 +55,11 @@ export class MemIavlDB {
   version = 0;
   private retained = new Map<number, Views>();
   private pending: ChangelogEntry = { version: 0, upgrades: [], changeSets: [] };
-  /** Entries above the base snapshot, kept to switch to a newer base without reading the log. */
-  private recent: ChangelogEntry[] = [];
+  /**
+   * Entries committed while a snapshot is being written (collected only then, so memory stays
+   * bounded), replayed onto the new snapshot when the trees switch to it.
+   */
+  private recent: ChangelogEntry[] | undefined;
   private baseVersion = 0;
   private walQueue: ({ entry: ChangelogEntry } | { roll: number })[] = [];
   private walRunning: Promise<void> | undefined;
@@ -98,30 +101,21 @@ export class MemIavlDB {
 
   /** Replaces the in-memory trees with snapshot `base` plus the changelog up to `target`. */
   private loadBase(base: number, target: number): void {
-    const { trees, entries } = this.rebuild(base, target);
+    const { trees } = this.rebuild(base, target);
     this.trees = trees;
     this.version = target;
     this.baseVersion = base;
-    this.recent = entries;
+    this.recent = undefined;
     this.retained.clear();
     this.retained.set(target, this.committedViews());
     this.pending = { version: target + 1, upgrades: [], changeSets: [] };
   }
 
-  private rebuild(
-    base: number,
-    target: number,
-  ): { trees: Map<string, MutableTree>; entries: ChangelogEntry[] } {
+  private rebuild(base: number, target: number): { trees: Map<string, MutableTree> } {
     const trees = new Map<string, MutableTree>();
     for (const [name, snap] of loadSnapshot(this.dir, base)) trees.set(name, new MutableTree(snap));
-    const entries: ChangelogEntry[] = [];
-    if (target > base) {
-      for (const e of this.changelog.read(base + 1, target)) {
-        replayEntry(trees, e);
-        entries.push(e);
-      }
-    }
-    return { trees, entries };
+    if (target > base) for (const e of this.changelog.read(base + 1, target)) replayEntry(trees, e);
+    return { trees };
   }
 
   storeNames(): string[] {
@@ -188,7 +182,7 @@ export class MemIavlDB {
     for (const t of this.trees.values()) t.commit();
     this.version = entry.version;
     this.pending = { version: this.version + 1, upgrades: [], changeSets: [] };
-    this.recent.push(entry);
+    this.recent?.push(entry);
     const views = this.committedViews();
     this.retained.set(this.version, views);
     for (const v of this.retained.keys())
@@ -280,6 +274,7 @@ export class MemIavlDB {
   private startSnapshot(version: number, views: Views): void {
     // entries after `version` go to a new segment, so truncating behind the snapshot drops whole files
     this.enqueueWal({ roll: version + 1 });
+    this.recent = [];
     const started = Date.now();
     this.snapshotTask = writeSnapshot(this.dir, version, views)
       .then(() => {
@@ -287,7 +282,10 @@ export class MemIavlDB {
         this.pruneSnapshots();
         this.readyBase = version;
       })
-      .catch((err) => this.log.error({ version, err: (err as Error).message }, 'memiavl snapshot failed'))
+      .catch((err) => {
+        this.recent = undefined;
+        this.log.error({ version, err: (err as Error).message }, 'memiavl snapshot failed');
+      })
       .finally(() => {
         this.snapshotTask = undefined;
       });
@@ -320,8 +318,13 @@ export class MemIavlDB {
     if (base <= this.baseVersion) return;
     const trees = new Map<string, MutableTree>();
     for (const [name, snap] of loadSnapshot(this.dir, base)) trees.set(name, new MutableTree(snap));
-    const entries = this.recent.filter((e) => e.version > base);
+    const entries = (this.recent ?? []).filter((e) => e.version > base);
+    this.recent = undefined;
     for (const e of entries) replayEntry(trees, e);
+    if (trees.size !== this.trees.size) {
+      this.log.error({ base }, 'memiavl snapshot reload has different stores; keeping memory trees');
+      return;
+    }
     for (const [name, t] of this.trees) {
       const other = trees.get(name);
       if (!other || compareBytes(other.committed().rootHash(), t.committed().rootHash()) !== 0) {
@@ -334,7 +337,6 @@ export class MemIavlDB {
     }
     this.trees = trees;
     this.baseVersion = base;
-    this.recent = entries;
   }
 
   // --- rollback, import -------------------------------------------------------------------------
