@@ -46,6 +46,8 @@ export interface CommitStoreOptions {
   retainVersions?: number;
   /** Blocks flatkv can roll back (default 10,000). */
   flatkvUndoWindow?: number;
+  /** First version of a new store: genesis `initial_height` (default 1). Ignored for existing data. */
+  initialVersion?: number;
   /** Worker threads hashing large flatkv blocks (default cores - 1, at most 3; 0 = none). */
   flatkvHashWorkers?: number;
   /** Opens flatkv's KV database; default lmdb under `<dir>/flatkv`. Unit tests pass a memory engine. */
@@ -119,6 +121,7 @@ export class CommitStore {
         snapshotInterval: opts.snapshotInterval,
         snapshotKeepRecent: opts.keepRecent,
         retainVersions: opts.retainVersions,
+        initialVersion: opts.initialVersion,
         logger: log,
       });
       if (mode === 'flatkv') {
@@ -130,6 +133,7 @@ export class CommitStore {
         flat = await FlatKV.open(kv, {
           undoWindow: opts.flatkvUndoWindow,
           hashWorkers: opts.flatkvHashWorkers,
+          initialVersion: opts.initialVersion,
           logger: log,
         });
       }

@@ -29,6 +29,8 @@ import { availableParallelism } from 'node:os';
 export interface FlatKVOptions {
   /** Versions that rollback can undo (undo records kept); default 10,000. */
   undoWindow?: number;
+  /** First version of a new database (genesis `initial_height`); default 1. */
+  initialVersion?: number;
   /** Worker threads hashing large blocks (default: cores - 1, at most 3; 0 = hash on the caller). */
   hashWorkers?: number;
   logger?: Logger;
@@ -98,7 +100,8 @@ export class FlatKV {
         `flatkv holds an interrupted import; remove ${db.engine} data and state sync again`,
       );
     }
-    const version = readU64(await db.get(META_VERSION)) ?? 0;
+    // a new database starts just below the chain's first version (genesis initial_height)
+    const version = readU64(await db.get(META_VERSION)) ?? Math.max(0, (opts.initialVersion ?? 1) - 1);
     const oldest = readU64(await db.get(META_OLDEST)) ?? version;
     const lattices = new Map<Table, LtHash>();
     for (const t of TABLES) {

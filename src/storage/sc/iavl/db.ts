@@ -40,6 +40,8 @@ export interface MemIavlOptions {
   snapshotKeepRecent?: number;
   /** Committed versions kept in memory for reads and proofs (older ones are rebuilt on demand). */
   retainVersions?: number;
+  /** First version of a new directory (genesis `initial_height`); default 1. */
+  initialVersion?: number;
   logger?: Logger;
 }
 
@@ -73,6 +75,7 @@ export class MemIavlDB {
     this.opts = {
       dir: opts.dir,
       initialStores: opts.initialStores,
+      initialVersion: opts.initialVersion ?? 1,
       asyncCommitBuffer: opts.asyncCommitBuffer ?? 0,
       snapshotInterval: opts.snapshotInterval ?? 10000,
       snapshotKeepRecent: opts.snapshotKeepRecent ?? 1,
@@ -89,9 +92,11 @@ export class MemIavlDB {
     let base = currentSnapshot(opts.dir);
     if (base === undefined) {
       // a new directory: version 0 with the initial (empty) stores, saved so that open always has a base
-      for (const name of opts.initialStores) db.trees.set(name, new MutableTree());
-      await writeSnapshot(opts.dir, 0, db.committedViews());
-      base = 0;
+      // a new directory: the initial (empty) stores just below the first version, saved so that open
+      // always has a base (with initial_height H, the first commit is H and its nodes carry H)
+      base = Math.max(0, (opts.initialVersion ?? 1) - 1);
+      for (const name of opts.initialStores) db.trees.set(name, new MutableTree(undefined, base));
+      await writeSnapshot(opts.dir, base, db.committedViews());
     }
     const last = db.changelog.lastVersion;
     db.loadBase(base, last !== undefined && last > base ? last : base);

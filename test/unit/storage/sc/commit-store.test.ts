@@ -165,3 +165,34 @@ test('flatkv chain: getProof of an evm key is a typed error naming state_commitm
     cleanup();
   }
 });
+
+test('initial version (genesis initial_height): the first commit is that version and nodes carry it', async () => {
+  const { MutableTree } = await import('../../../../src/storage/sc/iavl/tree.ts');
+  for (const mode of ['flatkv', 'iavl'] as StateCommitment[]) {
+    const { dir, cleanup } = tempDir();
+    try {
+      const sc = await CommitStore.open({
+        dir,
+        stores: STORES,
+        stateCommitment: mode,
+        initialVersion: 10,
+        openKV: persistentMemory(),
+      });
+      assert.equal(sc.version, 9);
+      assert.throws(() => sc.applyChangeSets(1, []), /cannot apply version 1/);
+      const pairs = [
+        { key: Uint8Array.of(1), value: Uint8Array.of(1) },
+        { key: Uint8Array.of(2), value: Uint8Array.of(2) },
+      ];
+      sc.applyChangeSets(10, [{ store: 'bank', pairs }]);
+      assert.equal((await sc.commit()).version, 10);
+      const expected = new MutableTree(undefined, 9);
+      for (const p of pairs) expected.set(p.key, p.value!);
+      const bank = sc.lastCommitInfo().stores.find((s) => s.name === 'bank')!;
+      assert.equal(toHex(bank.hash), toHex(expected.commit().rootHash()));
+      await sc.close();
+    } finally {
+      cleanup();
+    }
+  }
+});
