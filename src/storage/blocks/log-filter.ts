@@ -1,14 +1,13 @@
 /**
- * eth_getLogs filters compiled once per query into (1) bloom probes that reject a block from its
- * 256-byte bloom alone and (2) a matcher that reads a log's address and topics straight from the
- * receipt record, so non-matching logs are never materialised.
+ * eth_getLogs filters compiled once per query into a matcher that reads a log's address and topics
+ * straight from the receipt record, so non-matching logs are never materialised.
  *
  * Topic semantics follow geth's filterLogs: a log with fewer topics than the filter has positions
  * never matches (even if the extra positions are null); a null or empty position is a wildcard;
  * otherwise the log's topic at that position must be one of the listed ones.
  */
 import { equalBytes } from '../../primitives/bytes.ts';
-import { bloomHasProbe, bloomProbe, latin1, type BloomProbe } from './bloom.ts';
+import { latin1 } from './bloom.ts';
 import { InvalidLogQueryError } from './errors.ts';
 import type { RawLogMatcher } from './receipt-codec.ts';
 
@@ -32,14 +31,7 @@ function byteSet(items: Uint8Array[], len: number): ByteSetTest {
 }
 
 export interface CompiledLogFilter {
-  /** Whether a block whose bloom starts at `off` in `rec` can hold a matching log. */
-  bloomMayMatch(rec: Uint8Array, off: number): boolean;
   match: RawLogMatcher;
-}
-
-function anyProbe(probes: BloomProbe[], rec: Uint8Array, off: number): boolean {
-  for (const p of probes) if (bloomHasProbe(rec, p, off)) return true;
-  return false;
 }
 
 export function compileLogFilter(
@@ -59,18 +51,11 @@ export function compileLogFilter(
     }),
   );
 
-  const addressProbes = addresses.map(bloomProbe);
-  const topicProbes = topics.map((pos) => (pos && pos.length > 0 ? pos.map(bloomProbe) : null));
   const addressTest = addresses.length > 0 ? byteSet(addresses, 20) : null;
   const topicTests = topics.map((pos) => (pos && pos.length > 0 ? byteSet(pos, 32) : null));
   const minTopics = topics.length;
 
   return {
-    bloomMayMatch(rec, off) {
-      if (addressProbes.length > 0 && !anyProbe(addressProbes, rec, off)) return false;
-      for (const probes of topicProbes) if (probes && !anyProbe(probes, rec, off)) return false;
-      return true;
-    },
     match(buf, addressOff, nTopics, topicsOff) {
       if (nTopics < minTopics) return false;
       if (addressTest && !addressTest(buf, addressOff)) return false;

@@ -15,7 +15,7 @@ import type { BlockLog, Log, LogQueryResult } from './types.ts';
 export type SyncReader = Required<Pick<KVReader, 'getSync' | 'iterateSync'>>;
 
 /** Heights per index window: bounds memory on long ranges and lets a met limit stop early. */
-const WINDOW = 1024;
+export const DEFAULT_LOG_INDEX_WINDOW = 1024;
 
 export interface ResolvedLogQuery {
   from: number;
@@ -23,6 +23,8 @@ export interface ResolvedLogQuery {
   addresses: Uint8Array[];
   topics: (Uint8Array[] | null)[];
   limit: number;
+  /** Heights per index window (DEFAULT_LOG_INDEX_WINDOW). */
+  window?: number;
 }
 
 class Collector {
@@ -60,19 +62,20 @@ export function queryLogs(reader: SyncReader, q: ResolvedLogQuery): LogQueryResu
   q.topics.forEach((pos, i) => {
     if (pos && pos.length > 0) groups.push(pos.map((t) => logIndexPrefix(KIND_TOPIC0 + i, t)));
   });
-  if (groups.length === 0) scanAll(reader, q, filter, out);
+  if (groups.length === 0) scanAll(reader, q, out);
   else {
-    for (let a = q.from; a <= q.to; a += WINDOW) {
-      if (!scanIndexed(reader, groups, a, Math.min(q.to, a + WINDOW - 1), out)) break;
+    const window = q.window ?? DEFAULT_LOG_INDEX_WINDOW;
+    for (let a = q.from; a <= q.to; a += window) {
+      if (!scanIndexed(reader, groups, a, Math.min(q.to, a + window - 1), out)) break;
     }
   }
   return { logs: out.logs, limitExceeded: out.exceeded };
 }
 
-function scanAll(reader: SyncReader, q: ResolvedLogQuery, filter: CompiledLogFilter, out: Collector): void {
+function scanAll(reader: SyncReader, q: ResolvedLogQuery, out: Collector): void {
   const range = { gte: heightKey(P_BLOOM, q.from), lt: heightKey(P_BLOOM, q.to + 1) };
   for (const [key, rec] of reader.iterateSync(range)) {
-    if (rec.length <= 32 || !filter.bloomMayMatch(rec, 32)) continue; // no logs in this block
+    if (rec.length <= 32) continue; // the block has no logs
     const height = readHeightAt(key, 1);
     const blockHash = rec.subarray(0, 32);
     for (const [, r] of reader.iterateSync({ gte: receiptKey(height, 0), lt: receiptKey(height + 1, 0) })) {
@@ -81,19 +84,34 @@ function scanAll(reader: SyncReader, q: ResolvedLogQuery, filter: CompiledLogFil
   }
 }
 
-/** Height → txIndexes holding any value of one group, within [a, b]. */
-function groupHits(reader: SyncReader, members: Uint8Array[], a: number, b: number): Map<number, number[]> {
-  const hits = new Map<number, number[]>();
+/**
+ * Height → the index values (encoded txIndex lists) of one group's members, within [a, b]. Values
+ * are decoded later and only for heights every group has: a popular topic's long lists are skipped
+ * when a rarer constraint rules their blocks out.
+ */
+function groupHits(
+  reader: SyncReader,
+  members: Uint8Array[],
+  a: number,
+  b: number,
+): Map<number, Uint8Array[]> {
+  const hits = new Map<number, Uint8Array[]>();
   for (const prefix of members) {
     const range = { gte: logIndexKey(prefix, a), lt: logIndexKey(prefix, b + 1) };
     for (const [key, value] of reader.iterateSync(range)) {
       const height = readHeightAt(key, prefix.length);
-      const txs = decodeTxIndexes(value);
       const prev = hits.get(height);
-      hits.set(height, prev ? [...prev, ...txs] : txs);
+      if (prev) prev.push(value);
+      else hits.set(height, [value]);
     }
   }
   return hits;
+}
+
+function txIndexesOf(values: Uint8Array[]): Set<number> {
+  const out = new Set<number>();
+  for (const v of values) for (const tx of decodeTxIndexes(v)) out.add(tx);
+  return out;
 }
 
 /** Returns false when the limit was exceeded. */
@@ -108,9 +126,9 @@ function scanIndexed(
   const hits = groups.map((g) => groupHits(reader, g, a, b)).sort((x, y) => x.size - y.size);
   const heights = [...hits[0].keys()].filter((h) => hits.every((g) => g.has(h))).sort((x, y) => x - y);
   for (const height of heights) {
-    let txs = new Set(hits[0].get(height));
-    for (let g = 1; g < hits.length; g++) {
-      const other = new Set(hits[g].get(height));
+    let txs = txIndexesOf(hits[0].get(height)!);
+    for (let g = 1; g < hits.length && txs.size > 0; g++) {
+      const other = txIndexesOf(hits[g].get(height)!);
       txs = new Set([...txs].filter((t) => other.has(t)));
     }
     if (txs.size === 0) continue;

@@ -74,6 +74,8 @@ export interface BlockStoreOptions {
   dataDir: string;
   /** fsync every write (default true); benchmarks and throwaway stores may turn it off. */
   sync?: boolean;
+  /** Heights per logs-index window in getLogs (default 1,024); tests use small windows. */
+  logIndexWindow?: number;
 }
 
 export async function openBlockStore(options: BlockStoreOptions): Promise<BlockStore> {
@@ -86,7 +88,7 @@ export async function openBlockStore(options: BlockStoreOptions): Promise<BlockS
     lock.release();
     throw err;
   }
-  return new BlockStore(kv, lock, dir);
+  return new BlockStore(kv, lock, dir, options.logIndexWindow);
 }
 
 export class BlockStore {
@@ -97,8 +99,10 @@ export class BlockStore {
   private earliest: number | undefined;
   private writing: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private readonly logIndexWindow: number | undefined;
 
-  constructor(kv: KVStore, lock: DirLock, path: string) {
+  constructor(kv: KVStore, lock: DirLock, path: string, logIndexWindow?: number) {
+    this.logIndexWindow = logIndexWindow;
     if (!kv.getSync || !kv.iterateSync)
       throw new TypeError(`block store needs an engine with synchronous reads, got ${kv.engine}`);
     this.kv = kv as KVStore & SyncReader;
@@ -378,6 +382,7 @@ export class BlockStore {
         addresses: query.addresses ?? [],
         topics: query.topics ?? [],
         limit,
+        window: this.logIndexWindow,
       });
     } finally {
       snap.release();
