@@ -42,20 +42,13 @@ import {
 } from './keys.ts';
 import { compileLogFilter } from './log-filter.ts';
 import { LogIndexBuilder } from './log-index.ts';
+import { collectHeightDeletes } from './removal.ts';
 import { queryLogs, type SyncReader } from './log-query.ts';
-import {
-  decodeCosmosResults,
-  decodeReceipt,
-  encodeCosmosResults,
-  encodeReceipt,
-  receiptTxHash,
-  scanReceiptLogs,
-} from './receipt-codec.ts';
+import { decodeCosmosResults, decodeReceipt, encodeCosmosResults, encodeReceipt } from './receipt-codec.ts';
 import type {
   Block,
   CosmosTxResult,
   EvmTxLocation,
-  Log,
   LogQuery,
   LogQueryResult,
   Receipt,
@@ -126,7 +119,7 @@ export class BlockStore {
 
   /** Runs writers one at a time, so watermarks and batches never interleave. */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    this.assertOpen();
+    if (this.closed) return Promise.reject(new BlockStoreClosedError(this.path));
     const run = this.writing.then(fn, fn);
     this.writing = run.catch(() => undefined);
     return run;
@@ -189,7 +182,7 @@ export class BlockStore {
       const earliest = this.earliest;
       let ops: KVOp[] = [];
       for (let h = this.latest; h > height && h >= earliest; h--) {
-        this.collectDeletes(h, ops);
+        collectHeightDeletes(this.kv, h, ops);
         const newLatest = h - 1;
         const empty = newLatest < earliest;
         if (ops.length < DELETE_BATCH_OPS && newLatest > height && !empty) continue;
@@ -214,7 +207,7 @@ export class BlockStore {
       const target = Math.min(height, this.latest);
       let ops: KVOp[] = [];
       for (let h: number = this.earliest; h < target; h++) {
-        this.collectDeletes(h, ops);
+        collectHeightDeletes(this.kv, h, ops);
         if (ops.length < DELETE_BATCH_OPS && h + 1 < target) continue;
         ops.push({ type: 'put', key: META_EARLIEST, value: encodeU64(h + 1) });
         await this.kv.write(ops);
@@ -222,38 +215,6 @@ export class BlockStore {
         this.earliest = h + 1;
       }
     });
-  }
-
-  /** Appends the deletes of everything stored for `height`; index entries only if they point there. */
-  private collectDeletes(height: number, ops: KVOp[]): void {
-    const del = (key: Uint8Array) => ops.push({ type: 'del', key });
-    const delIndexIfAt = (key: Uint8Array) => {
-      const v = this.kv.getSync(key);
-      // a later block may have re-indexed the same hash; that entry is not ours to remove
-      if (v && readHeightAt(v, 0) === height) del(key);
-    };
-    const blockKey = heightKey(P_BLOCK, height);
-    const rec = this.kv.getSync(blockKey);
-    if (rec) {
-      const block = decodeBlock(rec);
-      delIndexIfAt(hashKey(P_HASH, block.hash));
-      for (const tx of block.txs) delIndexIfAt(hashKey(P_COSMOS_TX, sha256(tx)));
-      del(blockKey);
-    }
-    // the log index keys of this height are re-derived from the logs of its receipts
-    const logIndex = new LogIndexBuilder();
-    const logs: Log[] = [];
-    const receipts = { gte: receiptKey(height, 0), lt: receiptKey(height + 1, 0) };
-    for (const [key, value] of this.kv.iterateSync(receipts)) {
-      delIndexIfAt(hashKey(P_EVM_TX, receiptTxHash(value)));
-      logs.length = 0;
-      scanReceiptLogs(value, () => true, logs);
-      if (logs.length > 0) logIndex.addLogs(logs, logs[0].txIndex);
-      del(key);
-    }
-    for (const op of logIndex.deletes(height)) ops.push(op);
-    del(heightKey(P_BLOOM, height));
-    del(heightKey(P_RESULTS, height));
   }
 
   blockByHeight(height: number): Block | undefined {
@@ -403,6 +364,7 @@ export class BlockStore {
 }
 
 function assertHeightArg(height: number, what: string): void {
-  if (!Number.isSafeInteger(height) || height < 0)
-    throw new InvalidLogQueryError(`${what}: height ${height} must be a non-negative integer`);
+  if (!Number.isSafeInteger(height) || height < 0) {
+    throw new InvalidBlockDataError(`block store ${what}: height ${height} must be a non-negative integer`);
+  }
 }

@@ -7,6 +7,7 @@ import { openLmdbStore } from '../../../../src/storage/kv/lmdb.ts';
 import { toHex } from '../../../../src/primitives/bytes.ts';
 import {
   BlockHeightError,
+  BlockStoreClosedError,
   InvalidBlockDataError,
   openBlockStore,
   type BlockStore,
@@ -256,6 +257,20 @@ test('the blockstore directory is locked against a second process', async () => 
     await store.close();
     const reopened = await openBlockStore({ dataDir: dir.path, sync: false });
     await reopened.close();
+  } finally {
+    dir.remove();
+  }
+});
+
+test('truncateAbove/pruneBelow reject bad heights; a closed store refuses calls', async () => {
+  const dir = tempDir('blocks-');
+  try {
+    const store = await openBlockStore({ dataDir: dir.path, sync: false });
+    await assert.rejects(store.truncateAbove(-1), InvalidBlockDataError);
+    await assert.rejects(store.pruneBelow(1.5), InvalidBlockDataError);
+    await store.close();
+    assert.throws(() => store.blockByHeight(1), BlockStoreClosedError);
+    await assert.rejects(store.putBlock(chain(1)[0].block), BlockStoreClosedError);
   } finally {
     dir.remove();
   }
