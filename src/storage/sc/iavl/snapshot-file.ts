@@ -19,6 +19,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ChainError } from '../../../util/errors.ts';
+import { toHex } from '../../../primitives/bytes.ts';
 
 export const RECORD_SIZE = 64;
 const W = RECORD_SIZE / 4;
@@ -81,6 +82,11 @@ export class TreeSnapshot {
       if (snap.leafKeyOffset(last) + snap.leafKeyLen(last) + snap.leafValueLen(last) !== kvs.length) {
         throw new SnapshotCorruptError(dir, 'kvs file length does not match the leaf records');
       }
+      // the root record must carry the hash recorded when the snapshot was written
+      const root = meta.root!;
+      const hash = root < 0 ? snap.leafHash(-root - 1) : snap.branchHash(root);
+      if (toHex(hash) !== meta.rootHash)
+        throw new SnapshotCorruptError(dir, 'root record hash differs from meta.json');
     }
     return snap;
   }

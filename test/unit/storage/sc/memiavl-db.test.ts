@@ -1,5 +1,5 @@
 import { test } from 'node:test';
-import { readdirSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { MemIavlDB } from '../../../../src/storage/sc/iavl/db.ts';
@@ -168,6 +168,44 @@ test('memiavl truncates changelog segments behind the oldest kept snapshot', asy
     const segments = readdirSync(join(dir, 'changelog')).map((n) => Number(n.slice(0, -4)));
     assert.ok(Math.min(...segments) <= snaps[0] + 1 && segments.length <= 3, `segments ${segments}`);
     await db.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('memiavl: a torn changelog tail is cut off on open; a corrupt snapshot is refused with a typed error', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const r = rng(77);
+    let db = await MemIavlDB.open({ dir, initialStores: STORES, snapshotInterval: 0 });
+    const model: Model = new Map();
+    const hashes: string[] = [];
+    for (let v = 1; v <= 5; v++) {
+      db.applyChangeSets(randomBlock(r, model, STORES, 10));
+      hashes.push(hashesOf((await db.commit()).stores));
+    }
+    await db.close();
+    // a crash in the middle of appending block 6: half a record at the end of the last segment
+    const logDir = join(dir, 'changelog');
+    const seg = join(logDir, readdirSync(logDir).sort().at(-1)!);
+    appendFileSync(seg, Buffer.from([40, 0, 0, 0, 1, 2, 3, 4, 6, 0]));
+    db = await MemIavlDB.open({ dir, initialStores: STORES });
+    assert.equal(db.version, 5);
+    assert.equal(hashesOf(db.workingHashes()), hashes[4]);
+    // and the log accepts the next block where the torn one was
+    db.applyChangeSets(randomBlock(r, model, STORES, 10));
+    assert.equal((await db.commit()).version, 6);
+    await db.snapshot();
+    await db.close();
+    // flip a byte of the newest snapshot's root record hash
+    const snapDir = join(dir, `snapshot-${String(6).padStart(20, '0')}`, 'bank');
+    const branches = readFileSync(join(snapDir, 'branches'));
+    branches[branches.length - 20] ^= 0xff;
+    writeFileSync(join(snapDir, 'branches'), branches);
+    await assert.rejects(
+      MemIavlDB.open({ dir, initialStores: STORES }),
+      (e: Error) => (e as { code?: string }).code === 'SC_SNAPSHOT_CORRUPT',
+    );
   } finally {
     cleanup();
   }
