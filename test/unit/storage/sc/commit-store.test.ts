@@ -196,3 +196,47 @@ test('initial version (genesis initial_height): the first commit is that version
     }
   }
 });
+
+test('open reconciles backends left one block apart by a crash between the flatkv and memiavl commits', async () => {
+  const { FlatKV } = await import('../../../../src/storage/sc/flatkv/store.ts');
+  const { dir, cleanup } = tempDir();
+  const openKV = persistentMemory();
+  try {
+    const r = rng(31);
+    const opts: CommitStoreOptions = { dir, stores: STORES, openKV, snapshotInterval: 2 };
+    let sc = await CommitStore.open(opts);
+    const model: Model = new Map();
+    const hashes: string[] = [];
+    const blocks = [];
+    for (let v = 1; v <= 6; v++) {
+      const cs = randomChangeSets(r, model);
+      blocks.push(cs);
+      if (v === 6) break;
+      sc.applyChangeSets(v, cs);
+      hashes[v] = toHex((await sc.commit()).appHash);
+    }
+    await sc.close();
+    // block 6 reached flatkv (its commit is first) but the process died before memiavl's
+    const flat = await FlatKV.open(await openKV(join(dir, 'flatkv')));
+    flat.applyPairs(blocks[5].find((c) => c.store === 'evm')!.pairs);
+    await flat.commit(6);
+    sc = await CommitStore.open(opts);
+    assert.equal(sc.version, 5);
+    assert.equal(toHex(sc.appHash()), hashes[5]);
+    sc.applyChangeSets(6, blocks[5]);
+    const again = toHex((await sc.commit()).appHash);
+    // the same block on a store that never crashed gives the same app hash
+    const other = tempDir();
+    const clean = await CommitStore.open({ ...opts, dir: other.dir, openKV: persistentMemory() });
+    for (let v = 1; v <= 6; v++) {
+      clean.applyChangeSets(v, blocks[v - 1]);
+      await clean.commit();
+    }
+    assert.equal(again, toHex(clean.appHash()));
+    await clean.close();
+    other.cleanup();
+    await sc.close();
+  } finally {
+    cleanup();
+  }
+});
