@@ -112,6 +112,7 @@ export class MemIavlDB {
     this.baseVersion = base;
     this.recent = undefined;
     this.retained.clear();
+    this.historical = undefined;
     this.retained.set(target, this.committedViews());
     this.pending = { version: target + 1, upgrades: [], changeSets: [] };
   }
@@ -219,12 +220,17 @@ export class MemIavlDB {
     const base = snaps.filter((s) => s <= version).at(-1);
     if (version > this.version || base === undefined)
       throw new VersionUnavailableError(version, snaps[0], this.version);
+    // consecutive queries at one historical height (a proof per key) reuse the rebuilt trees
+    if (this.historical?.version === version) return this.historical.views;
     await this.flushWal();
     const { trees } = this.rebuild(base, version);
     const views: Views = new Map();
     for (const [name, t] of trees) views.set(name, t.committed());
+    this.historical = { version, views };
     return views;
   }
+
+  private historical: { version: number; views: Views } | undefined;
 
   /** Oldest version that viewsAt / rollback can reach. */
   oldestVersion(): number {
