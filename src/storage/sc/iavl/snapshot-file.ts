@@ -145,6 +145,45 @@ export class TreeSnapshot {
     return this.leaves.subarray(o, o + 32);
   }
 
+  private leafP0: Uint32Array | undefined;
+
+  /**
+   * First prefix word of every leaf, in key order: 4 bytes per leaf (4 MB for 1M keys) instead of a
+   * 64-byte record, so a binary search over it stays mostly in cache. Built on first use.
+   */
+  private leafPrefixes(): Uint32Array {
+    if (!this.leafP0) {
+      const p = new Uint32Array(this.meta.leaves);
+      for (let l = 0; l < p.length; l++) p[l] = this.l32[l * W + 14];
+      this.leafP0 = p;
+    }
+    return this.leafP0;
+  }
+
+  /** Index of the first leaf of branch i's subtree (its leaves are contiguous in key order). */
+  branchFirstLeaf(i: number): number {
+    const left = this.branchLeft(i);
+    return this.branchKeyLeaf(i) - (left < 0 ? 1 : this.branchSize(left));
+  }
+
+  /**
+   * Looks `key` up among the leaves of branch i's subtree by binary search on the prefix array
+   * (same answer as descending the branches, with fewer cache misses). Returns the leaf or -1.
+   */
+  findInBranch(key: Uint8Array, p0: number, i: number): number {
+    const P = this.leafPrefixes();
+    let lo = this.branchFirstLeaf(i);
+    const end = lo + this.branchSize(i);
+    let hi = end;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const q = P[mid];
+      if (q < p0 || (q === p0 && this.compareLeafKey(key, mid) > 0)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < end && P[lo] === p0 && this.compareLeafKey(key, lo) === 0 ? lo : -1;
+  }
+
   /** Compares a key (and its keyPrefix words) with branch i's key; the read hot path. */
   compareBranchKey(key: Uint8Array, p0: number, p1: number, i: number): number {
     const b = i * W;

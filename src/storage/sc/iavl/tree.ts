@@ -38,8 +38,6 @@ export class TreeView {
     if (this.root === undefined) return undefined;
     const rd = this.reader;
     let r = this.root;
-    let p0 = -1;
-    let p1 = 0;
     // iterative descent on the hot read path; MemNodes and snapshot records are walked alike
     for (;;) {
       if (typeof r === 'number') {
@@ -48,8 +46,9 @@ export class TreeView {
           const leaf = -r - 1;
           return s.compareLeafKey(key, leaf) === 0 ? s.leafValue(leaf) : undefined;
         }
-        if (p0 < 0) [p0, p1] = keyPrefix(key);
-        r = s.compareBranchKey(key, p0, p1, r) < 0 ? s.branchLeft(r) : s.branchRight(r);
+        // below this point the subtree is one contiguous run of snapshot leaves
+        const leaf = s.findInBranch(key, keyPrefix(key)[0], r);
+        return leaf < 0 ? undefined : s.leafValue(leaf);
       } else {
         if (r.height === 0) return compareBytes(key, r.key) === 0 ? r.value : undefined;
         r = compareBytes(key, r.key) < 0 ? r.left! : r.right!;

@@ -1,0 +1,66 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MemIavlDB } from '../../../../src/storage/sc/iavl/db.ts';
+import { toHex } from '../../../../src/primitives/bytes.ts';
+import { randomBytes, rng, tempDir } from './helpers.ts';
+
+test('reads from a snapshot-backed tree (prefix search) agree with the in-memory tree, incl. prefix ties and absent keys', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const r = rng(1234);
+    const present = new Map<string, Uint8Array>();
+    const keys: Uint8Array[] = [];
+    for (let i = 0; i < 3000; i++) {
+      // many keys share their first 4 or 8 bytes, some are prefixes of others
+      const head = [0xaa, 0xbb, 0xcc, i % 3];
+      const key =
+        i % 5 === 0
+          ? Uint8Array.from(head.slice(0, 1 + (i % 4)))
+          : Uint8Array.from([...head, ...randomBytes(r, 0, 8)]);
+      keys.push(key);
+      present.set(toHex(key), randomBytes(r, 1, 8));
+    }
+    const pairs = [...present].map(([hex, value]) => ({
+      key: Uint8Array.from(Buffer.from(hex, 'hex')),
+      value,
+    }));
+    let db = await MemIavlDB.open({ dir, initialStores: ['s'], snapshotInterval: 0 });
+    db.applyChangeSets([{ store: 's', pairs }]);
+    await db.commit();
+    const memoryView = (await db.viewsAt(1)).get('s')!;
+    await db.snapshot();
+    await db.close();
+    db = await MemIavlDB.open({ dir, initialStores: ['s'] });
+    const snapView = (await db.viewsAt(1)).get('s')!;
+    assert.equal(typeof snapView.root, 'number', 'the reopened tree is snapshot-backed');
+    const probes = [...keys];
+    for (let i = 0; i < 3000; i++)
+      probes.push(Uint8Array.from([0xaa, 0xbb, 0xcc, i % 4, ...randomBytes(r, 0, 8)]));
+    probes.push(new Uint8Array([0]), new Uint8Array([0xff, 0xff]), new Uint8Array([0xaa]));
+    let hits = 0;
+    for (const k of probes) {
+      const expected = present.get(toHex(k));
+      assert.deepEqual(snapView.get(k), expected, toHex(k));
+      assert.deepEqual(memoryView.get(k), expected, toHex(k));
+      if (expected) hits++;
+    }
+    assert.ok(hits >= 3000 && hits < probes.length);
+    // after a block the top of the tree is in memory and the rest still in the snapshot
+    db.applyChangeSets([
+      {
+        store: 's',
+        pairs: [
+          { key: keys[7], value: Uint8Array.of(9) },
+          { key: keys[8], value: undefined },
+        ],
+      },
+    ]);
+    await db.commit();
+    assert.deepEqual(db.get('s', keys[7]), Uint8Array.of(9));
+    assert.equal(db.get('s', keys[8]), undefined);
+    for (const k of keys.slice(10, 400)) assert.deepEqual(db.get('s', k), present.get(toHex(k)));
+    await db.close();
+  } finally {
+    cleanup();
+  }
+});
