@@ -8,6 +8,7 @@
  * memiavl commits are measured with a synchronous changelog (fsync per block) and with
  * sc-async-commit-buffer = 10. Open time and reads are measured in a fresh child process, as a
  * restarting node sees them. One warm-up block precedes each measurement.
+ * SC_BENCH_ONLY=memiavl|flatkv runs one half; SC_BENCH_BLOCKS sets the measured blocks (default 5).
  * Changed keys are half updates of existing keys, half inserts. The flatkv table is filled with
  * direct lmdb writes (its lattice is not computed for the fill): hashing 1M rows at setup would take
  * a minute and measures nothing about per-block cost.
@@ -29,6 +30,8 @@ import type { KVPair } from '../src/storage/sc/types.ts';
 const N = Number(process.env.SC_BENCH_KEYS ?? 1_000_000);
 const BLOCKS = Number(process.env.SC_BENCH_BLOCKS ?? 5);
 const B = 'sc';
+/** SC_BENCH_ONLY=memiavl|flatkv runs one half. */
+const ONLY = process.env.SC_BENCH_ONLY;
 
 let seed = 0x12345678;
 function rand32(): number {
@@ -129,7 +132,7 @@ if (process.env.SC_BENCH_OPEN_DIR) {
 const root = mkdtempSync(join(tmpdir(), 'sc-bench-'));
 try {
   // ---------------------------------------------------------------- memiavl
-  {
+  if (ONLY !== 'flatkv') {
     const dir = join(root, 'memiavl');
     const keys: Uint8Array[] = [];
     for (let i = 0; i < N; i++) keys.push(randomBytes(32));
@@ -156,7 +159,7 @@ try {
   }
 
   // ---------------------------------------------------------------- flatkv
-  {
+  if (ONLY !== 'memiavl') {
     const dir = join(root, 'flatkv');
     const kv = await openLmdbStore(dir);
     const storageKey = (): Uint8Array => {
