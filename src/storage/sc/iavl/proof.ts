@@ -14,12 +14,36 @@ import { putZigzag } from '../../../codec/varint.ts';
 import { leafPrefix } from './hashing.ts';
 import type { TreeView } from './tree.ts';
 
-function innerPrefix(height: number, size: number, version: number): number[] {
-  const buf = new Uint8Array(32);
-  let off = putZigzag(buf, 0, height);
-  off = putZigzag(buf, off, size);
-  off = putZigzag(buf, off, version);
-  return [...buf.subarray(0, off)];
+const scratch = new Uint8Array(32);
+
+/**
+ * zz(height) ‖ zz(size) ‖ zz(version) ‖ 0x20, then (we are the right child) the left sibling's hash
+ * and 0x20: the bytes of the inner node's preimage before our own hash.
+ */
+function innerPrefix(
+  height: number,
+  size: number,
+  version: number,
+  left: Uint8Array | undefined,
+): Uint8Array {
+  let off = putZigzag(scratch, 0, height);
+  off = putZigzag(scratch, off, size);
+  off = putZigzag(scratch, off, version);
+  const out = new Uint8Array(off + 1 + (left ? left.length + 1 : 0));
+  out.set(scratch.subarray(0, off));
+  out[off] = 0x20;
+  if (left) {
+    out.set(left, off + 1);
+    out[out.length - 1] = 0x20;
+  }
+  return out;
+}
+
+function lengthPrefixed(hash: Uint8Array): Uint8Array {
+  const out = new Uint8Array(hash.length + 1);
+  out[0] = 0x20;
+  out.set(hash, 1);
+  return out;
 }
 
 /** Existence proof of a key present in `view`, or undefined if it is absent. */
@@ -30,19 +54,21 @@ export function existenceProof(view: TreeView, key: Uint8Array): ExistenceProof 
   const path: InnerOp[] = [];
   let r = view.root;
   while (!rd.isLeaf(r)) {
-    const prefix = innerPrefix(rd.height(r), rd.size(r), rd.version(r));
+    const h = rd.height(r);
+    const size = rd.size(r);
+    const version = rd.version(r);
     if (rd.compareKey(key, r) < 0) {
       // we go left: the right sibling's hash follows ours
       path.push({
         hash: HashOp.SHA256,
-        prefix: Uint8Array.from([...prefix, 0x20]),
-        suffix: Uint8Array.from([0x20, ...rd.hash(rd.right(r))]),
+        prefix: innerPrefix(h, size, version, undefined),
+        suffix: lengthPrefixed(rd.hash(rd.right(r))),
       });
       r = rd.left(r);
     } else {
       path.push({
         hash: HashOp.SHA256,
-        prefix: Uint8Array.from([...prefix, 0x20, ...rd.hash(rd.left(r)), 0x20]),
+        prefix: innerPrefix(h, size, version, rd.hash(rd.left(r))),
         suffix: new Uint8Array(0),
       });
       r = rd.right(r);
