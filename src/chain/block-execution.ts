@@ -14,11 +14,15 @@ import {
   type EthTxRejection,
 } from '../execution/block-executor.ts';
 import type { DecodedEthTx } from '../execution/transactions.ts';
+import { type CosmosTxContext, deliverCosmosTx } from '../app/cosmos-deliver.ts';
+import { CosmosTxError } from '../app/cosmos-errors.ts';
+import type { DecodedCosmosTx } from '../app/cosmos-tx.ts';
 import { wrapEthTransaction } from '../execution/tx-wrap.ts';
 import { StateOverlay, type StateReader } from '../state/overlay.ts';
 import { logsBloom } from '../storage/blocks/bloom.ts';
-import type { Log, Receipt } from '../storage/blocks/types.ts';
+import type { CosmosTxResult, Log, Receipt } from '../storage/blocks/types.ts';
 import { ChainError } from '../util/errors.ts';
+import { toHex } from '../primitives/bytes.ts';
 import { type BaseFeeParams, nextBaseFee } from './base-fee.ts';
 
 /** The base fee of the next block, kept in state so that replay and every node derive the same one. */
@@ -29,7 +33,11 @@ export function readBaseFee(state: StateReader, params: BaseFeeParams): bigint {
   return stored ? readDecimal(stored) : params.initialBaseFee;
 }
 
+/** A transaction of a block: Ethereum (wrapped in a TxRaw) or a signed Cosmos tx. */
+export type BlockTx = { kind: 'eth'; tx: DecodedEthTx } | { kind: 'cosmos'; tx: DecodedCosmosTx };
+
 export interface BlockContext {
+  chainId: string;
   height: number;
   /** seconds since the epoch (the header time, truncated) */
   timestamp: bigint;
@@ -44,9 +52,11 @@ export interface ExecutedBlock {
   /** TxRaw bytes in block order */
   txs: Uint8Array[];
   receipts: Receipt[];
+  cosmosResults: CosmosTxResult[];
   /** gas limit of each included tx, in block order (CometBFT's gas_wanted) */
   gasLimits: bigint[];
-  rejected: EthTxRejection[];
+  /** Candidates left out, with the reason. */
+  rejected: { hash: Uint8Array; reason: string }[];
   gasUsed: bigint;
   overlay: StateOverlay;
 }
@@ -56,7 +66,7 @@ export async function executeBlock(
   state: StateReader,
   ctx: BlockContext,
   feeParams: BaseFeeParams,
-  candidates: DecodedEthTx[],
+  candidates: BlockTx[],
   mode: 'propose' | 'replay',
 ): Promise<ExecutedBlock> {
   const overlay = new StateOverlay(state);
@@ -74,28 +84,65 @@ export async function executeBlock(
     },
     overlay,
   );
-  const outcomes: EthTxOutcome[] = [];
-  const rejected: EthTxRejection[] = [];
-  for (const tx of candidates) {
-    const r = await executor.execute(tx);
-    if (!isRejection(r)) outcomes.push(r);
-    else if (mode === 'replay') {
+  const cosmosCtx: CosmosTxContext = { chainId: ctx.chainId, maxBlockGas: ctx.gasLimit };
+  const txs: Uint8Array[] = [];
+  const gasLimits: bigint[] = [];
+  const ethOutcomes: { outcome: EthTxOutcome; blockTxIndex: number }[] = [];
+  const cosmosResults: CosmosTxResult[] = [];
+  const rejected: ExecutedBlock['rejected'] = [];
+  let cosmosGas = 0n;
+  const reject = (hash: Uint8Array, reason: string) => {
+    if (mode === 'replay') {
       throw new ChainError(
         'REPLAY_DIVERGED',
-        `replaying block ${ctx.height}: tx 0x${Buffer.from(tx.hash).toString('hex')} no longer executes: ${r.reason}`,
+        `replaying block ${ctx.height}: tx ${toHex(hash)} no longer executes: ${reason}`,
       );
-    } else rejected.push(r);
+    }
+    rejected.push({ hash, reason });
+  };
+  for (const c of candidates) {
+    if (c.kind === 'eth') {
+      const r = await executor.execute(c.tx, cosmosGas);
+      if (isRejection(r)) {
+        reject(c.tx.hash, r.reason);
+        continue;
+      }
+      ethOutcomes.push({ outcome: r, blockTxIndex: txs.length });
+      txs.push(wrapEthTransaction(c.tx.raw));
+      gasLimits.push(c.tx.gasLimit);
+    } else {
+      if (executor.blockGasUsed + cosmosGas + c.tx.gasLimit > ctx.gasLimit) {
+        reject(c.tx.hash, `block gas limit reached, tx gas limit ${c.tx.gasLimit}`);
+        continue;
+      }
+      let result;
+      try {
+        result = deliverCosmosTx(c.tx, overlay, cosmosCtx);
+      } catch (err) {
+        if (!(err instanceof CosmosTxError)) throw err;
+        reject(c.tx.hash, err.message);
+        continue;
+      }
+      cosmosGas += c.tx.gasLimit;
+      cosmosResults.push({ index: txs.length, ...result });
+      txs.push(c.tx.raw);
+      gasLimits.push(c.tx.gasLimit);
+    }
   }
-  const gasUsed = executor.blockGasUsed;
-  overlay.set(STORES.evm, BASE_FEE_KEY, decimal(nextBaseFee(feeParams, baseFee, gasUsed, ctx.gasLimit)));
+  const gasUsed = executor.blockGasUsed + cosmosResults.reduce((s, r) => s + r.gasUsed, 0n);
+  overlay.set(
+    STORES.evm,
+    BASE_FEE_KEY,
+    decimal(nextBaseFee(feeParams, baseFee, executor.blockGasUsed, ctx.gasLimit)),
+  );
 
   let logIndex = 0;
-  const receipts = outcomes.map((o, txIndex): Receipt => {
+  const receipts = ethOutcomes.map(({ outcome: o, blockTxIndex }, txIndex): Receipt => {
     const logs: Log[] = o.logs.map((l) => ({ ...l, logIndex: logIndex++, txIndex, txHash: o.tx.hash }));
     return {
       txHash: o.tx.hash,
       txIndex,
-      blockTxIndex: txIndex,
+      blockTxIndex,
       from: o.tx.sender,
       to: o.tx.to,
       contractAddress: o.contractAddress,
@@ -108,13 +155,5 @@ export async function executeBlock(
       logsBloom: logsBloom(logs),
     };
   });
-  return {
-    baseFee,
-    txs: outcomes.map((o) => wrapEthTransaction(o.tx.raw)),
-    receipts,
-    gasLimits: outcomes.map((o) => o.tx.gasLimit),
-    rejected,
-    gasUsed,
-    overlay,
-  };
+  return { baseFee, txs, receipts, cosmosResults, gasLimits, rejected, gasUsed, overlay };
 }

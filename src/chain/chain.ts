@@ -25,7 +25,8 @@ import type { StateStore, StoreChange } from '../storage/ss/types.ts';
 import { ChainError } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { baseFeeParamsFrom, type BaseFeeParams } from './base-fee.ts';
-import { type BlockContext, executeBlock, type ExecutedBlock } from './block-execution.ts';
+import { type BlockContext, type BlockTx, executeBlock, type ExecutedBlock } from './block-execution.ts';
+import { decodeCosmosTx } from '../app/cosmos-tx.ts';
 
 export const stateVersion = (height: number): number => height + 1;
 
@@ -129,12 +130,7 @@ export class Chain {
     for (let h = this.sc.version; h <= blockHeight; h++) {
       const block = this.blocks.blockByHeight(h);
       if (!block) throw new ChainError('STORES_INCONSISTENT', `block ${h} is missing from the block store`);
-      const txs = block.txs.map((raw, i) => {
-        const eth = unwrapEthTransaction(raw);
-        if (!eth)
-          throw new ChainError('REPLAY_UNSUPPORTED', `block ${h} tx ${i} is not an Ethereum transaction`);
-        return this.decode(eth);
-      });
+      const txs = block.txs.map((raw) => this.decodeBlockTx(raw));
       const executed = await executeBlock(
         this.common,
         this.state,
@@ -164,10 +160,17 @@ export class Chain {
     this.height = blockHeight;
   }
 
+  /** A stored block's tx: an Ethereum tx wrapped in a TxRaw, or a signed Cosmos tx. */
+  decodeBlockTx(raw: Uint8Array): BlockTx {
+    const eth = unwrapEthTransaction(raw);
+    return eth ? { kind: 'eth', tx: this.decode(eth) } : { kind: 'cosmos', tx: decodeCosmosTx(raw) };
+  }
+
   /** The execution context of a block (the same when proposing and when replaying it). */
   contextFor(block: Pick<Block, 'header'>): BlockContext {
     const h = block.header;
     return {
+      chainId: this.genesis.chain_id,
       height: h.height,
       timestamp: BigInt(h.time.seconds),
       gasLimit: this.gasLimit,
@@ -183,7 +186,7 @@ export class Chain {
     const h = block.header.height;
     if (h !== this.height + 1)
       throw new ChainError('BAD_HEIGHT', `cannot commit block ${h} on top of ${this.height}`);
-    await this.blocks.putBlock(block, executed.receipts, []);
+    await this.blocks.putBlock(block, executed.receipts, executed.cosmosResults);
     const changes = executed.overlay.changes();
     await this.ss.applyChangeSet(stateVersion(h), toStoreChanges(changes));
     this.sc.applyChangeSets(stateVersion(h), toChangeSets(changes));

@@ -68,6 +68,15 @@ export const SS_BACKENDS = ['pebbledb', 'rocksdb', 'lmdb'] as const;
 export const DEFAULT_LEGACY_APIS = ['chain_getChainAddress', 'chain_getEVMAddress', 'chain_getCosmosTx'];
 
 export const APP_TOML = {
+  '': {
+    'minimum-gas-prices': str(
+      '0.001uchain',
+      'Minimum fee per unit of gas this node accepts for Cosmos transactions (e.g. "0.001uchain"; 1 gwei of EVM gas = 0.001uchain)',
+      (s) =>
+        /^(\d+(\.\d{1,18})?uchain)?$/.test(s.trim()) ? undefined : `${JSON.stringify(s)} is not a gas price`,
+      'a decimal amount of uchain such as "0.001uchain"',
+    ),
+  },
   api: {
     enable: bool(true, 'Serve the REST API'),
     address: listenAddress('tcp://0.0.0.0:1317', 'REST API listen address', true),

@@ -12,14 +12,16 @@ import { type ValidatorInfo, validatorSetHash } from '../codec/validators.ts';
 import type { Chain } from '../chain/chain.ts';
 import { ed25519Address, type Ed25519Key, ed25519Sign } from '../crypto/node-keys.ts';
 import type { Mempool } from '../mempool/mempool.ts';
+import type { CosmosPool } from '../mempool/cosmos-pool.ts';
 import type { AccountReader } from '../mempool/types.ts';
 import { BankReader } from '../app/bank.ts';
-import { executeBlock, type ExecutedBlock } from '../chain/block-execution.ts';
+import { type BlockTx, executeBlock, type ExecutedBlock } from '../chain/block-execution.ts';
+import { cosmosTxHash } from '../app/cosmos-tx.ts';
 import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
 import { EvmReader } from '../app/evm.ts';
 import { toHex } from '../primitives/bytes.ts';
 import { encodeBlock } from '../storage/blocks/block-codec.ts';
-import type { Block } from '../storage/blocks/types.ts';
+import type { Block, CosmosTxResult, Receipt } from '../storage/blocks/types.ts';
 import { errorMessage } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { consensusParamsHash, resultsHash, type TxResultSummary } from './hashes.ts';
@@ -28,6 +30,7 @@ import { type SignerState, STEP_PRECOMMIT } from './signer-state.ts';
 export interface ProducerOptions {
   chain: Chain;
   mempool: Mempool;
+  cosmosPool: CosmosPool;
   chainId: string;
   validatorKey: Ed25519Key;
   votingPower: bigint;
@@ -96,7 +99,7 @@ export class BlockProducer {
 
   private async tick(): Promise<void> {
     if (!this.running) return;
-    const idle = this.o.mempool.pending() === 0;
+    const idle = this.o.mempool.pending() === 0 && this.o.cosmosPool.size === 0;
     const emptyDue =
       this.o.createEmptyBlocksIntervalMs > 0 &&
       Date.now() - this.lastBlockAt >= this.o.createEmptyBlocksIntervalMs;
@@ -127,7 +130,13 @@ export class BlockProducer {
       ? this.commitFor(prev)
       : { height: 0, round: 0, blockId: EMPTY_BLOCK_ID, signatures: [] };
 
-    const candidates = mempool.reap(chain.gasLimit);
+    // Ethereum txs by fee priority first, then Cosmos txs in arrival order with the gas left.
+    const eth = mempool.reap(chain.gasLimit);
+    const ethGas = eth.reduce((s, tx) => s + tx.gasLimit, 0n);
+    const candidates: BlockTx[] = [
+      ...eth.map((tx) => ({ kind: 'eth' as const, tx })),
+      ...this.o.cosmosPool.reap(chain.gasLimit - ethGas).map((tx) => ({ kind: 'cosmos' as const, tx })),
+    ];
     const header: Header = {
       version: BLOCK_VERSION,
       chainId: this.o.chainId,
@@ -159,7 +168,7 @@ export class BlockProducer {
     this.commitFor(block); // sign now: the signature is durable before the next block needs it
     this.lastBlockAt = Date.now();
     for (const r of executed.rejected)
-      this.log.debug({ tx: toHex(r.tx.hash), reason: r.reason }, 'tx left out of block');
+      this.log.debug({ tx: toHex(r.hash), reason: r.reason }, 'tx left out of block');
     await mempool.update(
       height,
       executed.receipts.map((r) => r.txHash),
@@ -203,16 +212,18 @@ export class BlockProducer {
     const cached = this.nextResultsHash;
     if (cached && cached.height === block.header.height) return cached.hash;
     // After a restart: gas wanted is each tx's gas limit, so the stored txs are decoded once.
-    const receipts = this.o.chain.blocks.receiptsOfBlock(block.header.height) ?? [];
-    const gasLimits = block.txs.map((raw) => this.o.chain.decode(unwrapEthTransaction(raw)!).gasLimit);
-    return resultsHash(receipts.map((r, i) => summary(r.status, gasLimits[i], r.gasUsed)));
+    const blocks = this.o.chain.blocks;
+    const gasLimits = block.txs.map((raw) => this.o.chain.decodeBlockTx(raw).tx.gasLimit);
+    const receipts = blocks.receiptsOfBlock(block.header.height) ?? [];
+    const cosmos = blocks.cosmosResultsOfBlock(block.header.height) ?? [];
+    return resultsHash(summaries(block.txs.length, receipts, cosmos, gasLimits));
   }
 
   private rememberResults(height: number, executed: ExecutedBlock): void {
-    this.nextResultsHash = {
-      height,
-      hash: resultsHash(executed.receipts.map((r, i) => summary(r.status, executed.gasLimits[i], r.gasUsed))),
-    };
+    const hash = resultsHash(
+      summaries(executed.txs.length, executed.receipts, executed.cosmosResults, executed.gasLimits),
+    );
+    this.nextResultsHash = { height, hash };
   }
 
   private accounts(): AccountReader {
@@ -241,7 +252,20 @@ function blockTime(prev: Timestamp | undefined): Timestamp {
   return timestampFromDate(new Date(ms));
 }
 
-/** A failed EVM execution is a failed tx result (code 1), as Cosmos EVM chains report it. */
-function summary(status: 0 | 1, gasWanted: bigint, gasUsed: bigint): TxResultSummary {
-  return { code: status === 1 ? 0 : 1, gasWanted, gasUsed };
+/** Each tx's result in block order; a failed EVM execution is a failed result (code 1), as Cosmos EVM chains report it. */
+function summaries(
+  count: number,
+  receipts: Receipt[],
+  cosmos: CosmosTxResult[],
+  gasLimits: bigint[],
+): TxResultSummary[] {
+  const out: TxResultSummary[] = new Array(count);
+  for (const r of receipts)
+    out[r.blockTxIndex] = {
+      code: r.status === 1 ? 0 : 1,
+      gasWanted: gasLimits[r.blockTxIndex],
+      gasUsed: r.gasUsed,
+    };
+  for (const r of cosmos) out[r.index] = { code: r.code, gasWanted: r.gasWanted, gasUsed: r.gasUsed };
+  return out;
 }

@@ -119,8 +119,9 @@ export class BlockExecutor {
   }
 
   /** Runs one transaction; state changes of a rejected transaction are undone. */
-  async execute(tx: DecodedEthTx): Promise<EthTxOutcome | EthTxRejection> {
-    if (this.gasUsed + tx.gasLimit > this.env.gasLimit) {
+  /** `otherGas`: gas the block's non-EVM transactions already claimed from the block gas limit. */
+  async execute(tx: DecodedEthTx, otherGas = 0n): Promise<EthTxOutcome | EthTxRejection> {
+    if (this.gasUsed + otherGas + tx.gasLimit > this.env.gasLimit) {
       return {
         tx,
         reason: `block gas limit reached: ${this.gasUsed} used of ${this.env.gasLimit}, tx gas limit ${tx.gasLimit}`,

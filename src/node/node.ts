@@ -14,6 +14,8 @@ import { SignerState } from '../consensus/signer-state.ts';
 import { ed25519FromJson, ed25519Address } from '../crypto/node-keys.ts';
 import { createChainCommon } from '../execution/chain-config.ts';
 import { Mempool } from '../mempool/mempool.ts';
+import { CosmosPool } from '../mempool/cosmos-pool.ts';
+import { parseMinGasPrice } from '../app/cosmos-deliver.ts';
 import { BankReader } from '../app/bank.ts';
 import { EvmReader } from '../app/evm.ts';
 import { toHex } from '../primitives/bytes.ts';
@@ -47,6 +49,7 @@ export class ChainNode {
   blocks: BlockStore | undefined;
   chain: Chain | undefined;
   mempool: Mempool | undefined;
+  cosmosPool: CosmosPool | undefined;
   producer: BlockProducer | undefined;
 
   constructor(opts: NodeOptions) {
@@ -201,6 +204,14 @@ export class ChainNode {
           decode: chain.decode,
           height: chain.latestHeight,
         });
+        this.cosmosPool = new CosmosPool({
+          options: this.mempool.options,
+          ctx: { chainId: this.opts.genesis.chain_id, maxBlockGas: chain.gasLimit },
+          minGasPrice: parseMinGasPrice(this.opts.config.app.minimumGasPrices),
+          state: () => chain.state,
+          maxTxBytes: Number(this.opts.genesis.consensus_params.block.max_bytes),
+          height: chain.latestHeight,
+        });
       },
       stop: async () => {},
     };
@@ -224,6 +235,7 @@ export class ChainNode {
         this.producer = new BlockProducer({
           chain: this.chain!,
           mempool: this.mempool!,
+          cosmosPool: this.cosmosPool!,
           chainId: this.opts.genesis.chain_id,
           validatorKey: key,
           votingPower: BigInt(validator.power),

@@ -1,0 +1,218 @@
+/**
+ * Admission checks (CheckTx) and execution (DeliverTx) of Cosmos transactions. Execution charges gas
+ * for every store access, takes the fee for the fee collector, advances the signer's sequence, links
+ * the signer's EVM and Cosmos addresses on its first signed tx (moving the cast balance), then runs
+ * the messages; a failing message reverts the messages but keeps fee and sequence, as in the SDK.
+ */
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { toAccAddress } from '../crypto/accounts.ts';
+import { verifySecp256k1 } from '../crypto/secp256k1-verify.ts';
+import { BASE_DENOM, WEI_PER_UCHAIN } from '../primitives/identity.ts';
+import type { StateOverlay } from '../state/overlay.ts';
+import type { TxEvent } from '../storage/blocks/types.ts';
+import { Auth, AuthReader } from './auth.ts';
+import { Bank, BankReader } from './bank.ts';
+import { CosmosTxError, SdkCode } from './cosmos-errors.ts';
+import { type DecodedCosmosTx, MSG_SEND_TYPE_URL, signDocBytes } from './cosmos-tx.ts';
+import { Evm, FEE_COLLECTOR_ADDRESS } from './evm.ts';
+import { GasMeter, KV_GAS, MeteredState } from './gas-meter.ts';
+import type { StateReader } from '../state/overlay.ts';
+
+export interface MinGasPrice {
+  /** uchain per gas = numerator / denominator */
+  numerator: bigint;
+  denominator: bigint;
+}
+
+/** Parses app.toml's `minimum-gas-prices` (e.g. "0.001uchain"; empty or "0uchain" = no minimum). */
+export function parseMinGasPrice(text: string): MinGasPrice {
+  const t = text.trim();
+  if (t === '') return { numerator: 0n, denominator: 1n };
+  const m = /^(\d+)(?:\.(\d{1,18}))?([a-z][a-z0-9/]*)$/.exec(t);
+  if (!m || m[3] !== BASE_DENOM)
+    throw new RangeError(
+      `minimum-gas-prices ${JSON.stringify(text)}: expected <decimal>${BASE_DENOM}, e.g. "0.001${BASE_DENOM}"`,
+    );
+  const frac = m[2] ?? '';
+  return { numerator: BigInt(m[1] + frac), denominator: 10n ** BigInt(frac.length) };
+}
+
+export interface CosmosTxContext {
+  chainId: string;
+  maxBlockGas: bigint;
+}
+
+export interface CosmosTxOutcome {
+  code: number;
+  codespace: string;
+  log: string;
+  gasWanted: bigint;
+  gasUsed: bigint;
+  events: TxEvent[];
+}
+
+/** Admission: everything that can be checked against the latest state without executing. */
+export function checkCosmosTx(
+  tx: DecodedCosmosTx,
+  state: StateReader,
+  ctx: CosmosTxContext,
+  minGasPrice: MinGasPrice,
+  expectedSequence?: bigint,
+): void {
+  checkSigner(tx, state, ctx, expectedSequence);
+  const required = ceilDiv(tx.gasLimit * minGasPrice.numerator, minGasPrice.denominator);
+  if (tx.fee < required) {
+    throw new CosmosTxError(
+      SdkCode.InsufficientFee,
+      `insufficient fees; got: ${tx.fee}${BASE_DENOM} required: ${required}${BASE_DENOM}: insufficient fee`,
+    );
+  }
+  const balance = new BankReader(state).wei(tx.signer);
+  if (balance < tx.fee * WEI_PER_UCHAIN) {
+    throw new CosmosTxError(
+      SdkCode.InsufficientFunds,
+      `${balance / WEI_PER_UCHAIN}${BASE_DENOM} is smaller than ${tx.fee}${BASE_DENOM}: insufficient funds`,
+    );
+  }
+}
+
+function checkSigner(
+  tx: DecodedCosmosTx,
+  state: StateReader,
+  ctx: CosmosTxContext,
+  expectedSequence?: bigint,
+) {
+  if (tx.gasLimit <= 0n)
+    throw new CosmosTxError(SdkCode.InvalidRequest, 'gas limit must be positive: invalid request');
+  if (tx.gasLimit > ctx.maxBlockGas)
+    throw new CosmosTxError(
+      SdkCode.OutOfGas,
+      `tx gas limit ${tx.gasLimit} exceeds the block gas limit ${ctx.maxBlockGas}`,
+    );
+  const account = new AuthReader(state).account(tx.signer);
+  if (!account)
+    throw new CosmosTxError(
+      SdkCode.UnknownAddress,
+      `account ${toAccAddress(tx.signer)} not found: unknown address`,
+    );
+  if (account.pubKey && Buffer.compare(Buffer.from(account.pubKey), Buffer.from(tx.publicKey)) !== 0) {
+    throw new CosmosTxError(
+      SdkCode.InvalidPubKey,
+      `public key does not match account ${toAccAddress(tx.signer)}: invalid pubkey`,
+    );
+  }
+  const expected = expectedSequence ?? account.sequence;
+  if (tx.sequence !== expected) {
+    throw new CosmosTxError(
+      SdkCode.WrongSequence,
+      `account sequence mismatch, expected ${expected}, got ${tx.sequence}: incorrect account sequence`,
+    );
+  }
+  if (!verifySecp256k1(tx.publicKey, signDocBytes(tx, ctx.chainId, account.accountNumber), tx.signature)) {
+    throw new CosmosTxError(
+      SdkCode.Unauthorized,
+      `signature verification failed; please verify account number (${account.accountNumber}), sequence (${tx.sequence}) and chain-id (${ctx.chainId}): unauthorized`,
+    );
+  }
+  return account;
+}
+
+/**
+ * Executes `tx` on the block's overlay. Throws CosmosTxError when the tx fails its ante checks (it then
+ * changes nothing and cannot be included); returns the result otherwise, failed messages included.
+ */
+export function deliverCosmosTx(
+  tx: DecodedCosmosTx,
+  overlay: StateOverlay,
+  ctx: CosmosTxContext,
+): CosmosTxOutcome {
+  const meter = new GasMeter(tx.gasLimit);
+  const state = new MeteredState(overlay, meter);
+  const anteEvents: TxEvent[] = [];
+  const signerBech = toAccAddress(tx.signer);
+  overlay.checkpoint();
+  try {
+    meter.consume(KV_GAS.txSizePerByte * BigInt(tx.raw.length), 'txSize');
+    meter.consume(KV_GAS.sigVerifySecp256k1, 'ante verify: secp256k1');
+    const account = checkSigner(tx, state, ctx);
+    const bank = new Bank(state);
+    const auth = new Auth(state);
+    bank.transferWei(tx.signer, FEE_COLLECTOR_ADDRESS, tx.fee * WEI_PER_UCHAIN);
+    auth.setAccount({ ...account, sequence: account.sequence + 1n, pubKey: tx.publicKey });
+    associate(tx, state);
+    anteEvents.push(
+      ev('coin_spent', { spender: signerBech, amount: `${tx.fee}${BASE_DENOM}` }),
+      ev('coin_received', {
+        receiver: toAccAddress(FEE_COLLECTOR_ADDRESS),
+        amount: `${tx.fee}${BASE_DENOM}`,
+      }),
+      ev('tx', { fee: `${tx.fee}${BASE_DENOM}`, fee_payer: signerBech }),
+      ev('tx', { acc_seq: `${signerBech}/${tx.sequence}` }),
+      ev('tx', { signature: Buffer.from(tx.signature).toString('base64') }),
+    );
+    overlay.commit();
+  } catch (err) {
+    overlay.revert();
+    throw err;
+  }
+
+  const events = [...anteEvents];
+  overlay.checkpoint();
+  try {
+    const bank = new Bank(state);
+    const auth = new Auth(state);
+    for (const m of tx.msgs) {
+      const have = bank.wei(m.from);
+      const amount = m.amount * WEI_PER_UCHAIN;
+      if (have < amount) {
+        throw new CosmosTxError(
+          SdkCode.InsufficientFunds,
+          `spendable balance ${have / WEI_PER_UCHAIN}${BASE_DENOM} is smaller than ${m.amount}${BASE_DENOM}: insufficient funds`,
+        );
+      }
+      bank.transferWei(m.from, m.to, amount);
+      auth.ensureAccount(m.to);
+      const coins = `${m.amount}${BASE_DENOM}`;
+      events.push(
+        ev('message', { action: MSG_SEND_TYPE_URL, sender: m.fromBech32, module: 'bank' }),
+        ev('coin_spent', { spender: m.fromBech32, amount: coins }),
+        ev('coin_received', { receiver: m.toBech32, amount: coins }),
+        ev('transfer', { recipient: m.toBech32, sender: m.fromBech32, amount: coins }),
+      );
+    }
+    overlay.commit();
+    return { code: 0, codespace: '', log: '', gasWanted: tx.gasLimit, gasUsed: meter.consumed, events };
+  } catch (err) {
+    overlay.revert();
+    if (!(err instanceof CosmosTxError)) throw err;
+    return {
+      code: err.abciCode,
+      codespace: err.codespace,
+      log: err.message,
+      gasWanted: tx.gasLimit,
+      gasUsed: meter.consumed,
+      events: anteEvents,
+    };
+  }
+}
+
+/** First signed tx of a key: link its EVM address (keccak of the full key) and move the cast's balance. */
+function associate(tx: DecodedCosmosTx, state: MeteredState): void {
+  const evm = new Evm(state);
+  if (evm.evmAddressOf(tx.signer)) return;
+  const uncompressed = secp256k1.Point.fromBytes(tx.publicKey).toBytes(false);
+  const evmAddress = keccak_256(uncompressed.subarray(1)).subarray(12);
+  if (evm.cosmosAddressOf(evmAddress)) return;
+  evm.associate(evmAddress, tx.signer);
+  const bank = new Bank(state);
+  bank.transferWei(evmAddress, tx.signer, bank.wei(evmAddress));
+}
+
+function ev(type: string, attrs: Record<string, string>): TxEvent {
+  return { type, attributes: Object.entries(attrs).map(([key, value]) => ({ key, value, index: true })) };
+}
+
+function ceilDiv(a: bigint, b: bigint): bigint {
+  return (a + b - 1n) / b;
+}

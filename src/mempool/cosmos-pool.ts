@@ -1,0 +1,151 @@
+/**
+ * Pending Cosmos transactions. Admission decodes the TxRaw, verifies the signature against the
+ * account number and the sequence the sender will be at once its earlier pending txs execute (as
+ * the SDK's CheckTx state does), and checks the fee against `minimum-gas-prices`. Reaping is in
+ * arrival order, each sender's txs in sequence order. The pool shares the `[mempool]` limits.
+ */
+import { AuthReader } from '../app/auth.ts';
+import { type CosmosTxContext, checkCosmosTx, type MinGasPrice } from '../app/cosmos-deliver.ts';
+import { CosmosTxError, SdkCode } from '../app/cosmos-errors.ts';
+import { cosmosTxHash, type DecodedCosmosTx, decodeCosmosTx } from '../app/cosmos-tx.ts';
+import { toHex } from '../primitives/bytes.ts';
+import type { StateReader } from '../state/overlay.ts';
+import type { MempoolOptions } from './types.ts';
+import { SeenCache } from './seen-cache.ts';
+
+interface Entry {
+  tx: DecodedCosmosTx;
+  seq: number;
+  admittedAt: number;
+  admittedHeight: number;
+}
+
+export interface CosmosPoolDeps {
+  options: MempoolOptions;
+  ctx: CosmosTxContext;
+  minGasPrice: MinGasPrice;
+  /** Latest committed state. */
+  state: () => StateReader;
+  maxTxBytes: number;
+  height?: number;
+  now?: () => number;
+}
+
+export class CosmosPool {
+  private readonly d: CosmosPoolDeps;
+  private readonly byHash = new Map<string, Entry>();
+  /** per signer (hex), its pending txs in sequence order */
+  private readonly bySigner = new Map<string, Entry[]>();
+  private readonly seen: SeenCache;
+  private readonly now: () => number;
+  private height: number;
+  private seq = 0;
+
+  constructor(d: CosmosPoolDeps) {
+    this.d = d;
+    this.seen = new SeenCache(d.options.cacheSize);
+    this.now = d.now ?? Date.now;
+    this.height = d.height ?? 0;
+  }
+
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  get(hash: Uint8Array): DecodedCosmosTx | undefined {
+    return this.byHash.get(toHex(hash))?.tx;
+  }
+
+  /** CheckTx: admits the tx or throws CosmosTxError with the SDK code and message. */
+  checkTx(raw: Uint8Array): DecodedCosmosTx {
+    const hashHex = toHex(cosmosTxHash(raw));
+    if (this.byHash.has(hashHex) || this.seen.has(hashHex))
+      throw new CosmosTxError(SdkCode.TxInMempoolCache, 'tx already exists in cache');
+    if (raw.length > this.d.maxTxBytes)
+      throw new CosmosTxError(
+        SdkCode.TxTooLarge,
+        `tx size ${raw.length} exceeds the limit of ${this.d.maxTxBytes} bytes: tx too large`,
+      );
+    if (this.byHash.size >= this.d.options.size)
+      throw new CosmosTxError(SdkCode.MempoolIsFull, `mempool is full: ${this.byHash.size} txs`);
+    try {
+      const tx = decodeCosmosTx(raw);
+      const signer = toHex(tx.signer);
+      const committed = new AuthReader(this.d.state()).account(tx.signer)?.sequence ?? 0n;
+      // Entries below the committed sequence were executed by a block whose update() has not run yet.
+      const queue: Entry[] = [];
+      for (const e of this.bySigner.get(signer) ?? []) {
+        if (e.tx.sequence >= committed) queue.push(e);
+        else this.byHash.delete(toHex(e.tx.hash));
+      }
+      checkCosmosTx(tx, this.d.state(), this.d.ctx, this.d.minGasPrice, committed + BigInt(queue.length));
+      const entry = { tx, seq: this.seq++, admittedAt: this.now(), admittedHeight: this.height };
+      queue.push(entry);
+      this.bySigner.set(signer, queue);
+      this.byHash.set(hashHex, entry);
+      this.seen.add(hashHex);
+      return tx;
+    } catch (err) {
+      if (this.d.options.keepInvalidTxsInCache) this.seen.add(hashHex);
+      throw err;
+    }
+  }
+
+  /** Executable txs in arrival order, each sender's in sequence order, within the gas budget. */
+  reap(maxGas: bigint): DecodedCosmosTx[] {
+    const heads = [...this.bySigner.values()].map((q) => ({ q, i: 0 }));
+    const out: DecodedCosmosTx[] = [];
+    let gas = 0n;
+    for (;;) {
+      let best: { q: Entry[]; i: number } | undefined;
+      for (const h of heads) if (h.i < h.q.length && (!best || h.q[h.i].seq < best.q[best.i].seq)) best = h;
+      if (!best) return out;
+      const tx = best.q[best.i].tx;
+      if (gas + tx.gasLimit > maxGas) return out;
+      gas += tx.gasLimit;
+      out.push(tx);
+      best.i++;
+    }
+  }
+
+  /** After a block: drop committed txs and those whose sequence is now used, then apply the TTLs. */
+  update(height: number, committed: Iterable<Uint8Array>): void {
+    this.height = height;
+    for (const h of committed) this.remove(toHex(h));
+    const auth = new AuthReader(this.d.state());
+    const { ttlDurationMs, ttlNumBlocks } = this.d.options;
+    const now = this.now();
+    for (const [signer, queue] of this.bySigner) {
+      const next = auth.account(queue[0].tx.signer)?.sequence ?? 0n;
+      const keep: Entry[] = [];
+      for (const e of queue) {
+        const expired =
+          (ttlDurationMs > 0 && now - e.admittedAt > ttlDurationMs) ||
+          (ttlNumBlocks > 0 && height - e.admittedHeight > ttlNumBlocks);
+        // A stale sequence can never execute; an expired tx breaks the sequence chain after it.
+        if (
+          e.tx.sequence < next ||
+          expired ||
+          (keep.length === 0 && e.tx.sequence !== next) ||
+          (keep.length > 0 && e.tx.sequence !== keep[keep.length - 1].tx.sequence + 1n)
+        ) {
+          this.byHash.delete(toHex(e.tx.hash));
+          continue;
+        }
+        keep.push(e);
+      }
+      if (keep.length > 0) this.bySigner.set(signer, keep);
+      else this.bySigner.delete(signer);
+    }
+  }
+
+  private remove(hashHex: string): void {
+    const e = this.byHash.get(hashHex);
+    if (!e) return;
+    this.byHash.delete(hashHex);
+    const signer = toHex(e.tx.signer);
+    const queue = (this.bySigner.get(signer) ?? []).filter((x) => x !== e);
+    if (queue.length > 0) this.bySigner.set(signer, queue);
+    else this.bySigner.delete(signer);
+  }
+}
