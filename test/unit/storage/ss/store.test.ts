@@ -192,3 +192,53 @@ test('a second store on the same data directory is refused by the directory lock
     dir.remove();
   }
 });
+
+test('async writes: a backlog is group-committed, and the buffer bounds how far writers run ahead', async () => {
+  const dir = tempDir('ss-store-');
+  let engineWrites = 0;
+  let release: (() => void) | undefined;
+  let gate: Promise<void> | undefined;
+  const ss = await openStateStore(
+    options(dir.path, {
+      asyncWriteBuffer: 4,
+      openEngine: async () => {
+        const kv = new MemoryKVStore();
+        const write = kv.write.bind(kv);
+        kv.write = async (ops: KVOp[]) => {
+          engineWrites++;
+          if (gate) await gate; // hold the background writer to build a backlog
+          return write(ops);
+        };
+        return kv;
+      },
+    }),
+    silentLogger,
+  );
+  try {
+    gate = new Promise((r) => (release = r));
+    await ss.applyChangeSet(1, [{ store: 'acc', key: b(1), value: b(1) }]); // the writer takes it and blocks
+    for (let v = 2; v <= 4; v++) await ss.applyChangeSet(v, [{ store: 'acc', key: b(1), value: b(v) }]);
+    // Four change sets are queued (one of them being written): the fifth caller waits.
+    let fifthDone = false;
+    const fifth = ss
+      .applyChangeSet(5, [{ store: 'acc', key: b(1), value: b(5) }])
+      .then(() => (fifthDone = true));
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(fifthDone, false, 'back-pressure: a full buffer holds the caller');
+    const writesBefore = engineWrites;
+    gate = undefined;
+    release!();
+    await fifth;
+    await ss.applyChangeSet(6, [{ store: 'acc', key: b(1), value: b(6) }]);
+    await ss.flush();
+    assert.equal(ss.latestVersion(), 6);
+    assert.ok(
+      engineWrites - writesBefore <= 2,
+      `versions 2-6 took ${engineWrites - writesBefore} transactions`,
+    );
+    for (let v = 1; v <= 6; v++) assert.deepEqual(await ss.get('acc', b(1), v), b(v));
+  } finally {
+    await ss.close();
+    dir.remove();
+  }
+});
