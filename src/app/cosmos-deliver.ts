@@ -10,7 +10,7 @@ import { toAccAddress } from '../crypto/accounts.ts';
 import { verifySecp256k1 } from '../crypto/secp256k1-verify.ts';
 import { BASE_DENOM, WEI_PER_UCHAIN } from '../primitives/identity.ts';
 import type { StateOverlay } from '../state/overlay.ts';
-import type { TxEvent } from '../storage/blocks/types.ts';
+import type { CosmosTxResult, TxEvent } from '../storage/blocks/types.ts';
 import { Auth, AuthReader } from './auth.ts';
 import { Bank, BankReader } from './bank.ts';
 import { CosmosTxError, SdkCode } from './cosmos-errors.ts';
@@ -43,14 +43,8 @@ export interface CosmosTxContext {
   maxBlockGas: bigint;
 }
 
-export interface CosmosTxOutcome {
-  code: number;
-  codespace: string;
-  log: string;
-  gasWanted: bigint;
-  gasUsed: bigint;
-  events: TxEvent[];
-}
+/** A tx result as the block store keeps it, minus its position in the block. */
+export type CosmosTxOutcome = Omit<CosmosTxResult, 'index'>;
 
 /** Admission: everything that can be checked against the latest state without executing. */
 export function checkCosmosTx(
