@@ -26,6 +26,8 @@ import { acquireDirLock, type DirLock } from '../util/dir-lock.ts';
 import { ChainError } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { Lifecycle, type Service } from './lifecycle.ts';
+import { createEvmRpcServer } from './rpc-adapters.ts';
+import type { JsonRpcHttpServer } from '../rpc/server/http.ts';
 
 export interface NodeOptions {
   home: string;
@@ -51,6 +53,8 @@ export class ChainNode {
   mempool: Mempool | undefined;
   cosmosPool: CosmosPool | undefined;
   producer: BlockProducer | undefined;
+  /** The EVM JSON-RPC HTTP server, when `[evm] http_enabled`. */
+  rpc: JsonRpcHttpServer | undefined;
 
   constructor(opts: NodeOptions) {
     this.opts = opts;
@@ -79,6 +83,7 @@ export class ChainNode {
       this.chainService(),
       this.mempoolService(),
       this.producerService(),
+      this.rpcService(),
     ]);
     this.log.info({ data_dir: this.dataDir, height: this.chain!.latestHeight }, 'node started');
   }
@@ -248,6 +253,27 @@ export class ChainNode {
         this.producer.start();
       },
       stop: async () => this.producer?.stop(),
+    };
+  }
+
+  private rpcService(): Service {
+    return {
+      name: 'evm-rpc',
+      start: async () => {
+        if (!this.opts.config.app.evm.httpEnabled) return;
+        this.rpc = createEvmRpcServer({
+          chain: this.chain!,
+          blocks: this.blocks!,
+          ss: this.ss!,
+          mempool: this.mempool!,
+          genesis: this.opts.genesis,
+          feeParams: this.chain!.feeParams,
+          evm: this.opts.config.app.evm,
+          logger: this.opts.logger,
+        });
+        await this.rpc.start();
+      },
+      stop: async () => this.rpc?.stop(),
     };
   }
 }

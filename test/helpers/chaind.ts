@@ -39,7 +39,8 @@ export class ChaindProcess {
 
   constructor(args: string[], env: Record<string, string> = {}) {
     this.child = spawn(process.execPath, [CHAIND, ...args], {
-      env: { ...process.env, ...env },
+      // a free JSON-RPC port, so nodes of concurrently running test files do not contend for 8545
+      env: { ...process.env, CHAIND_EVM_HTTP_PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     createInterface({ input: this.child.stdout! }).on('line', (line) => {

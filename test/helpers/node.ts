@@ -43,7 +43,13 @@ export async function startNode(home: string, flags: Record<string, string> = {}
   const { config } = loadConfig({
     home,
     env: {},
-    flags: { 'consensus.timeout-commit': '30ms', 'state-store.ss-async-write-buffer': '0', ...flags },
+    flags: {
+      'consensus.timeout-commit': '30ms',
+      'state-store.ss-async-write-buffer': '0',
+      // a free port, so nodes of concurrently running test files do not contend for 8545
+      'evm.http_port': '0',
+      ...flags,
+    },
   });
   const genesis = parseGenesis(readFileSync(join(home, 'config', 'genesis.json'), 'utf8'));
   const node = new ChainNode({ home, config, genesis, logger: silentLogger });

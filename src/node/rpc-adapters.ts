@@ -1,0 +1,281 @@
+/**
+ * The read interfaces rpc/ declares (ChainReader, TxPool), implemented over the node's modules: the
+ * block store for blocks, receipts, tx indexes and logs; the State Store (HistoricalState) for state
+ * at a height; the mempool for pending txs. This is the DESIGN §4 block mapping (hash, parentHash =
+ * last block id, stateRoot = app hash, miner = proposer, base fee from the evm module's schedule).
+ *
+ * Blocks are immutable once stored, so their Ethereum views and base fees are cached by height.
+ */
+import { readFileSync } from 'node:fs';
+import { FEE_COLLECTOR_ADDRESS } from '../app/evm.ts';
+import type { Genesis } from '../app/genesis.ts';
+import type { BaseFeeParams } from '../chain/base-fee.ts';
+import { readBaseFee } from '../chain/block-execution.ts';
+import type { Chain } from '../chain/chain.ts';
+import { HistoricalState } from '../chain/history.ts';
+import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
+import type { Mempool } from '../mempool/mempool.ts';
+import type { BlockContext, BlockView, MinedTx } from '../rpc/codecs/views.ts';
+import type { AppToml } from '../config/schema.ts';
+import {
+  evmMethods,
+  type ChainReader,
+  type LogMatch,
+  type LogSearch,
+  type StateAt,
+  type TxPool,
+} from '../rpc/evm/index.ts';
+import { Dispatcher } from '../rpc/server/dispatcher.ts';
+import { JsonRpcHttpServer, parseCorsOrigins } from '../rpc/server/http.ts';
+import { encodeBlock } from '../storage/blocks/block-codec.ts';
+import type { BlockStore } from '../storage/blocks/store.ts';
+import type { Block } from '../storage/blocks/types.ts';
+import type { StateStore } from '../storage/ss/types.ts';
+import { ChainError } from '../util/errors.ts';
+import type { Logger } from '../util/logger.ts';
+
+/** The genesis block view's hash: 32 zero bytes, which is what block 1's empty last block id maps to. */
+const GENESIS_HASH = new Uint8Array(32);
+const ZERO_ADDRESS = new Uint8Array(20);
+const EMPTY_BLOOM = new Uint8Array(256);
+
+/** `chaind/v<version>/<platform>-<arch>/node<version>`, like geth's `Geth/v1.x/linux-amd64/go1.x`. */
+export function clientVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return `chaind/v${pkg.version}/${process.platform}-${process.arch}/node${process.versions.node}`;
+}
+
+/** A small insertion-ordered LRU. */
+class Lru<K, V> {
+  private readonly map = new Map<K, V>();
+  private readonly max: number;
+  constructor(max: number) {
+    this.max = max;
+  }
+  get(k: K): V | undefined {
+    const v = this.map.get(k);
+    if (v !== undefined) {
+      this.map.delete(k);
+      this.map.set(k, v);
+    }
+    return v;
+  }
+  set(k: K, v: V): void {
+    this.map.delete(k);
+    this.map.set(k, v);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
+  }
+}
+
+export interface ChainReaderDeps {
+  chain: Chain;
+  blocks: BlockStore;
+  ss: StateStore;
+  genesis: Genesis;
+  feeParams: BaseFeeParams;
+}
+
+export class NodeChainReader implements ChainReader {
+  readonly chainId: bigint;
+  readonly coinbase = FEE_COLLECTOR_ADDRESS;
+  private readonly d: ChainReaderDeps;
+  private readonly genesisTime: number;
+  private readonly views = new Lru<number, BlockView>(256);
+  private readonly contexts = new Lru<number, BlockContext>(16_384);
+  private readonly baseFees = new Lru<number, bigint>(4096);
+  private genesisAppHash: Uint8Array | undefined;
+
+  constructor(d: ChainReaderDeps) {
+    this.d = d;
+    this.chainId = BigInt(d.genesis.app_state.evm.params.chain_id);
+    this.genesisTime = Math.floor(Date.parse(d.genesis.genesis_time) / 1000);
+  }
+
+  latestHeight(): number {
+    return this.d.chain.latestHeight;
+  }
+
+  earliestBlockHeight(): number {
+    const e = this.d.blocks.earliestHeight();
+    // Block 1 carries the genesis app hash; while it is stored, the genesis view is too.
+    return e === undefined || e <= 1 ? 0 : e;
+  }
+
+  earliestStateHeight(): number {
+    return Math.max(0, this.d.ss.earliestVersion() - 1);
+  }
+
+  async block(height: number): Promise<BlockView | undefined> {
+    const cached = this.views.get(height);
+    if (cached) return cached;
+    // Only a stored block is cached: a miss may be a height not written yet.
+    const view = await this.buildView(height);
+    if (view) this.views.set(height, view);
+    return view;
+  }
+
+  private async buildView(height: number): Promise<BlockView | undefined> {
+    if (height === 0) return this.genesisView();
+    const block = this.d.blocks.blockByHeight(height);
+    const receipts = this.d.blocks.receiptsOfBlock(height);
+    if (!block || !receipts) return undefined;
+    const h = block.header;
+    return {
+      height,
+      hash: block.hash,
+      timestamp: h.time.seconds,
+      parentHash: h.lastBlockId.hash,
+      stateRoot: h.appHash,
+      miner: h.proposerAddress,
+      gasLimit: this.d.chain.gasLimit,
+      baseFeePerGas: await this.baseFeeOfBlock(height),
+      logsBloom: this.d.blocks.blockBloom(height) ?? EMPTY_BLOOM,
+      size: encodeBlock(block).length,
+      txs: receipts.map((receipt) => ({ raw: ethTxOf(block, receipt.blockTxIndex), receipt })),
+    };
+  }
+
+  private genesisView(): BlockView {
+    return {
+      height: 0,
+      hash: GENESIS_HASH,
+      timestamp: this.genesisTime,
+      parentHash: GENESIS_HASH,
+      stateRoot: this.appHashOfGenesis(),
+      miner: ZERO_ADDRESS,
+      gasLimit: this.d.chain.gasLimit,
+      baseFeePerGas: this.d.feeParams.initialBaseFee,
+      logsBloom: EMPTY_BLOOM,
+      size: 0,
+      txs: [],
+    };
+  }
+
+  /** The app hash of the genesis state: block 1's header carries it; before block 1, SC's. */
+  private appHashOfGenesis(): Uint8Array {
+    if (this.genesisAppHash) return this.genesisAppHash;
+    const h1 = this.d.blocks.headerByHeight(1);
+    if (h1) return (this.genesisAppHash = h1.header.appHash);
+    return this.d.chain.appHash;
+  }
+
+  /**
+   * Block h executed with the base fee stored in the state after block h - 1. The key is private to
+   * chain/, so `readBaseFee` is asked which key it reads, and then given that key's historical value.
+   */
+  private async baseFeeOfBlock(height: number): Promise<bigint> {
+    const cached = this.baseFees.get(height);
+    if (cached !== undefined) return cached;
+    let wanted: { store: string; key: Uint8Array } | undefined;
+    readBaseFee({ get: (store, key) => void (wanted = { store, key }) }, this.d.feeParams);
+    const value = wanted ? await this.stateAt(height - 1).get(wanted.store, wanted.key) : undefined;
+    const fee = readBaseFee({ get: () => value }, this.d.feeParams);
+    this.baseFees.set(height, fee);
+    return fee;
+  }
+
+  nextBaseFee(): Promise<bigint> {
+    return this.baseFeeOfBlock(this.d.chain.latestHeight + 1);
+  }
+
+  blockContext(height: number): BlockContext | undefined {
+    if (height === 0) return { height: 0, hash: GENESIS_HASH, timestamp: this.genesisTime };
+    let c = this.contexts.get(height);
+    if (!c) {
+      const stored = this.d.blocks.headerByHeight(height);
+      if (!stored) return undefined;
+      c = { height, hash: stored.hash, timestamp: stored.header.time.seconds };
+      this.contexts.set(height, c);
+    }
+    return c;
+  }
+
+  heightByHash(hash: Uint8Array): number | undefined {
+    if (hash.every((b) => b === 0)) return 0;
+    return this.d.blocks.heightByHash(hash);
+  }
+
+  txLocation(hash: Uint8Array): { height: number; evmIndex: number } | undefined {
+    return this.d.blocks.txLocationByEvmHash(hash);
+  }
+
+  receipt(height: number, evmIndex: number) {
+    return this.d.blocks.receipt(height, evmIndex);
+  }
+
+  receipts(height: number) {
+    return height === 0 ? [] : this.d.blocks.receiptsOfBlock(height);
+  }
+
+  minedTx(height: number, evmIndex: number): MinedTx | undefined {
+    const receipt = this.d.blocks.receipt(height, evmIndex);
+    const block = receipt && this.d.blocks.blockByHeight(height);
+    return receipt && block ? { raw: ethTxOf(block, receipt.blockTxIndex), receipt } : undefined;
+  }
+
+  getLogs(search: LogSearch): { logs: LogMatch[]; limitExceeded: boolean } {
+    return this.d.blocks.getLogs(search);
+  }
+
+  stateAt(height: number): StateAt & { get: HistoricalState['get'] } {
+    return new HistoricalState(this.d.ss, height);
+  }
+}
+
+function ethTxOf(block: Block, index: number): Uint8Array {
+  const raw = unwrapEthTransaction(block.txs[index]);
+  if (!raw) {
+    throw new ChainError(
+      'STORES_INCONSISTENT',
+      `block ${block.header.height} tx ${index} has a receipt but is not an Ethereum transaction`,
+    );
+  }
+  return raw;
+}
+
+export function mempoolTxPool(mempool: Mempool): TxPool {
+  return {
+    get: (hash) => mempool.get(hash),
+    pendingNonce: (address) => mempool.pendingNonce(address),
+    submit: async (raw) => (await mempool.checkTx(raw)).hash,
+  };
+}
+
+export interface EvmRpcDeps extends ChainReaderDeps {
+  mempool: Mempool;
+  evm: AppToml['evm'];
+  logger: Logger;
+}
+
+/** The EVM JSON-RPC HTTP server over this node's modules, configured from `[evm]`. */
+export function createEvmRpcServer(d: EvmRpcDeps): JsonRpcHttpServer {
+  const log = d.logger.child({ module: 'rpc' });
+  const methods = evmMethods({
+    chain: new NodeChainReader(d),
+    pool: mempoolTxPool(d.mempool),
+    options: {
+      clientVersion: clientVersion(),
+      maxBlocksForLog: d.evm.maxBlocksForLog,
+      maxLogNoBlock: d.evm.maxLogNoBlock,
+    },
+  });
+  const dispatcher = new Dispatcher(methods, {
+    denyList: d.evm.denyList,
+    onInternalError: (err, method) =>
+      log.error(
+        { method, err: err instanceof Error ? (err.stack ?? err.message) : String(err) },
+        'JSON-RPC method failed',
+      ),
+  });
+  return new JsonRpcHttpServer(dispatcher, {
+    // No listen-address key exists yet: local only, like geth's default --http.addr.
+    host: '127.0.0.1',
+    port: d.evm.httpPort,
+    maxBodyBytes: d.evm.maxRequestBodyBytes,
+    batchLimit: d.evm.batchRequestLimit,
+    corsOrigins: parseCorsOrigins(d.evm.corsOrigins),
+    logger: log,
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * What the eth_ methods read, as narrow interfaces that node/ implements over Chain, BlockStore,
+ * HistoricalState and Mempool (rpc/ never touches storage: DESIGN §3). Heights are block heights;
+ * the state "at height h" is the state after block h (h = 0: the genesis state).
+ *
+ * Implementations answer for any height they hold; whether a height may be served (the watermark) is
+ * decided in rpc/evm/resolve.ts, in one place.
+ */
+import type { BlockContext, BlockView, LogView, MinedTx, PendingTx, ReceiptView } from '../codecs/views.ts';
+
+export interface StateAt {
+  balance(address: Uint8Array): Promise<bigint>;
+  nonce(address: Uint8Array): Promise<bigint>;
+  code(address: Uint8Array): Promise<Uint8Array>;
+  /** The 32-byte value of a 32-byte slot (zero when unset). */
+  storage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array>;
+}
+
+export interface LogMatch extends LogView {
+  blockHeight: number;
+  blockHash: Uint8Array;
+}
+
+export interface LogSearch {
+  fromBlock: number;
+  toBlock: number;
+  /** empty: any */
+  addresses: Uint8Array[];
+  topics: (Uint8Array[] | null)[];
+  /** At most this many logs; `limitExceeded` says more matched. */
+  limit: number;
+}
+
+export interface ChainReader {
+  readonly chainId: bigint;
+  /** The fee collector's EVM address (eth_coinbase). */
+  readonly coinbase: Uint8Array;
+  /** Height of the last fully committed block: the watermark. */
+  latestHeight(): number;
+  /** Lowest height whose block is still served (0 while the genesis view is available). */
+  earliestBlockHeight(): number;
+  /** Lowest height whose state is still readable. */
+  earliestStateHeight(): number;
+  /** The Ethereum view of block `height` (0: the genesis block), or undefined if not stored. */
+  block(height: number): Promise<BlockView | undefined>;
+  /** Hash and time of a stored height (0: genesis) without reading its txs. */
+  blockContext(height: number): BlockContext | undefined;
+  heightByHash(hash: Uint8Array): number | undefined;
+  /** Where a mined EVM tx is: its height and index among the block's EVM txs. */
+  txLocation(hash: Uint8Array): { height: number; evmIndex: number } | undefined;
+  receipt(height: number, evmIndex: number): ReceiptView | undefined;
+  /** Receipts of a stored height in EVM tx order (empty for genesis). */
+  receipts(height: number): ReceiptView[] | undefined;
+  /** The raw Ethereum tx at (height, evmIndex) with its receipt. */
+  minedTx(height: number, evmIndex: number): MinedTx | undefined;
+  getLogs(search: LogSearch): { logs: LogMatch[]; limitExceeded: boolean };
+  stateAt(height: number): StateAt;
+  /** Base fee of the block after the latest (what a tx must pay to be included next). */
+  nextBaseFee(): Promise<bigint>;
+}
+
+export interface TxPool {
+  get(hash: Uint8Array): PendingTx | undefined;
+  /** Next nonce counting the sender's pending txs. */
+  pendingNonce(address: Uint8Array): Promise<bigint>;
+  /** Admits a raw Ethereum tx; returns its hash or throws a ChainError with geth's wording. */
+  submit(raw: Uint8Array): Promise<Uint8Array>;
+}
+
+/** The eth_ namespace's options (`[evm]` in app.toml; node/ maps config onto them). */
+export interface EvmRpcOptions {
+  /** `web3_clientVersion`, e.g. chaind/v0.1.0/linux-x64/node24.21.0 */
+  clientVersion: string;
+  /** Widest block range of one eth_getLogs query. */
+  maxBlocksForLog: number;
+  /** Most logs an open-ended eth_getLogs query (no toBlock) may match. */
+  maxLogNoBlock: number;
+}
+
+export interface EvmBackend {
+  chain: ChainReader;
+  pool: TxPool;
+  options: EvmRpcOptions;
+}

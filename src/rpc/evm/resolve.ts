@@ -1,0 +1,75 @@
+/**
+ * Which height a block reference names, under the watermark rule: a height is served only when it is
+ * ≤ the chain's latest committed height (the block store is written first in the pipeline, so a
+ * stored block above it is not final yet). `latest`, `safe`, `finalized` name the same block
+ * (instant finality); `pending` is latest here (eth_getTransactionCount handles it before this).
+ *
+ *   lookups (blocks, txs, receipts): above latest or unknown hash → undefined (the method answers null)
+ *   state reads: above latest or unknown hash → error, as geth ("header not found")
+ *   both: a pruned height → error naming the earliest available height
+ */
+import type { BlockNumberRef, BlockRef } from '../codecs/block-ref.ts';
+import { hash32 } from '../codecs/hex.ts';
+import { ChainError } from '../../util/errors.ts';
+import type { ChainReader } from './backend.ts';
+
+export class HeaderNotFoundError extends ChainError {
+  constructor(message = 'header not found') {
+    super('RPC_HEADER_NOT_FOUND', message);
+  }
+}
+
+export class HeightPrunedError extends ChainError {
+  readonly earliest: number;
+  constructor(height: number, earliest: number, what: string) {
+    super(
+      'RPC_HEIGHT_PRUNED',
+      `${what} at height ${height} is not available (pruned): the earliest available height is ${earliest}`,
+    );
+    this.earliest = earliest;
+  }
+}
+
+export class Resolver {
+  private readonly chain: ChainReader;
+  constructor(chain: ChainReader) {
+    this.chain = chain;
+  }
+
+  /** A tag or number as a height, not clamped: may be above latest. */
+  number(ref: BlockNumberRef, earliest = this.chain.earliestBlockHeight()): number {
+    if (ref.kind === 'number') return ref.height;
+    return ref.tag === 'earliest' ? earliest : this.chain.latestHeight();
+  }
+
+  /** The height of a block lookup, or undefined when it is unknown or above latest. */
+  lookup(ref: BlockRef): number | undefined {
+    const latest = this.chain.latestHeight();
+    const h = ref.kind === 'hash' ? this.chain.heightByHash(ref.hash) : this.number(ref);
+    if (h === undefined || h > latest) return undefined;
+    this.assertBlockRetained(h);
+    return h;
+  }
+
+  /** The height whose state a read wants; throws when it is unknown, in the future or pruned. */
+  state(ref: BlockRef): number {
+    const latest = this.chain.latestHeight();
+    let h: number | undefined;
+    if (ref.kind === 'hash') {
+      h = this.chain.heightByHash(ref.hash);
+      if (h === undefined || h > latest)
+        throw new HeaderNotFoundError(`header for hash ${hash32(ref.hash)} not found`);
+    } else {
+      h = this.number(ref, this.chain.earliestStateHeight());
+      if (h > latest) throw new HeaderNotFoundError();
+    }
+    const earliest = this.chain.earliestStateHeight();
+    if (h < earliest) throw new HeightPrunedError(h, earliest, 'state');
+    return h;
+  }
+
+  assertBlockRetained(h: number): void {
+    const earliest = this.chain.earliestBlockHeight();
+    if (h < earliest) throw new HeightPrunedError(h, earliest, 'block');
+  }
+}

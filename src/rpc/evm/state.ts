@@ -1,0 +1,25 @@
+/** Account state at a block: balance, nonce, code, storage (DESIGN §5: history from the State Store). */
+import { data, quantity } from '../codecs/hex.ts';
+import { p } from '../codecs/params.ts';
+import { method, type MethodTable } from '../server/dispatcher.ts';
+import type { EvmBackend } from './backend.ts';
+import type { Resolver } from './resolve.ts';
+
+export function stateMethods({ chain, pool }: EvmBackend, resolve: Resolver): MethodTable {
+  return {
+    eth_getBalance: method([p.address, p.blockRef], async (addr, ref) =>
+      quantity(await chain.stateAt(resolve.state(ref)).balance(addr)),
+    ),
+    eth_getTransactionCount: method([p.address, p.blockRef], async (addr, ref) => {
+      // `pending` counts the sender's executable txs in the mempool (DESIGN §1).
+      if (ref.kind === 'tag' && ref.tag === 'pending') return quantity(await pool.pendingNonce(addr));
+      return quantity(await chain.stateAt(resolve.state(ref)).nonce(addr));
+    }),
+    eth_getCode: method([p.address, p.blockRef], async (addr, ref) =>
+      data(await chain.stateAt(resolve.state(ref)).code(addr)),
+    ),
+    eth_getStorageAt: method([p.address, p.storageKey, p.blockRef], async (addr, slot, ref) =>
+      data(await chain.stateAt(resolve.state(ref)).storage(addr, slot)),
+    ),
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * Sending and transaction lookup. A mined tx is served once its block is under the watermark; until
+ * then (and before inclusion) it is answered from the mempool with null block fields.
+ */
+import { formatMinedTx, formatPendingTx, formatReceipt } from '../codecs/format.ts';
+import { hash32 } from '../codecs/hex.ts';
+import { p } from '../codecs/params.ts';
+import { method, type MethodTable } from '../server/dispatcher.ts';
+import type { BlockRef } from '../codecs/block-ref.ts';
+import type { EvmBackend } from './backend.ts';
+import type { Resolver } from './resolve.ts';
+
+export function txMethods({ chain, pool }: EvmBackend, resolve: Resolver): MethodTable {
+  /** The location of a mined tx under the watermark. */
+  const located = (hash: Uint8Array) => {
+    const loc = chain.txLocation(hash);
+    if (!loc || loc.height > chain.latestHeight()) return undefined;
+    resolve.assertBlockRetained(loc.height);
+    return loc;
+  };
+  const txAt = (ref: BlockRef, index: number) => {
+    const h = resolve.lookup(ref);
+    const tx = h === undefined ? undefined : chain.minedTx(h, index);
+    const ctx = h === undefined ? undefined : chain.blockContext(h);
+    return tx && ctx ? formatMinedTx(tx, ctx) : null;
+  };
+  return {
+    eth_sendRawTransaction: method([p.data], async (raw) => hash32(await pool.submit(raw))),
+    eth_getTransactionByHash: method([p.hash], (hash) => {
+      const loc = located(hash);
+      if (loc) {
+        const tx = chain.minedTx(loc.height, loc.evmIndex);
+        const ctx = chain.blockContext(loc.height);
+        if (tx && ctx) return formatMinedTx(tx, ctx);
+      }
+      const pending = pool.get(hash);
+      return pending ? formatPendingTx(pending) : null;
+    }),
+    eth_getTransactionByBlockNumberAndIndex: method([p.blockNumber, p.index], txAt),
+    eth_getTransactionByBlockHashAndIndex: method([p.hash, p.index], (hash, index) =>
+      txAt({ kind: 'hash', hash, requireCanonical: false }, index),
+    ),
+    eth_getTransactionReceipt: method([p.hash], (hash) => {
+      const loc = located(hash);
+      const receipt = loc && chain.receipt(loc.height, loc.evmIndex);
+      const ctx = loc && chain.blockContext(loc.height);
+      return receipt && ctx ? formatReceipt(receipt, ctx) : null;
+    }),
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * The one JSON-RPC dispatcher: envelope checks, method lookup (and the deny list), parameter
+ * decoding through the method's codecs before any handler runs, and error mapping. Transports
+ * (HTTP now, WebSocket later) hand it parsed JSON and write back what it returns.
+ *
+ * Parameter problems are -32602 with geth's wording and the argument index:
+ *   "missing value for required argument 1", "too many arguments, want at most 2",
+ *   "invalid argument 0: hex string without 0x prefix".
+ */
+import type { ParamCodec } from '../codecs/params.ts';
+import { CodecError } from '../codecs/errors.ts';
+import {
+  InvalidParamsError,
+  InvalidRequestError,
+  type JsonRpcError,
+  MethodNotFoundError,
+  toJsonRpcError,
+} from './errors.ts';
+
+type Decoded<P extends readonly ParamCodec<unknown>[]> = {
+  [K in keyof P]: P[K] extends ParamCodec<infer T> ? T : never;
+};
+
+export interface MethodDef {
+  readonly params: readonly ParamCodec<unknown>[];
+  readonly handler: (...args: any[]) => unknown;
+}
+
+export type MethodTable = Readonly<Record<string, MethodDef>>;
+
+/** Declares a method; the handler's argument types follow from the codecs. */
+export function method<const P extends readonly ParamCodec<any>[]>(
+  params: P,
+  handler: (...args: Decoded<P>) => unknown,
+): MethodDef {
+  return { params, handler: handler as MethodDef['handler'] };
+}
+
+export type JsonRpcId = string | number | null;
+
+export interface JsonRpcResponse {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  result?: unknown;
+  error?: JsonRpcError;
+}
+
+export interface DispatcherOptions {
+  /** Methods refused as if they did not exist (`[evm] deny_list`). */
+  denyList?: readonly string[];
+  /** Called with unexpected (non-ChainError) failures, which answer -32603. */
+  onInternalError?: (err: unknown, method: string) => void;
+}
+
+export class Dispatcher {
+  private readonly methods: Map<string, MethodDef>;
+  private readonly denied: Set<string>;
+  private readonly onInternalError: (err: unknown, method: string) => void;
+
+  constructor(methods: MethodTable, options: DispatcherOptions = {}) {
+    this.methods = new Map(Object.entries(methods));
+    this.denied = new Set(options.denyList ?? []);
+    this.onInternalError = options.onInternalError ?? (() => {});
+  }
+
+  /** Names of the methods served (deny-listed ones excluded). */
+  get methodNames(): string[] {
+    return [...this.methods.keys()].filter((m) => !this.denied.has(m)).sort();
+  }
+
+  /** Decodes `params` and runs the method; throws ChainErrors the caller maps. */
+  async call(name: string, params: unknown[]): Promise<unknown> {
+    const def = this.methods.get(name);
+    if (!def) throw new MethodNotFoundError(`the method ${name} does not exist/is not available`);
+    if (this.denied.has(name))
+      throw new MethodNotFoundError(`the method ${name} is not available: it is in this node's deny_list`);
+    return def.handler(...decodeParams(def.params, params));
+  }
+
+  /**
+   * One request object: the response, or undefined for a notification (no `id` member). Never
+   * throws: every failure becomes an error response.
+   */
+  async handle(message: unknown): Promise<JsonRpcResponse | undefined> {
+    if (message === null || typeof message !== 'object' || Array.isArray(message)) {
+      return errorResponse(null, { code: -32600, message: 'invalid request: not a JSON-RPC request object' });
+    }
+    const m = message as Record<string, unknown>;
+    const hasId = 'id' in m;
+    const id = m.id;
+    if (hasId && !(id === null || typeof id === 'string' || typeof id === 'number')) {
+      return errorResponse(null, {
+        code: -32600,
+        message: 'invalid request: id must be a string, a number or null',
+      });
+    }
+    const rid = (hasId ? id : null) as JsonRpcId;
+    const name = typeof m.method === 'string' ? m.method : '';
+    let result: unknown;
+    try {
+      if (m.jsonrpc !== '2.0') throw new InvalidRequestError('invalid request: jsonrpc must be "2.0"');
+      if (typeof m.method !== 'string' || m.method === '')
+        throw new InvalidRequestError('invalid request: method must be a non-empty string');
+      let params: unknown[];
+      if (m.params === undefined || m.params === null) params = [];
+      else if (Array.isArray(m.params)) params = m.params;
+      else throw new InvalidParamsError('non-array args: params must be an array of positional arguments');
+      result = await this.call(name, params);
+    } catch (err) {
+      if (!hasId) return undefined;
+      return errorResponse(
+        rid,
+        toJsonRpcError(err, (e) => this.onInternalError(e, name)),
+      );
+    }
+    if (!hasId) return undefined;
+    return { jsonrpc: '2.0', id: rid, result: result === undefined ? null : result };
+  }
+
+  /**
+   * A parsed body: one request or a batch. Batch requests run one after another (as in geth, so a
+   * batch that sends a tx and then looks it up sees it) and are answered in order; notifications get
+   * no answer, and a batch of only notifications gets nothing at all. An empty batch, or one over
+   * `batchLimit`, is a single -32600 error.
+   */
+  async handlePayload(
+    payload: unknown,
+    batchLimit: number,
+  ): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+    if (!Array.isArray(payload)) return this.handle(payload);
+    if (payload.length === 0) return errorResponse(null, { code: -32600, message: 'empty batch' });
+    if (payload.length > batchLimit) {
+      return errorResponse(null, {
+        code: -32600,
+        message: `batch too large: ${payload.length} requests, batch_request_limit is ${batchLimit}`,
+      });
+    }
+    const out: JsonRpcResponse[] = [];
+    for (const m of payload) {
+      const r = await this.handle(m);
+      if (r) out.push(r);
+    }
+    return out.length > 0 ? out : undefined;
+  }
+}
+
+function errorResponse(id: JsonRpcId, error: JsonRpcError): JsonRpcResponse {
+  return { jsonrpc: '2.0', id, error };
+}
+
+function decodeParams(codecs: readonly ParamCodec<unknown>[], args: unknown[]): unknown[] {
+  if (args.length > codecs.length) {
+    throw new InvalidParamsError(`too many arguments, want at most ${codecs.length}`);
+  }
+  const out: unknown[] = [];
+  for (let i = 0; i < codecs.length; i++) {
+    const c = codecs[i];
+    const v = args[i];
+    if ((v === undefined || v === null) && !c.optional) {
+      throw new InvalidParamsError(`missing value for required argument ${i}`);
+    }
+    try {
+      out.push(c.parse(v));
+    } catch (err) {
+      if (err instanceof CodecError) throw new InvalidParamsError(`invalid argument ${i}: ${err.message}`);
+      throw err;
+    }
+  }
+  return out;
+}

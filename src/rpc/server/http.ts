@@ -1,0 +1,235 @@
+/**
+ * JSON-RPC over HTTP on `node:http` (DESIGN §2: a framework costs 15-20% for one POST route).
+ *   POST /          JSON-RPC (content type application/json), body ≤ maxBodyBytes, gzip if accepted
+ *   GET  /          health: 200 while the server runs
+ *   OPTIONS         CORS preflight
+ * Other paths 404, other methods 405, another content type 415, a larger body 413. JSON-RPC errors,
+ * including parse errors, travel in 200 responses (DESIGN §7).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import { gzip as gzipCb } from 'node:zlib';
+import { ChainError } from '../../util/errors.ts';
+import type { Logger } from '../../util/logger.ts';
+import type { Dispatcher } from './dispatcher.ts';
+
+const gzip = promisify(gzipCb);
+
+export interface HttpServerOptions {
+  host: string;
+  /** 0 picks a free port; `port` then tells which. */
+  port: number;
+  maxBodyBytes: number;
+  batchLimit: number;
+  /** Allowed CORS origins; "*" allows any. Empty: no CORS headers. */
+  corsOrigins: readonly string[];
+  logger: Logger;
+}
+
+/** Media types geth accepts for JSON-RPC bodies. */
+const JSON_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest']);
+/** Smaller answers are not worth compressing. */
+const GZIP_MIN_BYTES = 1024;
+
+export class JsonRpcHttpServer {
+  private readonly dispatcher: Dispatcher;
+  private readonly o: HttpServerOptions;
+  private readonly log: Logger;
+  private server: Server | undefined;
+
+  constructor(dispatcher: Dispatcher, options: HttpServerOptions) {
+    this.dispatcher = dispatcher;
+    this.o = options;
+    this.log = options.logger;
+  }
+
+  /** The bound port (after start). */
+  get port(): number {
+    const a = this.server?.address() as AddressInfo | null | undefined;
+    if (!a) throw new Error('JSON-RPC server is not listening');
+    return a.port;
+  }
+
+  get url(): string {
+    const host = this.o.host.includes(':') ? `[${this.o.host}]` : this.o.host;
+    return `http://${host}:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const server = createServer({ keepAlive: true }, (req, res) => {
+      this.serve(req, res).catch((err) => {
+        this.log.error({ err: (err as Error).message }, 'JSON-RPC request failed');
+        if (!res.headersSent) send(res, 500, 'text/plain', 'internal error');
+        else res.destroy();
+      });
+    });
+    // A keep-alive client (ethers, viem, the bench) reuses sockets; keep them a little longer than
+    // Node's 5 s default so a pause between bursts does not race a server-side close.
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (err) =>
+        reject(
+          new ChainError(
+            'RPC_LISTEN_FAILED',
+            `the JSON-RPC server cannot listen on ${this.o.host}:${this.o.port} ([evm] http_port): ${err.message}`,
+            { cause: err },
+          ),
+        ),
+      );
+      server.listen(this.o.port, this.o.host, () => {
+        server.removeAllListeners('error');
+        resolve();
+      });
+    });
+    this.server = server;
+    this.log.info({ address: this.url }, 'JSON-RPC server listening');
+  }
+
+  /** Stops accepting, lets in-flight requests finish, then closes idle keep-alive sockets. */
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const timer = setTimeout(() => server.closeAllConnections(), 2_000);
+    await closed;
+    clearTimeout(timer);
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.cors(req, res);
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/') return send(res, 404, 'text/plain', 'not found');
+    if (req.method === 'OPTIONS') return this.preflight(req, res);
+    if (req.method === 'GET') {
+      if (Number(req.headers['content-length'] ?? 0) > 0)
+        return send(res, 400, 'text/plain', 'GET / takes no body');
+      return send(res, 200, 'application/json', '{"status":"ok"}');
+    }
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'GET, POST, OPTIONS');
+      return send(res, 405, 'text/plain', 'method not allowed');
+    }
+    const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (!JSON_TYPES.has(type)) {
+      return send(
+        res,
+        415,
+        'text/plain',
+        `content type ${type ? JSON.stringify(type) : 'missing'}: want application/json`,
+      );
+    }
+    const body = await this.readBody(req, res);
+    if (body === undefined) return;
+
+    let payload: unknown;
+    try {
+      payload = JSON.parse(body.toString('utf8'));
+    } catch {
+      return this.reply(req, res, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: 'parse error' },
+      });
+    }
+    const answer = await this.dispatcher.handlePayload(payload, this.o.batchLimit);
+    if (answer === undefined) return send(res, 200, 'application/json', '');
+    return this.reply(req, res, answer);
+  }
+
+  /** The body, or undefined after answering 413. */
+  private readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
+    const limit = this.o.maxBodyBytes;
+    const tooLarge = () => {
+      res.setHeader('connection', 'close');
+      send(res, 413, 'text/plain', `request body larger than max_request_body_bytes (${limit})`);
+      // Stop reading what is left: the connection closes after the answer.
+      req.pause();
+    };
+    if (Number(req.headers['content-length'] ?? 0) > limit) {
+      tooLarge();
+      return Promise.resolve(undefined);
+    }
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let done = false;
+      req.on('data', (chunk: Buffer) => {
+        if (done) return;
+        size += chunk.length;
+        if (size > limit) {
+          done = true;
+          tooLarge();
+          resolve(undefined);
+          return;
+        }
+        chunks.push(chunk);
+      });
+      req.on('end', () => {
+        if (!done) resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+        done = true;
+      });
+      req.on('error', (err) => {
+        if (!done) reject(err);
+        done = true;
+      });
+    });
+  }
+
+  private async reply(req: IncomingMessage, res: ServerResponse, answer: unknown): Promise<void> {
+    const json = JSON.stringify(answer);
+    if (json.length >= GZIP_MIN_BYTES && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
+      res.setHeader('content-encoding', 'gzip');
+      res.setHeader('vary', appendVary(res.getHeader('vary'), 'Accept-Encoding'));
+      return send(res, 200, 'application/json', await gzip(json));
+    }
+    send(res, 200, 'application/json', json);
+  }
+
+  private originAllowed(origin: string): boolean {
+    return this.o.corsOrigins.includes('*') || this.o.corsOrigins.includes(origin);
+  }
+
+  private cors(req: IncomingMessage, res: ServerResponse): void {
+    const origin = req.headers.origin;
+    if (!origin || !this.originAllowed(origin)) return;
+    if (this.o.corsOrigins.includes('*')) res.setHeader('access-control-allow-origin', '*');
+    else {
+      res.setHeader('access-control-allow-origin', origin);
+      res.setHeader('vary', 'Origin');
+    }
+  }
+
+  private preflight(req: IncomingMessage, res: ServerResponse): void {
+    const origin = req.headers.origin;
+    if (origin && this.originAllowed(origin)) {
+      res.setHeader('access-control-allow-methods', 'POST, GET, OPTIONS');
+      res.setHeader(
+        'access-control-allow-headers',
+        req.headers['access-control-request-headers'] ?? 'content-type',
+      );
+      res.setHeader('access-control-max-age', '600');
+    }
+    res.setHeader('allow', 'GET, POST, OPTIONS');
+    res.writeHead(204).end();
+  }
+}
+
+function appendVary(current: unknown, value: string): string {
+  return current ? `${String(current)}, ${value}` : value;
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** `cors_origins` ("*", or a comma-separated list) as a list. */
+export function parseCorsOrigins(setting: string): string[] {
+  return setting
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
