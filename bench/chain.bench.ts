@@ -136,6 +136,7 @@ async function run(kind: string): Promise<void> {
     }
 
     global.gc?.();
+    const profiler = process.env.BENCH_PROFILE ? await startProfile() : undefined;
     const heap0 = process.memoryUsage();
     const t0 = performance.now();
     for (const raw of raws) await mempool.checkTx(raw);
@@ -151,6 +152,7 @@ async function run(kind: string): Promise<void> {
       included += block.txs.length;
     }
     const t1 = performance.now();
+    if (profiler) await profiler.stop(`${process.env.BENCH_PROFILE}-${kind}.cpuprofile`);
     global.gc?.();
     const heap1 = process.memoryUsage();
     const labels = { kind, txs: TOTAL, senders: SENDERS };
@@ -178,6 +180,22 @@ async function run(kind: string): Promise<void> {
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
+}
+
+/** CPU profile of the measured section only (BENCH_PROFILE=<path prefix>), for the top costs. */
+async function startProfile() {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(path: string) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(path, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }
 
 for (const kind of KINDS) await run(kind);
