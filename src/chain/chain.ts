@@ -43,6 +43,8 @@ export interface CommittedBlock {
   block: Block;
   executed: ExecutedBlock;
   appHash: Uint8Array;
+  /** Seconds each commit step took (block store write, SS change set, SC commit), for metrics. */
+  timings: { blockStore: number; stateStore: number; stateCommit: number };
 }
 
 export type BlockListener = (committed: CommittedBlock) => void;
@@ -186,13 +188,22 @@ export class Chain {
     const h = block.header.height;
     if (h !== this.height + 1)
       throw new ChainError('BAD_HEIGHT', `cannot commit block ${h} on top of ${this.height}`);
+    const t0 = performance.now();
     await this.blocks.putBlock(block, executed.receipts, executed.cosmosResults);
     const changes = executed.overlay.changes();
+    const t1 = performance.now();
     await this.ss.applyChangeSet(stateVersion(h), toStoreChanges(changes));
+    const t2 = performance.now();
     this.sc.applyChangeSets(stateVersion(h), toChangeSets(changes));
     const { appHash } = await this.sc.commit();
+    const t3 = performance.now();
     this.height = h;
-    const committed = { block, executed, appHash };
+    const timings = {
+      blockStore: (t1 - t0) / 1000,
+      stateStore: (t2 - t1) / 1000,
+      stateCommit: (t3 - t2) / 1000,
+    };
+    const committed = { block, executed, appHash, timings };
     for (const l of this.listeners) {
       try {
         l(committed);

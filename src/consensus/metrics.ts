@@ -1,0 +1,71 @@
+/**
+ * Consensus metrics the operator alerts use (spec, Events): `<namespace>_consensus_height_status`,
+ * `…_validator_missed_blocks` and `…_validator_status`, each per validator address where it applies.
+ * Missed blocks are counted from the commit every block carries for its predecessor, as CometBFT
+ * counts them. Documented in docs/metrics.md.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { BlockListener } from '../chain/chain.ts';
+import { BlockIdFlag } from '../codec/index.ts';
+import { toHex } from '../primitives/bytes.ts';
+
+export interface ConsensusMetricsSource {
+  onBlock(listener: BlockListener): () => void;
+  /** 20-byte addresses of the validator set that signs blocks. */
+  validatorSet(): Uint8Array[];
+  /** Every known validator, `active` when bonded, not jailed and in the signing set. */
+  validatorStatuses(): { address: Uint8Array; active: boolean }[];
+  /** Whether the node is at the network's height: not catching up and lag ≤ `[rpc] lag-threshold`. */
+  atNetworkHeight(): boolean;
+}
+
+const label = (address: Uint8Array) => toHex(address).toUpperCase();
+
+export function recordConsensusMetrics(
+  registry: Registry,
+  namespace: string,
+  source: ConsensusMetricsSource,
+): () => void {
+  const registers = [registry];
+  new Gauge({
+    name: `${namespace}_consensus_height_status`,
+    help: '1 while the node is at the network height (not catching up, lag within the threshold), else 0.',
+    registers,
+    collect() {
+      this.set(source.atNetworkHeight() ? 1 : 0);
+    },
+  });
+  const missed = new Counter({
+    name: `${namespace}_consensus_validator_missed_blocks`,
+    help: 'Blocks whose commit lacks this validator’s signature.',
+    labelNames: ['validator_address'],
+    registers,
+  });
+  // A zero series per validator from the start, so an alert on increase() sees the first miss.
+  for (const a of source.validatorSet()) missed.inc({ validator_address: label(a) }, 0);
+  new Gauge({
+    name: `${namespace}_consensus_validator_status`,
+    help: '1 if the validator is bonded, not jailed and in the active set, else 0.',
+    labelNames: ['validator_address'],
+    registers,
+    collect() {
+      this.reset();
+      for (const v of source.validatorStatuses())
+        this.set({ validator_address: label(v.address) }, v.active ? 1 : 0);
+    },
+  });
+
+  return source.onBlock(({ block }) => {
+    const commit = block.lastCommit;
+    if (commit.height === 0) return; // the first block carries no commit
+    const signed = new Set(
+      commit.signatures
+        .filter((s) => s.blockIdFlag === BlockIdFlag.Commit)
+        .map((s) => label(s.validatorAddress)),
+    );
+    for (const a of source.validatorSet()) {
+      const l = label(a);
+      if (!signed.has(l)) missed.inc({ validator_address: l });
+    }
+  });
+}

@@ -1,0 +1,326 @@
+/**
+ * The consensus RPC's read interfaces (src/rpc/consensus/types.ts) implemented over the node's
+ * modules: block store, State Store, chain, mempool and the key files. This is the only place that
+ * knows both sides, so rpc/ never touches storage (DESIGN §3).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Genesis } from '../app/genesis.ts';
+import { type Chain, stateVersion } from '../chain/chain.ts';
+import {
+  BlockIdFlag,
+  type Commit,
+  precommitSignBytes,
+  sortValidatorSet,
+  txHash,
+  validatorAddress,
+} from '../codec/index.ts';
+import { blockIdOf } from '../consensus/producer.ts';
+import { STEP_PRECOMMIT } from '../consensus/signer-state.ts';
+import { ed25519FromJson, nodeIdOf } from '../crypto/node-keys.ts';
+import { unwrapEthTransaction, wrapEthTransaction } from '../execution/tx-wrap.ts';
+import { CosmosTxError } from '../app/cosmos-errors.ts';
+import type { CosmosPool } from '../mempool/cosmos-pool.ts';
+import { MempoolError, type MempoolRejectReason } from '../mempool/errors.ts';
+import type { Mempool } from '../mempool/mempool.ts';
+import { equalBytes } from '../primitives/bytes.ts';
+import type {
+  BlockView,
+  ChainView,
+  CheckTxResult,
+  ConsensusRpcDeps,
+  MempoolView,
+  NetworkView,
+  NodeIdentity,
+  StateView,
+  TxResultView,
+  TxSubmitter,
+  ValidatorSetView,
+  ValidatorView,
+} from '../rpc/consensus/types.ts';
+import { encodeBlock } from '../storage/blocks/block-codec.ts';
+import type { BlockStore } from '../storage/blocks/store.ts';
+import type { Block } from '../storage/blocks/types.ts';
+import type { StateStore } from '../storage/ss/types.ts';
+import type { Logger } from '../util/logger.ts';
+
+/** The CometBFT RPC version whose shapes the routes follow; CosmJS picks its 0.38 decoder by it. */
+export const COMETBFT_RPC_VERSION = '0.38.17';
+
+export interface ConsensusRpcSources {
+  home: string;
+  genesis: Genesis;
+  moniker: string;
+  p2pListenAddr: string;
+  appVersion: string;
+  chain: Chain;
+  blocks: BlockStore;
+  ss: StateStore;
+  mempool: Mempool;
+  cosmosPool: CosmosPool;
+  logger: Logger;
+}
+
+const GAS_UNLIMITED = 2n ** 63n - 1n;
+
+export function consensusRpcDeps(s: ConsensusRpcSources): ConsensusRpcDeps {
+  const validators = genesisValidators(s.genesis);
+  return {
+    identity: nodeIdentity(s, validators),
+    chain: chainView(s, validators),
+    validators: { validators: () => validators } satisfies ValidatorSetView,
+    state: stateView(s.ss),
+    submitter: txSubmitter(s),
+    mempool: mempoolView(s.mempool, s.cosmosPool),
+    network: noPeers(),
+  };
+}
+
+function readKeyFile(home: string, name: string) {
+  const path = join(home, 'config', name);
+  return ed25519FromJson(JSON.parse(readFileSync(path, 'utf8')), path);
+}
+
+/** The validator set: genesis's, in CometBFT order (no validator-set changes exist yet). */
+function genesisValidators(genesis: Genesis): ValidatorView[] {
+  return sortValidatorSet(
+    genesis.validators.map((v) => {
+      const pubKey = new Uint8Array(Buffer.from(v.pub_key.value, 'base64'));
+      return { pubKey, address: validatorAddress(pubKey), votingPower: BigInt(v.power) };
+    }),
+  );
+}
+
+function nodeIdentity(s: ConsensusRpcSources, set: ValidatorView[]): NodeIdentity {
+  const pubKey = readKeyFile(s.home, 'priv_validator_key.json').publicKey;
+  const address = validatorAddress(pubKey);
+  const inSet = set.find((v) => equalBytes(v.address, address));
+  return {
+    nodeId: nodeIdOf(readKeyFile(s.home, 'node_key.json').publicKey),
+    listenAddr: s.p2pListenAddr,
+    chainId: s.genesis.chain_id,
+    moniker: s.moniker,
+    version: COMETBFT_RPC_VERSION,
+    appVersion: s.appVersion,
+    validator: { address, pubKey, votingPower: inSet?.votingPower ?? 0n },
+  };
+}
+
+function chainView(s: ConsensusRpcSources, set: ValidatorView[]): ChainView {
+  const { chain, blocks } = s;
+  const genesisDoc: unknown = JSON.parse(readFileSync(join(s.home, 'config', 'genesis.json'), 'utf8'));
+  const earliest = () => blocks.earliestHeight() ?? 1;
+  const inRange = (h: number) => Number.isSafeInteger(h) && h >= earliest() && h <= chain.latestHeight;
+  const stored = (h: number): Block | undefined => (inRange(h) ? blocks.blockByHeight(h) : undefined);
+  const view = (b: Block): BlockView => ({
+    header: b.header,
+    blockId: blockIdOf(b),
+    txs: b.txs,
+    lastCommit: b.lastCommit,
+    size: encodeBlock(b).length,
+  });
+  return {
+    latestHeight: () => chain.latestHeight,
+    earliestHeight: earliest,
+    block: (h) => {
+      const b = stored(h);
+      return b && view(b);
+    },
+    heightByHash: (hash) => {
+      const h = blocks.heightByHash(hash);
+      return h !== undefined && inRange(h) ? h : undefined;
+    },
+    txResults: (h) => {
+      const b = stored(h);
+      return b && txResults(s, b);
+    },
+    txLocation: (hash) => {
+      const loc = blocks.txLocationByCosmosHash(hash);
+      return loc && inRange(loc.height) ? loc : undefined;
+    },
+    appHashAfter: (h) => {
+      if (h === chain.latestHeight) return chain.appHash;
+      // The state after block h is what block h+1's header commits to.
+      return inRange(h + 1) ? blocks.headerByHeight(h + 1)?.header.appHash : undefined;
+    },
+    commit: (h) => {
+      const b = stored(h);
+      if (!b) return undefined;
+      const next = h < chain.latestHeight ? blocks.blockByHeight(h + 1) : undefined;
+      if (next) return { commit: next.lastCommit, canonical: true };
+      const seen = seenCommit(s, b, set);
+      return seen && { commit: seen, canonical: false };
+    },
+    genesis: () => genesisDoc,
+  };
+}
+
+/**
+ * The latest block's commit exists only as this validator's own precommit, which the double-sign
+ * guard persisted in priv_validator_state.json. It is served only if the saved sign bytes are
+ * exactly the precommit for this block (so a stale or foreign signature is never presented).
+ */
+function seenCommit(s: ConsensusRpcSources, block: Block, set: ValidatorView[]): Commit | undefined {
+  let state: { height?: string; round?: number; step?: number; signature?: string; signbytes?: string };
+  try {
+    state = JSON.parse(readFileSync(join(s.home, 'data', 'priv_validator_state.json'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const h = block.header.height;
+  if (state.height !== String(h) || state.step !== STEP_PRECOMMIT || !state.signature || !state.signbytes)
+    return undefined;
+  const blockId = blockIdOf(block);
+  const expected = precommitSignBytes(block.header.chainId, h, state.round ?? 0, blockId, block.header.time);
+  if (!equalBytes(Buffer.from(state.signbytes, 'hex'), expected)) return undefined;
+  const signer = set.find((v) => equalBytes(v.address, block.header.proposerAddress));
+  if (!signer) return undefined;
+  return {
+    height: h,
+    round: state.round ?? 0,
+    blockId,
+    signatures: [
+      {
+        blockIdFlag: BlockIdFlag.Commit,
+        validatorAddress: signer.address,
+        timestamp: block.header.time,
+        signature: new Uint8Array(Buffer.from(state.signature, 'base64')),
+      },
+    ],
+  };
+}
+
+/** One result per tx: the stored Cosmos result, or one derived from the EVM receipt. */
+function txResults(s: ConsensusRpcSources, block: Block): TxResultView[] {
+  const h = block.header.height;
+  const cosmos = new Map((s.blocks.cosmosResultsOfBlock(h) ?? []).map((r) => [r.index, r]));
+  const receipts = new Map((s.blocks.receiptsOfBlock(h) ?? []).map((r) => [r.blockTxIndex, r]));
+  return block.txs.map((raw, i): TxResultView => {
+    const c = cosmos.get(i);
+    if (c)
+      return {
+        code: c.code,
+        codespace: c.codespace,
+        log: c.log,
+        data: new Uint8Array(0),
+        gasWanted: c.gasWanted,
+        gasUsed: c.gasUsed,
+        events: c.events,
+      };
+    const r = receipts.get(i);
+    const eth = unwrapEthTransaction(raw);
+    // gas_wanted is the tx's gas limit, as in last_results_hash (consensus/hashes.ts).
+    const gasWanted = eth ? s.chain.decode(eth).gasLimit : 0n;
+    return {
+      code: r?.status === 1 ? 0 : 1,
+      codespace: '',
+      log: r?.status === 1 ? '' : 'EVM execution failed',
+      data: new Uint8Array(0),
+      gasWanted,
+      gasUsed: r?.gasUsed ?? 0n,
+      events: [],
+    };
+  });
+}
+
+function stateView(ss: StateStore): StateView {
+  return {
+    // Version v holds the state after block v-1 (chain.ts), so the first readable height is v-1.
+    earliestHeight: () => Math.max(0, ss.earliestVersion() - 1),
+    get: (store, key, height) => ss.get(store, key, stateVersion(height)),
+    range: async function* (store, start, end, height) {
+      for await (const [key, value] of ss.iterator(store, start, end, stateVersion(height)))
+        yield { key, value };
+    },
+  };
+}
+
+/** Cosmos SDK codes (codespace "sdk") for the mempool's refusals. */
+const SDK_CODE: Partial<Record<MempoolRejectReason, number>> = {
+  already_known: 19, // ErrTxInMempoolCache
+  already_in_cache: 19,
+  txpool_full: 20, // ErrMempoolIsFull
+  oversized: 21, // ErrTxTooLarge
+  insufficient_funds: 5, // ErrInsufficientFunds
+  nonce_too_low: 32, // ErrWrongSequence
+  fee_cap_below_base_fee: 13, // ErrInsufficientFee
+  replacement_underpriced: 13,
+  intrinsic_gas_too_low: 11, // ErrOutOfGas
+  gas_limit_exceeded: 18, // ErrInvalidRequest
+};
+const ERR_INVALID_REQUEST = 18;
+
+/**
+ * Broadcasts: a TxRaw wrapping an Ethereum tx goes to the EVM mempool's CheckTx, any other TxRaw to
+ * the Cosmos tx pool's (which decodes and verifies it, answering SDK codes).
+ */
+function txSubmitter(s: ConsensusRpcSources): TxSubmitter {
+  const log = s.logger.child({ module: 'rpc' });
+  return {
+    submit: async (txRaw): Promise<CheckTxResult> => {
+      const hash = txHash(txRaw);
+      const eth = unwrapEthTransaction(txRaw);
+      if (!eth) {
+        try {
+          const tx = s.cosmosPool.checkTx(txRaw);
+          return { code: 0, codespace: '', log: '', hash, gasWanted: tx.gasLimit };
+        } catch (err) {
+          if (!(err instanceof CosmosTxError)) throw err;
+          log.debug({ hash: Buffer.from(hash).toString('hex'), code: err.abciCode }, 'broadcast tx refused');
+          return { code: err.abciCode, codespace: err.codespace, log: err.message, hash, gasWanted: 0n };
+        }
+      }
+      try {
+        const tx = await s.mempool.checkTx(eth);
+        return { code: 0, codespace: '', log: '', hash, gasWanted: tx.gasLimit };
+      } catch (err) {
+        if (!(err instanceof MempoolError)) throw err;
+        log.debug({ hash: Buffer.from(hash).toString('hex'), reason: err.reason }, 'broadcast tx refused');
+        const code = SDK_CODE[err.reason] ?? ERR_INVALID_REQUEST;
+        return { code, codespace: 'sdk', log: err.message, hash, gasWanted: 0n };
+      }
+    },
+    awaitInclusion: (hash, signal) =>
+      new Promise((resolve, reject) => {
+        const found = () => {
+          const loc = s.blocks.txLocationByCosmosHash(hash);
+          return loc && loc.height <= s.chain.latestHeight ? loc : undefined;
+        };
+        const now = found();
+        if (now) return resolve(now);
+        // onBlock fires after the height is published, so the watermark already covers the block.
+        const off = s.chain.onBlock(() => {
+          const loc = found();
+          if (!loc) return;
+          off();
+          signal.removeEventListener('abort', onAbort);
+          resolve(loc);
+        });
+        const onAbort = () => {
+          off();
+          reject(signal.reason);
+        };
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      }),
+  };
+}
+
+function mempoolView(mempool: Mempool, cosmosPool: CosmosPool): MempoolView {
+  // reap lists executable txs best-first without removing them; base fee 0 lists all of them.
+  const listed = (limit: number) =>
+    [
+      ...mempool.reap(GAS_UNLIMITED, limit, 0n).map((t) => wrapEthTransaction(t.raw)),
+      ...cosmosPool.reap(GAS_UNLIMITED).map((t) => t.raw),
+    ].slice(0, limit);
+  return {
+    size: () => mempool.size + cosmosPool.size,
+    totalBytes: () => listed(Number.POSITIVE_INFINITY).reduce((n, tx) => n + tx.length, 0),
+    txs: listed,
+  };
+}
+
+/** P2P does not exist yet (a later issue): no listener, no peers. */
+function noPeers(): NetworkView {
+  return { listening: () => false, listeners: () => [], peers: () => [] };
+}

@@ -1,0 +1,231 @@
+/**
+ * The consensus RPC HTTP server (CometBFT's `[rpc] laddr`, 26657). Two forms of every route:
+ *  - GET `/<route>?name=value…` → `{"jsonrpc":"2.0","id":-1,"result":…}` (id -1 as CometBFT's URI
+ *    handler uses); errors with HTTP 404 (unknown route), 400 (bad params), 500 (failed), 417 (lag);
+ *  - POST `/` JSON-RPC 2.0, single or batch → HTTP 200 with `result` or `error` per request, except
+ *    a single `/lag_status` over the threshold, which keeps its HTTP 417 so health checks see it.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { errorMessage } from '../../util/errors.ts';
+import type { Logger } from '../../util/logger.ts';
+import type { Json } from './encoding.ts';
+import {
+  ConsensusRpcError,
+  InvalidRequestError,
+  MethodNotFoundError,
+  ParseError,
+  RequestFailedError,
+} from './errors.ts';
+import { Params, type ParamSource } from './params.ts';
+import type { ConsensusRpcOptions, RouteContext } from './route.ts';
+import { ROUTES } from './routes.ts';
+import type { ConsensusRpcDeps } from './types.ts';
+
+export interface ConsensusRpcServerOptions {
+  host: string;
+  port: number;
+  /** `[rpc] max-body-bytes` */
+  maxBodyBytes: number;
+  /** `[rpc] cors-allowed-origins`; `*` allows any origin. */
+  corsAllowedOrigins: string[];
+  lagThreshold: number;
+  broadcastTxCommitTimeoutMs?: number;
+  logger: Logger;
+}
+
+type Id = string | number | null;
+interface Envelope {
+  jsonrpc: '2.0';
+  id: Id;
+  result?: Json;
+  error?: { code: number; message: string; data: string };
+}
+
+/** A response and the HTTP status a GET (or a single POST, for 417) answers with. */
+interface Outcome {
+  env: Envelope;
+  status: number;
+}
+
+class BodyTooLargeError extends ConsensusRpcError {
+  constructor(limit: number) {
+    super('RPC_BODY_TOO_LARGE', -32600, 'Invalid Request', `request body exceeds ${limit} bytes`, 413);
+  }
+}
+
+export class ConsensusRpcServer {
+  private readonly deps: ConsensusRpcDeps;
+  private readonly o: ConsensusRpcServerOptions;
+  private readonly ctx: RouteContext;
+  private readonly server: Server;
+
+  constructor(deps: ConsensusRpcDeps, options: ConsensusRpcServerOptions) {
+    this.deps = deps;
+    this.o = options;
+    const routeOptions: ConsensusRpcOptions = {
+      lagThreshold: options.lagThreshold,
+      broadcastTxCommitTimeoutMs: options.broadcastTxCommitTimeoutMs ?? 10_000,
+      rpcAddress: () => this.url,
+    };
+    this.ctx = { deps, options: routeOptions };
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch((err) => {
+        this.o.logger.error({ err: errorMessage(err) }, 'consensus RPC request failed');
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+    });
+  }
+
+  /** Binds the listener; port 0 picks a free port (see `address`). */
+  start(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.o.port, this.o.host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
+  /** The bound address (after `start`). */
+  get address(): { host: string; port: number } {
+    const a = this.server.address() as AddressInfo | null;
+    if (!a) return { host: this.o.host, port: this.o.port };
+    return { host: a.address, port: a.port };
+  }
+
+  get url(): string {
+    const { host, port } = this.address;
+    return `tcp://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.server.listening) return;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    // Keep-alive connections would otherwise hold close() open until they time out.
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.cors(req, res);
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method === 'OPTIONS') return void res.writeHead(204).end();
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      if (url.pathname === '/') return this.send(res, 200, this.index(), 'text/plain');
+      const { env, status } = await this.call(-1, url.pathname.slice(1), {
+        form: 'uri',
+        values: new Map(url.searchParams),
+      });
+      return this.send(res, status, JSON.stringify(env));
+    }
+    if (req.method !== 'POST')
+      return this.send(res, 405, '', 'text/plain', { allow: 'GET, HEAD, POST, OPTIONS' });
+    if (url.pathname !== '/') {
+      const env = errorEnvelope(null, new MethodNotFoundError(url.pathname));
+      return this.send(res, 404, JSON.stringify(env));
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(await this.readBody(req));
+    } catch (err) {
+      const e = err instanceof ConsensusRpcError ? err : new ParseError(errorMessage(err));
+      return this.send(res, e.httpStatus === 413 ? 413 : 200, JSON.stringify(errorEnvelope(null, e)));
+    }
+    if (Array.isArray(body)) {
+      if (body.length === 0)
+        return this.send(
+          res,
+          200,
+          JSON.stringify(errorEnvelope(null, new InvalidRequestError('empty batch'))),
+        );
+      const out = await Promise.all(body.map((r) => this.request(r)));
+      return this.send(res, 200, JSON.stringify(out.map((o) => o.env)));
+    }
+    const { env, status } = await this.request(body);
+    return this.send(res, status === 417 ? 417 : 200, JSON.stringify(env));
+  }
+
+  private async request(r: unknown): Promise<Outcome> {
+    if (typeof r !== 'object' || r === null || Array.isArray(r))
+      return failed(null, new InvalidRequestError('a request must be an object'));
+    const { jsonrpc, id, method, params } = r as Record<string, unknown>;
+    const validId = typeof id === 'string' || typeof id === 'number' || id === null || id === undefined;
+    const eid: Id = validId ? ((id as Id | undefined) ?? null) : null;
+    if (jsonrpc !== '2.0') return failed(eid, new InvalidRequestError('jsonrpc must be "2.0"'));
+    if (!validId) return failed(null, new InvalidRequestError('id must be a string, a number or null'));
+    if (typeof method !== 'string') return failed(eid, new InvalidRequestError('method must be a string'));
+    return this.call(eid, method, { form: 'json', values: params });
+  }
+
+  private async call(id: Id, method: string, source: ParamSource): Promise<Outcome> {
+    const route = ROUTES.get(method);
+    try {
+      if (!route) throw new MethodNotFoundError(method);
+      const result = await route.handle(new Params(source, route.params), this.ctx);
+      return { env: { jsonrpc: '2.0', id, result }, status: 200 };
+    } catch (err) {
+      let e: ConsensusRpcError;
+      if (err instanceof ConsensusRpcError) e = err;
+      else {
+        this.o.logger.error({ method, err: errorMessage(err) }, 'consensus RPC route failed');
+        e = new RequestFailedError(errorMessage(err));
+      }
+      return failed(id, e);
+    }
+  }
+
+  private readBody(req: IncomingMessage): Promise<string> {
+    const limit = this.o.maxBodyBytes;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > limit) {
+          req.removeAllListeners('data');
+          req.resume();
+          reject(new BodyTooLargeError(limit));
+        } else chunks.push(c);
+      });
+      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      req.on('error', reject);
+    });
+  }
+
+  private cors(req: IncomingMessage, res: ServerResponse): void {
+    const origin = req.headers.origin;
+    const allowed = this.o.corsAllowedOrigins;
+    if (!origin || !(allowed.includes('*') || allowed.includes(origin))) return;
+    res.setHeader('access-control-allow-origin', allowed.includes('*') ? '*' : origin);
+    res.setHeader('access-control-allow-methods', 'GET, HEAD, POST, OPTIONS');
+    res.setHeader('access-control-allow-headers', 'content-type, accept');
+  }
+
+  private index(): string {
+    return `Available endpoints:\n${[...ROUTES.entries()]
+      .map(([name, r]) => `/${name}${r.params.length ? `?${r.params.map((p) => `${p}=_`).join('&')}` : ''}`)
+      .join('\n')}\n`;
+  }
+
+  private send(
+    res: ServerResponse,
+    status: number,
+    body: string,
+    type = 'application/json',
+    headers: Record<string, string> = {},
+  ): void {
+    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...headers });
+    res.end(body);
+  }
+}
+
+function errorEnvelope(id: Id, e: ConsensusRpcError): Envelope {
+  return { jsonrpc: '2.0', id, error: { code: e.rpcCode, message: e.message, data: e.data } };
+}
+
+function failed(id: Id, e: ConsensusRpcError): Outcome {
+  return { env: errorEnvelope(id, e), status: e.httpStatus };
+}
