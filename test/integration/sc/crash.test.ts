@@ -124,7 +124,7 @@ test('SIGKILL while a background snapshot is being written: the half-written sna
     const reported = await runAndKill(dir, 12, 3000, 10, (v) => {
       if (v <= 10) return false;
       sawTemp = existsSync(memiavl) && readdirSync(memiavl).some((n) => n.startsWith('tmp-'));
-      return sawTemp || v >= 40;
+      return sawTemp || v >= 50;
     });
     assert.ok(sawTemp, 'the kill landed while a snapshot was in progress');
     await checkRecovery(dir, 12, 3000, reported);
