@@ -3,6 +3,7 @@
  * diff cleanly against geth's): blocks, transactions, receipts, logs. Block-level fields are mapped
  * per DESIGN §4; proof-of-work fields are zero and uncles empty.
  */
+import { concatBytes } from '../../primitives/bytes.ts';
 import { EMPTY_TRIE_ROOT, orderedTrieRoot, rlpEncode } from './trie.ts';
 import { address, data, hash32, quantity } from './hex.ts';
 import { parseEthTx, type EthTxFields } from './eth-tx.ts';
@@ -132,7 +133,7 @@ export function encodeReceipt(r: ReceiptView): Uint8Array {
     r.logsBloom,
     r.logs.map((l) => [l.address, l.topics, l.data]),
   ]);
-  return r.type === 0 ? body : Buffer.concat([Uint8Array.of(r.type), body]);
+  return r.type === 0 ? body : concatBytes(Uint8Array.of(r.type), body);
 }
 
 export function formatBlock(b: BlockView, fullTxs: boolean): Record<string, unknown> {

@@ -5,6 +5,7 @@
  * (The chain's own commitments are the CometBFT header fields; these roots are derived, not consensus.)
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
+import { concatBytes } from '../../primitives/bytes.ts';
 
 /** An RLP item; `raw` is an already-encoded item embedded as is (an inline trie node). */
 export type RlpInput = Uint8Array | bigint | number | RlpInput[] | { raw: Uint8Array };
@@ -12,7 +13,7 @@ export type RlpInput = Uint8Array | bigint | number | RlpInput[] | { raw: Uint8A
 export function rlpEncode(item: RlpInput): Uint8Array {
   const parts: Uint8Array[] = [];
   encodeInto(item, parts);
-  return Buffer.concat(parts);
+  return concatBytes(...parts);
 }
 
 function encodeInto(item: RlpInput, out: Uint8Array[]): void {
