@@ -161,7 +161,7 @@ test('blocks: genesis view, field mapping, tags, hashes, counts, receipts, nulls
               bitvector: bytes(r.logsBloom),
               logs: r.logs.map((l: any) => [bytes(l.address), l.topics.map(bytes), bytes(l.data)]),
             } as never,
-            Number(r.type),
+            Number(r.type) as 0 | 1 | 2 | 4,
           ),
         ),
       ),

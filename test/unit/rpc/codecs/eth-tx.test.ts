@@ -45,7 +45,7 @@ test('the fields of every tx type read back as ethers signed them', async () => 
       assert.equal(f.v, BigInt(signed.signature!.networkV!));
     } else assert.equal(f.v, BigInt(signed.signature!.yParity));
     if (signed.type === 1) assert.equal(f.gasPrice, signed.gasPrice);
-    if (signed.type >= 2) {
+    if (signed.type! >= 2) {
       assert.equal(f.maxFeePerGas, signed.maxFeePerGas);
       assert.equal(f.maxPriorityFeePerGas, signed.maxPriorityFeePerGas);
     }
