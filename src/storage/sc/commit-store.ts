@@ -79,7 +79,6 @@ export class CommitStore {
   private readonly flat: FlatKV | undefined;
   private readonly lock: DirLock;
   private readonly log: Logger;
-  private working: number | undefined;
   private info: CommitInfo;
   private readonly infos = new Map<number, CommitInfo>();
   private readonly retain: number;
@@ -200,13 +199,16 @@ export class CommitStore {
       throw new CommitStateError(
         `state commit is at version ${this.info.version}; cannot apply version ${version}`,
       );
-    this.working = version;
     if (upgrades.length > 0) this.iavl.applyUpgrades(upgrades);
+    // validate every store before touching either backend, so a bad change set changes nothing
+    for (const cs of changeSets) {
+      if (!(cs.store === EVM_STORE && this.flat) && !this.iavl.has(cs.store))
+        throw new UnknownStoreError(cs.store);
+    }
     const toIavl: ChangeSet[] = [];
     for (const cs of changeSets) {
       if (cs.store === EVM_STORE && this.flat) this.flat.applyPairs(cs.pairs);
-      else if (this.iavl.has(cs.store)) toIavl.push(cs);
-      else throw new UnknownStoreError(cs.store);
+      else toIavl.push(cs);
     }
     this.iavl.applyChangeSets(toIavl);
   }
@@ -237,7 +239,6 @@ export class CommitStore {
     this.info = this.infoFrom(version, res.stores, lattice);
     this.infos.set(version, this.info);
     this.infos.delete(version - this.retain);
-    this.working = undefined;
     return { version, appHash: commitInfoHash(this.info.stores) };
   }
 
@@ -318,7 +319,6 @@ export class CommitStore {
   }
 
   private async rollbackBackends(target: number): Promise<void> {
-    this.working = undefined;
     this.flat?.discardWorking();
     if (this.iavl.version !== target) await this.iavl.rollback(target);
     if (this.flat && this.flat.version !== target) await this.flat.rollback(target);
@@ -337,7 +337,6 @@ export class CommitStore {
   ): Promise<CommitResult> {
     this.assertOpen();
     await importItems(this.iavl, this.flat, version, items);
-    this.working = undefined;
     this.info = this.computeInfo();
     this.infos.clear();
     this.infos.set(version, this.info);
