@@ -167,8 +167,13 @@ export class BlockProducer {
     this.rememberResults(height, executed);
     this.commitFor(block); // sign now: the signature is durable before the next block needs it
     this.lastBlockAt = Date.now();
-    for (const r of executed.rejected)
+    // A candidate the block could not take would be reaped again every block: drop it (and remember it
+    // as invalid, so the same bytes are refused if resubmitted while cached).
+    for (const r of executed.rejected) {
       this.log.debug({ tx: toHex(r.hash), reason: r.reason }, 'tx left out of block');
+      mempool.remove(r.hash, true);
+      this.o.cosmosPool.remove(r.hash);
+    }
     await mempool.update(
       height,
       executed.receipts.map((r) => r.txHash),

@@ -111,7 +111,7 @@ export class CosmosPool {
   /** After a block: drop committed txs and those whose sequence is now used, then apply the TTLs. */
   update(height: number, committed: Iterable<Uint8Array>): void {
     this.height = height;
-    for (const h of committed) this.remove(toHex(h));
+    for (const h of committed) this.removeHex(toHex(h));
     const auth = new AuthReader(this.d.state());
     const { ttlDurationMs, ttlNumBlocks } = this.d.options;
     const now = this.now();
@@ -139,7 +139,12 @@ export class CosmosPool {
     }
   }
 
-  private remove(hashHex: string): void {
+  /** Drops a tx (a block could not include it); unknown hashes are ignored. */
+  remove(hash: Uint8Array): void {
+    this.removeHex(toHex(hash));
+  }
+
+  private removeHex(hashHex: string): void {
     const e = this.byHash.get(hashHex);
     if (!e) return;
     this.byHash.delete(hashHex);
