@@ -11,6 +11,14 @@ export const PRUNE_BATCH = 500;
 const TARGET_BATCH_MS = 10;
 const MIN_DELETES = 50;
 const MAX_DELETES = 5_000;
+/**
+ * Longest stretch of scanning without an event-loop turn. With lmdb the seeks are synchronous, and
+ * lmdb-js runs a write transaction's callback on this thread: a scan that never yields would hold up
+ * every block write queued behind it.
+ */
+const MAX_SCAN_SLICE_MS = 4;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const DATA_START = Uint8Array.of(0x73); // 's': every data key, never the metadata
 const DATA_END = Uint8Array.of(0x74);
 
@@ -50,11 +58,17 @@ export async function pruneBelow(
     stats.deleted += ops.length;
     stats.batches++;
     ops = [];
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
+    sliceStart = performance.now();
   };
+  let sliceStart = performance.now();
 
   let cursor: Uint8Array = DATA_START;
   while (!shouldStop()) {
+    if (performance.now() - sliceStart > MAX_SCAN_SLICE_MS) {
+      await nextTurn();
+      sliceStart = performance.now();
+    }
     const next = await firstEntry(db.kv, { gte: cursor, lt: DATA_END, limit: 1 });
     if (!next) break;
     const region = regionOf(next[0]);
