@@ -51,6 +51,7 @@ export class CompositeStateStore implements StateStore {
   private readonly queue: Pending[] = [];
   private accepted: number;
   private writer: Promise<void> | undefined;
+  private syncWrites: Promise<void> = Promise.resolve();
   private writerError: SSWriterFailedError | undefined;
   private waiters: { ready: () => boolean; resolve: () => void; reject: (e: unknown) => void }[] = [];
   private pruning: Promise<PruneStats | undefined> = Promise.resolve(undefined);
@@ -131,7 +132,13 @@ export class CompositeStateStore implements StateStore {
     if (cosmosLog && version > cosmosLog.lastVersion) cosmosLog.append(version, pending.cosmos);
     this.accepted = version;
     if (this.p.asyncWriteBuffer === 0) {
-      await this.write([pending]);
+      // Serialized, so that callers that do not await each block still write in version order; a
+      // failure stops all later writes, since the failed version is already accepted and journaled.
+      const run = this.syncWrites.then(() => this.write([pending]));
+      this.syncWrites = run.catch((err) => {
+        this.writerError ??= new SSWriterFailedError(err);
+      });
+      await run;
       return;
     }
     this.queue.push(pending);
@@ -142,6 +149,7 @@ export class CompositeStateStore implements StateStore {
   }
 
   async flush(): Promise<void> {
+    await this.syncWrites;
     if (this.writerError) throw this.writerError;
     await this.until(() => this.queue.length === 0);
   }

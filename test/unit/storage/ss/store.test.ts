@@ -242,3 +242,38 @@ test('async writes: a backlog is group-committed, and the buffer bounds how far 
     dir.remove();
   }
 });
+
+test('sync writes: un-awaited change sets land in order, and a failed write stops later ones', async () => {
+  const dir = tempDir('ss-store-');
+  let failWrites = false;
+  const ss = await openStateStore(
+    options(dir.path, {
+      openEngine: async () => {
+        const kv = new MemoryKVStore();
+        const write = kv.write.bind(kv);
+        kv.write = async (ops: KVOp[]) => {
+          await new Promise((r) => setTimeout(r, Math.random() * 3)); // uneven engine latency
+          if (failWrites) throw new Error('I/O error');
+          return write(ops);
+        };
+        return kv;
+      },
+    }),
+    silentLogger,
+  );
+  try {
+    const writes = [];
+    for (let v = 1; v <= 20; v++)
+      writes.push(ss.applyChangeSet(v, [{ store: 'acc', key: b(1), value: b(v) }]));
+    await Promise.all(writes);
+    assert.equal(ss.latestVersion(), 20);
+    for (let v = 1; v <= 20; v++) assert.deepEqual(await ss.get('acc', b(1), v), b(v));
+    failWrites = true;
+    await assert.rejects(ss.applyChangeSet(21, []), /I\/O error/);
+    failWrites = false;
+    await assert.rejects(ss.applyChangeSet(22, []), SSWriterFailedError);
+  } finally {
+    await ss.close().catch(() => {});
+    dir.remove();
+  }
+});
