@@ -35,7 +35,7 @@ test('eth_getLogs: filters, ranges, blockHash, limits', async (t) => {
   const tokenAddress = getCreateAddress({ from: owner.address, nonce: 0 }).toLowerCase();
   // Three calls held back into one block, to see block-wide log indexes: transfer, approve, transfer.
   await node.producer!.stop();
-  const held = [];
+  const held: string[] = [];
   for (const [i, data] of [
     token.encodeFunctionData('transfer', [b.address, 10n]),
     token.encodeFunctionData('approve', [c.address, 5n]),

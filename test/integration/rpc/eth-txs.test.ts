@@ -246,7 +246,7 @@ test('eth_sendRawTransaction, pending and mined lookups, receipts', async (t) =>
 
   await t.test('every rejection of eth_sendRawTransaction is -32000 with geth wording', async () => {
     const base = { chainId: CHAIN_ID, type: 2, to: wallets[9].address, value: 1n, gasLimit: 21000, ...fee };
-    const sign = (w: Wallet, tx: object) => w.signTransaction({ ...base, ...tx });
+    const sign = (w: Pick<Wallet, 'signTransaction'>, tx: object) => w.signTransaction({ ...base, ...tx });
     const broke = Wallet.createRandom();
     const unprotected = (() => {
       const u = Transaction.from({
