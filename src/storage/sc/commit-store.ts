@@ -15,7 +15,13 @@ import { acquireDirLock, type DirLock } from '../../util/dir-lock.ts';
 import { silentLogger, type Logger } from '../../util/logger.ts';
 import type { KVStore } from '../kv/types.ts';
 import { commitInfoHash, type CommitInfo, type StoreInfo } from './commit-info.ts';
-import { CommitStateError, ProofUnsupportedError, RollbackRangeError, UnknownStoreError } from './errors.ts';
+import {
+  CommitStateError,
+  ImportError,
+  ProofUnsupportedError,
+  RollbackRangeError,
+  UnknownStoreError,
+} from './errors.ts';
 import { FlatKV } from './flatkv/store.ts';
 import { MemIavlDB } from './iavl/db.ts';
 import { commitmentProof } from './iavl/proof.ts';
@@ -71,6 +77,7 @@ export interface KeyProof {
 }
 
 const MARKER = 'ROLLBACK';
+const IMPORT_MARKER = 'IMPORTING';
 
 export class CommitStore {
   readonly dir: string;
@@ -157,6 +164,11 @@ export class CommitStore {
 
   /** Finishes an interrupted rollback, then brings both backends to the same version. */
   private async recover(): Promise<void> {
+    if (existsSync(join(this.dir, IMPORT_MARKER))) {
+      throw new ImportError(
+        `a state-sync import into ${this.dir} did not finish; delete that directory and state sync again`,
+      );
+    }
     const marker = join(this.dir, MARKER);
     if (existsSync(marker)) {
       const target = Number(JSON.parse(readFileSync(marker, 'utf8')).target);
@@ -336,7 +348,11 @@ export class CommitStore {
     items: AsyncIterable<SnapshotItem> | Iterable<SnapshotItem>,
   ): Promise<CommitResult> {
     this.assertOpen();
+    // a failed import leaves the backends mixed; the marker makes every later open refuse clearly
+    const marker = join(this.dir, IMPORT_MARKER);
+    writeDurable(marker, JSON.stringify({ version }));
     await importItems(this.iavl, this.flat, version, items);
+    rmSync(marker);
     this.info = this.computeInfo();
     this.infos.clear();
     this.infos.set(version, this.info);

@@ -53,40 +53,68 @@ export async function importItems(
   items: AsyncIterable<SnapshotItem> | Iterable<SnapshotItem>,
 ): Promise<void> {
   if (!Number.isInteger(version) || version < 1) throw new ImportError(`invalid import version ${version}`);
-  const views: Views = new Map();
-  const evmRows: [Uint8Array, Uint8Array][] = [];
-  let current: { name: string; importer?: TreeImporter } | undefined;
-  const finish = (): void => {
-    if (current?.importer) views.set(current.name, current.importer.finish());
+  const it = (
+    Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : toAsync(items)
+  ) as AsyncIterator<SnapshotItem>;
+  let peeked: SnapshotItem | undefined;
+  const next = async (): Promise<SnapshotItem | undefined> => {
+    if (peeked) {
+      const p = peeked;
+      peeked = undefined;
+      return p;
+    }
+    const r = await it.next();
+    return r.done ? undefined : r.value;
   };
-  for await (const item of items) {
+  // flatkv's rows are streamed straight into it (a large EVM state is never held in memory)
+  async function* evmRows(): AsyncGenerator<[Uint8Array, Uint8Array]> {
+    for (let item = await next(); item; item = await next()) {
+      if (item.store) {
+        peeked = item;
+        return;
+      }
+      if (!item.iavl) throw new ImportError('unsupported snapshot item (extensions are not supported)');
+      // inner nodes of an IAVL-committed evm section carry no data for a flat table
+      if (item.iavl.height === 0) yield [item.iavl.key, item.iavl.value];
+    }
+  }
+  const views: Views = new Map();
+  let flatImported = false;
+  let importer: { name: string; tree: TreeImporter } | undefined;
+  const finish = (): void => {
+    if (importer) views.set(importer.name, importer.tree.finish());
+    importer = undefined;
+  };
+  for (let item = await next(); item; item = await next()) {
     if (item.store) {
       finish();
       const name = item.store.name === LEGACY_EVM_SECTION ? EVM : item.store.name;
-      if (views.has(name) || (name === EVM && evmRows.length > 0))
+      if (views.has(name) || (name === EVM && flatImported))
         throw new ImportError(`store ${name} appears twice`);
-      current = { name, importer: flat && name === EVM ? undefined : new TreeImporter(name, version) };
+      if (flat && name === EVM) {
+        await flat.import(version, evmRows());
+        flatImported = true;
+      } else importer = { name, tree: new TreeImporter(name, version) };
     } else if (item.iavl) {
-      if (!current) throw new ImportError('node item before any store item');
+      if (!importer) throw new ImportError('node item before any store item');
       const n = item.iavl;
-      if (current.importer) {
-        current.importer.add({
-          key: n.key,
-          value: n.height === 0 ? n.value : undefined,
-          version: Number(n.version),
-          height: n.height,
-        });
-      } else if (n.height === 0) {
-        // flatkv takes the leaves; inner nodes of an IAVL-committed evm section carry no data
-        evmRows.push([n.key, n.value]);
-      }
+      importer.tree.add({
+        key: n.key,
+        value: n.height === 0 ? n.value : undefined,
+        version: Number(n.version),
+        height: n.height,
+      });
     } else {
       throw new ImportError('unsupported snapshot item (extensions are not supported)');
     }
   }
   finish();
-  if (flat) await flat.import(version, evmRows);
+  if (flat && !flatImported) await flat.import(version, []);
   await iavl.resetTo(version, views);
+}
+
+async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
+  yield* items;
 }
 
 /** Length-delimited protobuf encoding of an item stream (uvarint length ‖ SnapshotItem). */

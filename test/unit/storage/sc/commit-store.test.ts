@@ -240,3 +240,49 @@ test('open reconciles backends left one block apart by a crash between the flatk
     cleanup();
   }
 });
+
+test('import rejects streams that cannot describe the state: flat evm section into an IAVL chain, out-of-order leaves', async () => {
+  const { ImportError } = await import('../../../../src/storage/sc/errors.ts');
+  const { dir, cleanup } = tempDir();
+  try {
+    const r = rng(8);
+    const sc = await CommitStore.open({ dir, stores: STORES, openKV: persistentMemory() });
+    const model: Model = new Map();
+    for (let v = 1; v <= 3; v++) {
+      sc.applyChangeSets(v, randomChangeSets(r, model));
+      await sc.commit();
+    }
+    const items: SnapshotItem[] = [];
+    for await (const it of sc.export()) items.push(it);
+    await sc.close();
+    const iavlChain = tempDir();
+    const target = await CommitStore.open({
+      dir: iavlChain.dir,
+      stores: STORES,
+      stateCommitment: 'iavl',
+      openKV: persistentMemory(),
+    });
+    await assert.rejects(
+      target.import(3, items),
+      (e: Error) => e instanceof ImportError && /store evm/.test(e.message),
+    );
+    // swap two leaves of the bank section
+    const bank = items.findIndex((i) => i.store?.name === 'bank');
+    const swapped = items.slice();
+    [swapped[bank + 1], swapped[bank + 2]] = [swapped[bank + 2], swapped[bank + 1]];
+    const flatChain = tempDir();
+    const other = await CommitStore.open({ dir: flatChain.dir, stores: STORES, openKV: persistentMemory() });
+    await assert.rejects(other.import(3, swapped), ImportError);
+    await target.close();
+    await other.close();
+    // a store whose import failed refuses to open instead of serving mixed state
+    await assert.rejects(
+      CommitStore.open({ dir: flatChain.dir, stores: STORES, openKV: persistentMemory() }),
+      (e: Error) => e instanceof ImportError && /did not finish/.test(e.message),
+    );
+    iavlChain.cleanup();
+    flatChain.cleanup();
+  } finally {
+    cleanup();
+  }
+});
