@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { compareBytes } from '../../../primitives/bytes.ts';
+import { compareBytes, toHex } from '../../../primitives/bytes.ts';
 import { silentLogger, type Logger } from '../../../util/logger.ts';
 import {
   CommitStateError,
@@ -15,8 +15,10 @@ import {
   VersionUnavailableError,
 } from '../errors.ts';
 import type { ChangelogEntry, ChangeSet, KVPair, StoreUpgrade } from '../types.ts';
-import { Changelog } from './changelog.ts';
+import { Changelog, ChangelogCorruptError } from './changelog.ts';
+import { SnapshotCorruptError } from './snapshot-file.ts';
 import {
+  recordedRootHashes,
   currentSnapshot,
   deleteSnapshot,
   listSnapshots,
@@ -91,7 +93,6 @@ export class MemIavlDB {
     const db = new MemIavlDB(opts);
     let base = currentSnapshot(opts.dir);
     if (base === undefined) {
-      // a new directory: version 0 with the initial (empty) stores, saved so that open always has a base
       // a new directory: the initial (empty) stores just below the first version, saved so that open
       // always has a base (with initial_height H, the first commit is H and its nodes carry H)
       base = Math.max(0, (opts.initialVersion ?? 1) - 1);
@@ -99,9 +100,57 @@ export class MemIavlDB {
       await writeSnapshot(opts.dir, base, db.committedViews());
     }
     const last = db.changelog.lastVersion;
-    db.loadBase(base, last !== undefined && last > base ? last : base);
-    db.log.info({ version: db.version, snapshot: base }, 'memiavl opened');
+    db.openFrom(base, last);
+    db.log.info({ version: db.version, snapshot: db.baseVersion }, 'memiavl opened');
     return db;
+  }
+
+  /**
+   * Loads the current snapshot plus the changelog. If that snapshot is damaged, an older one plus a
+   * longer replay gives the same state (the replay is deterministic, and the damaged snapshot's
+   * recorded root hash is checked against the result when it is readable); the damaged one is
+   * removed so that nothing reads it later.
+   */
+  private openFrom(current: number, last: number | undefined): void {
+    const candidates = [
+      current,
+      ...listSnapshots(this.dir)
+        .filter((v) => v < current)
+        .reverse(),
+    ];
+    let firstError: unknown;
+    for (const base of candidates) {
+      try {
+        this.loadBase(base, last !== undefined && last > base ? last : base);
+      } catch (err) {
+        if (!(err instanceof SnapshotCorruptError) && !(err instanceof ChangelogCorruptError)) throw err;
+        firstError ??= err;
+        this.log.error(
+          { snapshot: base, err: (err as Error).message },
+          'memiavl snapshot unusable; trying an older one',
+        );
+        continue;
+      }
+      if (base !== current) {
+        const expected = recordedRootHashes(this.dir, current);
+        if (expected && this.version >= current) {
+          // compare at the damaged snapshot's version, rebuilt from the good base
+          const { trees } = this.rebuild(base, current);
+          for (const [name, hash] of expected) {
+            const got = trees.get(name)?.committed().rootHash();
+            if (!got || toHex(got) !== hash) throw firstError;
+          }
+        }
+        deleteSnapshot(this.dir, current);
+        setCurrent(this.dir, base);
+        this.log.warn(
+          { damaged: current, used: base, version: this.version },
+          'memiavl recovered from an older snapshot',
+        );
+      }
+      return;
+    }
+    throw firstError;
   }
 
   /** Replaces the in-memory trees with snapshot `base` plus the changelog up to `target`. */

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsyncDir, writeDurable, writeTreeSnapshot } from './snapshot.ts';
-import { SnapshotCorruptError, TreeSnapshot } from './snapshot-file.ts';
+import { SnapshotCorruptError, TreeSnapshot, type SnapshotMeta } from './snapshot-file.ts';
 import type { TreeView } from './tree.ts';
 
 const PREFIX = 'snapshot-';
@@ -90,6 +90,24 @@ export function loadSnapshot(dir: string, version: number): Map<string, TreeSnap
     out.set(name, snap);
   }
   return out;
+}
+
+/** Root hash per store recorded in a snapshot's meta files, if they are readable. */
+export function recordedRootHashes(dir: string, version: number): Map<string, string> | undefined {
+  try {
+    const base = join(dir, snapshotName(version));
+    const manifest = JSON.parse(readFileSync(join(base, 'manifest.json'), 'utf8')) as Manifest;
+    const out = new Map<string, string>();
+    for (const name of manifest.stores) {
+      out.set(
+        name,
+        (JSON.parse(readFileSync(join(base, storeDir(name), 'meta.json'), 'utf8')) as SnapshotMeta).rootHash,
+      );
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
 }
 
 export function deleteSnapshot(dir: string, version: number): void {

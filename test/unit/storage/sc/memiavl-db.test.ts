@@ -173,7 +173,7 @@ test('memiavl truncates changelog segments behind the oldest kept snapshot', asy
   }
 });
 
-test('memiavl: a torn changelog tail is cut off on open; a corrupt snapshot is refused with a typed error', async () => {
+test('memiavl: a torn changelog tail is cut off on open; a damaged snapshot falls back to an older one, none left is a typed error', async () => {
   const { dir, cleanup } = tempDir();
   try {
     const r = rng(77);
@@ -194,14 +194,25 @@ test('memiavl: a torn changelog tail is cut off on open; a corrupt snapshot is r
     assert.equal(hashesOf(db.workingHashes()), hashes[4]);
     // and the log accepts the next block where the torn one was
     db.applyChangeSets(randomBlock(r, model, STORES, 10));
-    assert.equal((await db.commit()).version, 6);
+    const sixth = hashesOf((await db.commit()).stores);
+    assert.equal(db.version, 6);
     await db.snapshot();
     await db.close();
-    // flip a byte of the newest snapshot's root record hash
-    const snapDir = join(dir, `snapshot-${String(6).padStart(20, '0')}`, 'bank');
-    const branches = readFileSync(join(snapDir, 'branches'));
+    // flip a byte of the newest snapshot's root record hash: open falls back to the older snapshot
+    // plus a longer replay, checks the result against the damaged snapshot's recorded hashes, and
+    // removes the damaged one
+    const damaged = join(dir, `snapshot-${String(6).padStart(20, '0')}`);
+    const branches = readFileSync(join(damaged, 'bank', 'branches'));
     branches[branches.length - 20] ^= 0xff;
-    writeFileSync(join(snapDir, 'branches'), branches);
+    writeFileSync(join(damaged, 'bank', 'branches'), branches);
+    db = await MemIavlDB.open({ dir, initialStores: STORES });
+    assert.equal(db.version, 6);
+    assert.deepEqual(listSnapshots(dir), [0]);
+    assert.equal(hashesOf(db.workingHashes()), sixth);
+    await db.close();
+    // with no usable snapshot left, open refuses with a typed error
+    const only = join(dir, `snapshot-${String(0).padStart(20, '0')}`, 'bank', 'meta.json');
+    writeFileSync(only, '{"version":0,"root":null,"branches":5,"leaves":0,"rootHash":""}');
     await assert.rejects(
       MemIavlDB.open({ dir, initialStores: STORES }),
       (e: Error) => (e as { code?: string }).code === 'SC_SNAPSHOT_CORRUPT',
