@@ -108,6 +108,28 @@ test('ICS23 proofs: existence and non-existence verify with @confio/ics23 agains
       }
     }
     assert.ok(existence >= 10 && absence >= 10, `existence ${existence}, absence ${absence}`);
+
+    // while the next block is being built, the committed version is still provable
+    const { model: m12, appHash: h12 } = history[11];
+    const [hex, value] = [...m12.get('bank')!][0];
+    sc.applyChangeSets(13, [{ store: 'bank', pairs: [{ key: fromHex(hex), value: Uint8Array.of(0xab) }] }]);
+    assert.deepEqual(sc.getWorking('bank', fromHex(hex)), Uint8Array.of(0xab));
+    const during = await sc.getProof('bank', fromHex(hex));
+    assert.equal(during.version, 12);
+    assert.deepEqual(during.value, value);
+    const rootProof = decodeOp(during.proofOps.ops[1].data);
+    assert.ok(
+      verifyMembership(rootProof, tendermintSpec, fromHex(h12), utf8('bank'), rootProof.exist!.value!),
+    );
+    assert.ok(
+      verifyMembership(
+        decodeOp(during.proofOps.ops[0].data),
+        iavlSpec,
+        rootProof.exist!.value!,
+        fromHex(hex),
+        value,
+      ),
+    );
     await sc.close();
   } finally {
     cleanup();
