@@ -5,12 +5,12 @@
  * counts them. Documented in docs/metrics.md.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { BlockListener } from '../chain/chain.ts';
-import { BlockIdFlag } from '../codec/index.ts';
+import { BlockIdFlag, type Commit } from '../codec/index.ts';
 import { toHex } from '../primitives/bytes.ts';
 
 export interface ConsensusMetricsSource {
-  onBlock(listener: BlockListener): () => void;
+  /** Calls `listener` with every committed block; returns the unsubscribe function. */
+  onBlock(listener: (committed: { block: { lastCommit: Commit } }) => void): () => void;
   /** 20-byte addresses of the validator set that signs blocks. */
   validatorSet(): Uint8Array[];
   /** Every known validator, `active` when bonded, not jailed and in the signing set. */

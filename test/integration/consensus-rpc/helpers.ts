@@ -1,0 +1,92 @@
+/**
+ * An in-process node with the consensus RPC and metrics on free ports, and small HTTP helpers.
+ * The operational services are started here, from `operationalServices`, on top of the node.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseGenesis } from '../../../src/app/genesis.ts';
+import { loadConfig } from '../../../src/config/load.ts';
+import { Lifecycle } from '../../../src/node/lifecycle.ts';
+import { ChainNode, type NodeOptions } from '../../../src/node/node.ts';
+import { operationalHandles, operationalServices } from '../../../src/node/operational-services.ts';
+import { type LogRecord, memoryLogger } from '../../../src/util/logger.ts';
+import { makeHome, until } from '../../helpers/node.ts';
+
+export interface RpcNode {
+  node: ChainNode;
+  home: string;
+  /** http://127.0.0.1:<port> of the consensus RPC */
+  rpc: string;
+  /** http://127.0.0.1:<port>/metrics ('' with prometheus = false) */
+  metrics: string;
+  logs: LogRecord[];
+}
+
+export async function startRpcNode(
+  t: { after(fn: () => unknown): void },
+  flags: Record<string, string> = {},
+): Promise<RpcNode> {
+  const home = makeHome(t);
+  const { config } = loadConfig({
+    home,
+    env: {},
+    flags: {
+      'consensus.timeout-commit': '30ms',
+      'state-store.ss-async-write-buffer': '0',
+      'evm.http_port': '0',
+      'rpc.laddr': 'tcp://127.0.0.1:0',
+      'instrumentation.prometheus-listen-addr': '127.0.0.1:0',
+      ...flags,
+    },
+  });
+  const genesis = parseGenesis(readFileSync(join(home, 'config', 'genesis.json'), 'utf8'));
+  const logs: LogRecord[] = [];
+  const opts: NodeOptions = { home, config, genesis, logger: memoryLogger(logs) };
+  const node = new ChainNode(opts);
+  await node.start();
+  const services = new Lifecycle(opts.logger);
+  t.after(async () => {
+    await services.stop();
+    await node.stop();
+  });
+  await services.start(operationalServices(opts, node));
+  const h = operationalHandles(node)!;
+  return {
+    node,
+    home,
+    rpc: `http://127.0.0.1:${h.consensusRpc!.address.port}`,
+    metrics: h.metrics ? `http://127.0.0.1:${h.metrics.address.port}/metrics` : '',
+    logs,
+  };
+}
+
+/** Resolves once the chain has committed at least `height` blocks. */
+export function atHeight(node: ChainNode, height: number): Promise<number> {
+  return until(() => (node.chain!.latestHeight >= height ? node.chain!.latestHeight : undefined));
+}
+
+export interface HttpAnswer {
+  status: number;
+  body: any;
+}
+
+/** GET `/<route>?query` */
+export async function get(base: string, pathAndQuery: string): Promise<HttpAnswer> {
+  const res = await fetch(base + pathAndQuery);
+  return { status: res.status, body: await res.json() };
+}
+
+/** POST a JSON-RPC request to `/`. */
+export async function post(
+  base: string,
+  method: string,
+  params: unknown = {},
+  id: unknown = 1,
+): Promise<HttpAnswer> {
+  const res = await fetch(base + '/', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+  });
+  return { status: res.status, body: await res.json() };
+}
