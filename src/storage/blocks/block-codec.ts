@@ -98,9 +98,7 @@ export function decodeHeader(buf: Uint8Array): { header: Header; hash: Uint8Arra
   return readHeaderAndHash(new ByteReader(buf, 'block'));
 }
 
-export function decodeBlock(buf: Uint8Array): Block {
-  const r = new ByteReader(buf, 'block');
-  const { header, hash } = readHeaderAndHash(r);
+function readCommit(r: ByteReader): Commit {
   const commit: Commit = { height: r.uv(), round: r.uv(), blockId: readBlockId(r), signatures: [] };
   const nSigs = r.uv();
   for (let i = 0; i < nSigs; i++) {
@@ -111,6 +109,24 @@ export function decodeBlock(buf: Uint8Array): Block {
       signature: r.bytes(),
     });
   }
+  return commit;
+}
+
+/** Tx `index` of a block record, skipping over the others; undefined past the last tx. */
+export function decodeTxAt(buf: Uint8Array, index: number): Uint8Array | undefined {
+  const r = new ByteReader(buf, 'block');
+  readHeaderAndHash(r);
+  readCommit(r);
+  const nTxs = r.uv();
+  if (!Number.isInteger(index) || index < 0 || index >= nTxs) return undefined;
+  for (let i = 0; i < index; i++) r.skip(r.uv());
+  return r.bytes();
+}
+
+export function decodeBlock(buf: Uint8Array): Block {
+  const r = new ByteReader(buf, 'block');
+  const { header, hash } = readHeaderAndHash(r);
+  const commit = readCommit(r);
   const nTxs = r.uv();
   const txs: Uint8Array[] = new Array(nTxs);
   for (let i = 0; i < nTxs; i++) txs[i] = r.bytes();

@@ -8,7 +8,7 @@
  *   03 ‖ height                 block hash(32) ‖ block bloom(256), bloom omitted when the block has
  *                               no logs; getLogs walks this range, so it stays small and dense
  *   04 ‖ height ‖ txIndex(u32)  receipt record (receipt-codec.ts)
- *   05 ‖ evmTxHash(32)          height(u64) ‖ blockTxIndex(u32) ‖ evmIndex(u32)
+ *   05 ‖ evmTxHash(32)          height(u64) ‖ blockTxIndex(u32) ‖ evmIndex(u32) ‖ blockHash(32)
  *   06 ‖ sha256(TxRaw)(32)      height(u64) ‖ blockTxIndex(u32), for every tx of the block
  *   07 ‖ height                 Cosmos tx results record (receipt-codec.ts)
  */
@@ -59,21 +59,32 @@ export function encodeU64(n: number): Uint8Array {
   return b;
 }
 
-export function encodeLocation(height: number, index: number, evmIndex?: number): Uint8Array {
-  const b = new Uint8Array(evmIndex === undefined ? 12 : 16);
+/** `height(u64) ‖ index(u32)`, plus `evmIndex(u32) ‖ blockHash(32)` for EVM txs. */
+export function encodeLocation(
+  height: number,
+  index: number,
+  evm?: { evmIndex: number; blockHash: Uint8Array },
+): Uint8Array {
+  const b = new Uint8Array(evm ? 12 + 4 + 32 : 12);
   const dv = new DataView(b.buffer);
   dv.setBigUint64(0, BigInt(height));
   dv.setUint32(8, index);
-  if (evmIndex !== undefined) dv.setUint32(12, evmIndex);
+  if (evm) {
+    dv.setUint32(12, evm.evmIndex);
+    b.set(evm.blockHash, 16);
+  }
   return b;
 }
 
-export function decodeLocation(b: Uint8Array): { height: number; index: number; evmIndex?: number } {
+export function decodeLocation(b: Uint8Array): {
+  height: number;
+  index: number;
+  evmIndex?: number;
+  blockHash?: Uint8Array;
+} {
   const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  const loc: { height: number; index: number; evmIndex?: number } = {
-    height: Number(dv.getBigUint64(0)),
-    index: dv.getUint32(8),
-  };
-  if (b.length >= 16) loc.evmIndex = dv.getUint32(12);
-  return loc;
+  const height = Number(dv.getBigUint64(0));
+  const index = dv.getUint32(8);
+  if (b.length < 48) return { height, index };
+  return { height, index, evmIndex: dv.getUint32(12), blockHash: b.subarray(16, 48) };
 }

@@ -15,7 +15,7 @@ import { sha256 } from '../../crypto/hash.ts';
 import { openLmdbStore } from '../kv/lmdb.ts';
 import type { KVOp, KVStore } from '../kv/types.ts';
 import { acquireDirLock, type DirLock } from '../../util/dir-lock.ts';
-import { decodeBlock, decodeHeader, encodeBlock } from './block-codec.ts';
+import { decodeBlock, decodeHeader, decodeTxAt, encodeBlock } from './block-codec.ts';
 import { BLOOM_BYTES } from './bloom.ts';
 import {
   BlockHeightError,
@@ -157,7 +157,10 @@ export class BlockStore {
         if (rc.logs.length > 0) hasLogs = true;
         logIndex.addLogs(rc.logs, rc.txIndex);
         put(receiptKey(height, rc.txIndex), encodeReceipt(rc));
-        put(hashKey(P_EVM_TX, rc.txHash), encodeLocation(height, rc.blockTxIndex, rc.txIndex));
+        put(
+          hashKey(P_EVM_TX, rc.txHash),
+          encodeLocation(height, rc.blockTxIndex, { evmIndex: rc.txIndex, blockHash: block.hash }),
+        );
       }
       const bloomRecord = new Uint8Array(hasLogs ? 32 + BLOOM_BYTES : 32);
       bloomRecord.set(block.hash);
@@ -215,6 +218,13 @@ export class BlockStore {
         this.earliest = h + 1;
       }
     });
+  }
+
+  /** One tx of a block (a TxRaw), without decoding the others: eth_getTransactionByHash's read. */
+  txAt(height: number, index: number): Uint8Array | undefined {
+    this.assertOpen();
+    const rec = this.kv.getSync(heightKey(P_BLOCK, height));
+    return rec ? decodeTxAt(rec, index) : undefined;
   }
 
   blockByHeight(height: number): Block | undefined {
@@ -291,9 +301,8 @@ export class BlockStore {
     const loc = this.txLocationByEvmHash(hash);
     if (!loc) return undefined;
     const v = this.kv.getSync(receiptKey(loc.height, loc.evmIndex));
-    const blockHash = this.blockHashByHeight(loc.height);
-    if (!v || !blockHash) return undefined; // removed between the two reads
-    return { receipt: decodeReceipt(v), height: loc.height, blockHash };
+    if (!v) return undefined; // removed between the two reads
+    return { receipt: decodeReceipt(v), height: loc.height, blockHash: loc.blockHash };
   }
 
   /** Results of the block's Cosmos txs, by tx index; undefined if the block is not stored. */

@@ -96,6 +96,7 @@ export interface TxLocation {
 export interface EvmTxLocation extends TxLocation {
   /** The receipt's `txIndex` (Ethereum `transactionIndex`). */
   evmIndex: number;
+  blockHash: Uint8Array;
 }
 
 /** A receipt with the block it belongs to (eth_getTransactionReceipt needs both). */

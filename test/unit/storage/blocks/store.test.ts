@@ -46,13 +46,17 @@ function assertBlockReadable(store: BlockStore, c: BlockContents): void {
       height: h,
       index: rc.blockTxIndex,
       evmIndex: rc.txIndex,
+      blockHash: c.block.hash,
     });
+    assert.deepEqual(store.txAt(h, rc.blockTxIndex), c.block.txs[rc.blockTxIndex]);
     assert.deepEqual(store.receiptByEvmHash(rc.txHash), { receipt: rc, height: h, blockHash: c.block.hash });
     assert.deepEqual(store.receipt(h, rc.txIndex), rc);
   }
   c.block.txs.forEach((tx, i) =>
     assert.deepEqual(store.txLocationByCosmosHash(sha256(tx)), { height: h, index: i }),
   );
+  assert.equal(store.txAt(h, c.block.txs.length), undefined);
+  assert.deepEqual(store.txAt(h, 0), c.block.txs[0]);
   for (const res of c.results) {
     const tx = c.block.txs[res.index];
     assert.deepEqual(store.cosmosResultByHash(sha256(tx)), {
@@ -65,6 +69,7 @@ function assertBlockReadable(store: BlockStore, c: BlockContents): void {
 function assertBlockGone(store: BlockStore, c: BlockContents): void {
   const h = c.block.header.height;
   assert.equal(store.blockByHeight(h), undefined);
+  assert.equal(store.txAt(h, 0), undefined);
   assert.equal(store.blockByHash(c.block.hash), undefined);
   assert.equal(store.receiptsOfBlock(h), undefined);
   assert.equal(store.cosmosResultsOfBlock(h), undefined);
