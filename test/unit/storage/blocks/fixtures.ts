@@ -211,3 +211,8 @@ export function pools(
     topics: Array.from({ length: nTopics }, (_, i) => keccak_256(Uint8Array.of(0x70, i))),
   };
 }
+
+/** The chain the crash test's child process writes and the parent rebuilds. */
+export function crashShape(): ChainShape {
+  return { evmTxs: 40, cosmosTxs: 10, logsPerTx: 2, ...pools(20, 40) };
+}
