@@ -20,6 +20,9 @@ export const VERSION_BYTES = 8;
 const MAX_VERSION = Number.MAX_SAFE_INTEGER;
 
 export const TOMBSTONE = Uint8Array.of(0);
+
+/** Every data entry of a database, whatever its store: for whole-database scans (rollback). */
+export const DATA_RANGE = { gte: Uint8Array.of(DATA), lt: Uint8Array.of(DATA + 1) };
 const LIVE = 1;
 
 export function escapedLength(key: Uint8Array): number {

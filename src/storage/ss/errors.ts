@@ -84,3 +84,13 @@ export class SSClosedError extends ChainError {
     super('SS_CLOSED', 'state store is closed');
   }
 }
+
+/** A rollback target outside what the store can reach: below its earliest or above its latest version. */
+export class SSRollbackRangeError extends ChainError {
+  constructor(target: number, earliest: number, latest: number) {
+    super(
+      'SS_ROLLBACK_RANGE',
+      `state store cannot roll back to version ${target}: it holds versions ${earliest} to ${latest}`,
+    );
+  }
+}

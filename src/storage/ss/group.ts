@@ -128,6 +128,13 @@ export class MvccGroup {
     };
   }
 
+  /** Rolls every database back to `target`; returns the entries removed. */
+  async rollback(target: number): Promise<number> {
+    let removed = 0;
+    for (const db of this.databases) removed += await db.rollback(target);
+    return removed;
+  }
+
   async finishImport(version: number): Promise<void> {
     for (const db of this.databases) await db.finishImport(version);
   }

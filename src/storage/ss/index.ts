@@ -8,6 +8,7 @@ export {
   SSChangelogCorruptError,
   SSClosedError,
   SSIterationDisabledError,
+  SSRollbackRangeError,
   SSStartupRefusedError,
   SSVersionOrderError,
   SSVersionTooHighError,

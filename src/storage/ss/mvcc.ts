@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { acquireDirLock, type DirLock } from '../../util/dir-lock.ts';
 import type { KVEntry, KVOp, KVOpener, KVOpenOptions, KVRange, KVReader, KVStore } from '../kv/types.ts';
 import {
+  DATA_RANGE,
   dataKey,
   decodeU64,
   decodeValue,
@@ -18,11 +19,14 @@ import {
   versionedKey,
   versionOf,
 } from './encoding.ts';
+import { SSRollbackRangeError } from './errors.ts';
 import type { StoreChange } from './types.ts';
 
 const LATEST = metaKey('latest');
 const EARLIEST = metaKey('earliest');
 const PRUNE_TARGET = metaKey('prune-target');
+/** Deletions per engine transaction during a rollback. */
+const ROLLBACK_BATCH = 10_000;
 
 /**
  * One MVCC database: a KV engine in `<dir>/db/`, locked by `<dir>/LOCK` for as long as it is open.
@@ -220,6 +224,32 @@ export class MvccDatabase {
     this.latestV = version;
     this.earliestV = version;
     this.pruneTargetV = 0;
+  }
+
+  /**
+   * Discards every version above `target` (an operator rollback, node stopped). Versions are spread
+   * over every key, so this is a full scan; deletions go in bounded batches and `latest` is written
+   * last, so an interrupted rollback leaves the database readable and is simply run again.
+   */
+  async rollback(target: number): Promise<number> {
+    if (target >= this.latestV) return 0;
+    if (target < this.earliestV) throw new SSRollbackRangeError(target, this.earliestV, this.latestV);
+    let removed = 0;
+    let batch: KVOp[] = [];
+    for await (const [key] of this.kv.iterate(DATA_RANGE)) {
+      if (versionOf(key) <= target) continue;
+      batch.push({ type: 'del', key });
+      if (batch.length >= ROLLBACK_BATCH) {
+        await this.kv.write(batch);
+        removed += batch.length;
+        batch = [];
+      }
+    }
+    removed += batch.length;
+    batch.push({ type: 'put', key: LATEST, value: encodeU64(target) });
+    await this.kv.write(batch);
+    this.latestV = target;
+    return removed;
   }
 
   async close(): Promise<void> {

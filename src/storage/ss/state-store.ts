@@ -3,6 +3,7 @@ import type { KVEntry } from '../kv/types.ts';
 import type { Changelog } from './changelog.ts';
 import { assertVersion } from './encoding.ts';
 import {
+  SSRollbackRangeError,
   SSClosedError,
   SSIterationDisabledError,
   SSVersionOrderError,
@@ -181,6 +182,28 @@ export class CompositeStateStore implements StateStore {
     // EVM first, as for writes: a crash in between leaves the Cosmos SS without history, not the EVM SS.
     await evm?.finishImport(version);
     await cosmos.finishImport(version);
+    this.accepted = version;
+  }
+
+  /**
+   * Makes `version` the latest, discarding everything above it (an operator rollback, node stopped).
+   * Every accepted change set is in the databases after the flush, so the changelogs are emptied
+   * first: nothing above the target can replay afterwards, even if the rollback is interrupted.
+   */
+  async rollback(version: number): Promise<void> {
+    this.assertOpen();
+    assertVersion(version);
+    await this.flush();
+    await this.pruning;
+    const { cosmos, evm } = this.p;
+    const earliest = this.earliestVersion();
+    if (version > this.latestVersion() || version < earliest) {
+      throw new SSRollbackRangeError(version, earliest, this.latestVersion());
+    }
+    this.p.evmLog?.reset();
+    this.p.cosmosLog?.reset();
+    await evm?.rollback(version);
+    await cosmos.rollback(version);
     this.accepted = version;
   }
 

@@ -39,6 +39,8 @@ export interface StateStore {
   prune(version: number): Promise<void>;
   /** Bulk-loads a snapshot taken at `version`; afterwards earliest = latest = `version`. */
   import(version: number, entries: AsyncIterable<ImportEntry> | Iterable<ImportEntry>): Promise<void>;
+  /** Discards every version above `version` (operator rollback; the node is stopped). */
+  rollback(version: number): Promise<void>;
   /** Resolves when every accepted change set is in the database. */
   flush(): Promise<void>;
   close(): Promise<void>;
