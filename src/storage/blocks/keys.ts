@@ -6,11 +6,13 @@
  *   01 ‖ height                 block record (block-codec.ts)
  *   02 ‖ blockHash(32)          height (u64)
  *   03 ‖ height                 block hash(32) ‖ block bloom(256), bloom omitted when the block has
- *                               no logs; getLogs walks this range, so it stays small and dense
+ *                               no logs; unfiltered getLogs walks this range to skip log-less blocks
  *   04 ‖ height ‖ txIndex(u32)  receipt record (receipt-codec.ts)
  *   05 ‖ evmTxHash(32)          height(u64) ‖ blockTxIndex(u32) ‖ evmIndex(u32) ‖ blockHash(32)
  *   06 ‖ sha256(TxRaw)(32)      height(u64) ‖ blockTxIndex(u32), for every tx of the block
  *   07 ‖ height                 Cosmos tx results record (receipt-codec.ts)
+ *   08 ‖ kind ‖ item ‖ height   logs index: txIndexes of the receipts whose logs hold the item
+ *                               (log-index.ts)
  */
 
 export const META_LATEST = Uint8Array.of(0x00, 0x4c);
