@@ -70,8 +70,3 @@ export function latin1(b: Uint8Array, off = 0, len = b.length - off): string {
   for (let i = off; i < off + len; i++) s += String.fromCharCode(b[i]);
   return s;
 }
-
-export function isZeroBloom(bloom: Uint8Array): boolean {
-  for (let i = 0; i < bloom.length; i++) if (bloom[i] !== 0) return false;
-  return true;
-}

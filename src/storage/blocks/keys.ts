@@ -25,9 +25,6 @@ export const P_EVM_TX = 0x05;
 export const P_COSMOS_TX = 0x06;
 export const P_RESULTS = 0x07;
 
-/** Prefixes keyed by height alone, which truncate/prune delete per height. */
-export const HEIGHT_KEYED = [P_BLOCK, P_BLOOM, P_RESULTS] as const;
-
 export function heightKey(prefix: number, height: number): Uint8Array {
   const k = new Uint8Array(9);
   k[0] = prefix;

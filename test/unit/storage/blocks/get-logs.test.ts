@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import {
   openBlockStore,
   InvalidLogQueryError,
+  logMatches,
   type BlockLog,
   type LogQuery,
 } from '../../../../src/storage/blocks/index.ts';
@@ -82,6 +83,12 @@ test('getLogs equals a brute-force reference on random filters (addresses, topic
           limit,
         }),
       );
+      // logMatches (for live filters) agrees with the reference on every stored log of the range
+      const unlimited = reference(stored, q, Infinity).logs;
+      const inRange = stored
+        .filter((c) => c.block.header.height >= from && c.block.header.height <= to)
+        .flatMap((c) => c.receipts.flatMap((rc) => rc.logs));
+      assert.equal(inRange.filter((l) => logMatches(l, addresses, topics)).length, unlimited.length);
       if (got.logs.length > 0) nonEmpty++;
       if (got.limitExceeded) exceeded++;
     }
