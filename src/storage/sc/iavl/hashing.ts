@@ -10,7 +10,8 @@ import { sha256 } from '../../../crypto/hash.ts';
 
 let scratch = new Uint8Array(1024);
 
-function room(n: number): Uint8Array {
+/** The shared preimage buffer (at least n bytes); valid until the next hashing call. */
+export function room(n: number): Uint8Array {
   if (scratch.length < n) scratch = new Uint8Array(n * 2);
   return scratch;
 }

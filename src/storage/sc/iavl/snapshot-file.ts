@@ -194,6 +194,13 @@ export class TreeSnapshot {
     return this.compareLeafKey(key, this.b32[b + 5]);
   }
 
+  /** Copies the 32-byte hash of a node ref into out[off..off+32) without allocating a view. */
+  copyHash(ref: number, out: Uint8Array, off: number): void {
+    const src = ref < 0 ? this.leaves : this.branches;
+    const base = (ref < 0 ? -ref - 1 : ref) * RECORD_SIZE + 24;
+    for (let i = 0; i < 32; i++) out[off + i] = src[base + i];
+  }
+
   /** Compares `key` with leaf l's key without allocating. */
   compareLeafKey(key: Uint8Array, l: number): number {
     const kvs = this.kvs;
