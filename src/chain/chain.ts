@@ -213,6 +213,21 @@ export class Chain {
     }
     return committed;
   }
+
+  /** Rewinds SC, then SS, then the block store to `height` (see ChainNode.rollback). */
+  async rollbackTo(height: number): Promise<Uint8Array> {
+    if (!Number.isInteger(height) || height < 0 || height > this.height) {
+      throw new ChainError(
+        'BAD_HEIGHT',
+        `cannot roll back to height ${height}: the latest height is ${this.height}`,
+      );
+    }
+    await this.sc.rollback(stateVersion(height));
+    await this.ss.rollback(stateVersion(height));
+    await this.blocks.truncateAbove(height);
+    this.height = height;
+    return this.appHash;
+  }
 }
 
 function toChangeSets(changes: StoreChanges[]): ChangeSet[] {

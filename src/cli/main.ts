@@ -9,6 +9,7 @@ import { ChainError, errorMessage } from '../util/errors.ts';
 import { runDev } from './dev.ts';
 import { packageVersion, resolveHome } from './home.ts';
 import { initHome } from './init.ts';
+import { rollbackHome } from './rollback.ts';
 import { showNodeId } from './show-node-id.ts';
 import { startNode } from './start.ts';
 
@@ -90,6 +91,16 @@ export function buildProgram(): Command {
   });
 
   program
+    .command('rollback')
+    .description('Rewind a stopped node by N blocks (state commit, state store, block store)')
+    .option('--home <dir>', 'node home directory (default ~/.chaind)')
+    .option('-n, --blocks <n>', 'number of blocks to roll back', parseNonNegativeInt, 1)
+    .action(async (o) => {
+      const result = await rollbackHome(resolveHome(o.home), o.blocks);
+      process.stdout.write(JSON.stringify(result) + '\n');
+    });
+
+  program
     .command('show-node-id')
     .description("Print this node's ID (derived from config/node_key.json)")
     .option('--home <dir>', 'node home directory (default ~/.chaind)')
@@ -105,6 +116,14 @@ export function buildProgram(): Command {
     });
 
   return program;
+}
+
+function parseNonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) {
+    throw new ChainError('BAD_ARGUMENT', `expected a non-negative integer, got ${JSON.stringify(value)}`);
+  }
+  return n;
 }
 
 function parsePositiveInt(value: string): number {

@@ -88,6 +88,44 @@ export class ChainNode {
     this.log.info({ data_dir: this.dataDir, height: this.chain!.latestHeight }, 'node started');
   }
 
+  /**
+   * `chaind rollback`: with the node stopped (the data lock proves it), rewinds State Commit, the State
+   * Store and the block store by `blocks` to one height, and rewinds the validator's signing state to
+   * it so the node can produce from there (the operator accepts the double-sign risk: see README).
+   * Order SC → SS → block store keeps "block store ≥ SS ≥ SC" at every step; if interrupted, the next
+   * start replays back up, and the rollback can simply be run again.
+   */
+  async rollback(blocks: number): Promise<{ height: number; appHash: Uint8Array }> {
+    const lifecycle = new Lifecycle(this.log);
+    await lifecycle.start([
+      this.dataLock(),
+      this.stateStore(),
+      this.commitStore(),
+      this.blockStore(),
+      this.chainService(),
+    ]);
+    try {
+      const chain = this.chain!;
+      const target = chain.latestHeight - blocks;
+      if (!Number.isInteger(blocks) || blocks < 0 || target < 0) {
+        throw new ChainError(
+          'BAD_ARGUMENT',
+          `cannot roll back ${blocks} blocks: the latest height is ${chain.latestHeight}`,
+        );
+      }
+      const appHash = await chain.rollbackTo(target);
+      new SignerState(join(this.dataDir, 'priv_validator_state.json')).reset({
+        height: target,
+        round: 0,
+        step: 0,
+      });
+      this.log.info({ height: target, app_hash: toHex(appHash).toUpperCase() }, 'rolled back');
+      return { height: target, appHash };
+    } finally {
+      await lifecycle.stop();
+    }
+  }
+
   async stop(timeoutMs?: number): Promise<boolean> {
     this.log.info('stopping node');
     const clean = await this.lifecycle.stop(timeoutMs);
