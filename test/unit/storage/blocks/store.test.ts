@@ -280,3 +280,29 @@ test('truncateAbove/pruneBelow reject bad heights; a closed store refuses calls'
     dir.remove();
   }
 });
+
+test('an empty block stores and reads back; the block bloom is the OR of the receipt blooms', async () => {
+  const dir = tempDir('blocks-');
+  try {
+    const store = await openBlockStore({ dataDir: dir.path, sync: false });
+    const empty = [...makeChain(1, 1, { ...shape, evmTxs: 0, cosmosTxs: 0 }, prng(8))][0];
+    assert.equal(empty.block.txs.length, 0);
+    await store.putBlock(empty.block);
+    assert.deepEqual(store.blockByHeight(1), empty.block);
+    assert.deepEqual(store.receiptsOfBlock(1), []);
+    assert.deepEqual(store.cosmosResultsOfBlock(1), []);
+    assert.deepEqual(store.blockBloom(1), new Uint8Array(256));
+    assert.deepEqual(store.getLogs({ fromBlock: 1, toBlock: 1 }), { logs: [], limitExceeded: false });
+
+    const next = [...makeChain(2, 1, { ...shape, evmTxs: 30, logsPerTx: 2 }, prng(9), empty.block.hash)][0];
+    await store.putBlock(next.block, next.receipts, next.results);
+    const or = new Uint8Array(256);
+    for (const rc of next.receipts) rc.logsBloom.forEach((b, i) => (or[i] |= b));
+    assert.ok(or.some((b) => b !== 0));
+    assert.deepEqual(store.blockBloom(2), or);
+    assert.equal(store.blockBloom(3), undefined);
+    await store.close();
+  } finally {
+    dir.remove();
+  }
+});
