@@ -138,6 +138,7 @@ export class CompositeStateStore implements StateStore {
       const run = this.syncWrites.then(() => this.write([pending]));
       this.syncWrites = run.catch((err) => {
         this.writerError ??= new SSWriterFailedError(err);
+        for (const w of this.waiters.splice(0)) w.reject(this.writerError);
       });
       await run;
       return;
@@ -284,6 +285,7 @@ export class CompositeStateStore implements StateStore {
     await cosmos.applyMany(batch.map((p) => ({ version: p.version, changes: p.cosmos })));
     if (evmLog && evm) evmLog.truncate(evm.latest);
     if (cosmosLog) cosmosLog.truncate(cosmos.latest);
+    this.notify(); // reads of these versions may be waiting (sync mode: issued while the write ran)
   }
 
   private async drain(): Promise<void> {
