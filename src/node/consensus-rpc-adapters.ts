@@ -112,13 +112,22 @@ function chainView(s: ConsensusRpcSources, set: ValidatorView[]): ChainView {
   const earliest = () => blocks.earliestHeight() ?? 1;
   const inRange = (h: number) => Number.isSafeInteger(h) && h >= earliest() && h <= chain.latestHeight;
   const stored = (h: number): Block | undefined => (inRange(h) ? blocks.blockByHeight(h) : undefined);
-  const view = (b: Block): BlockView => ({
-    header: b.header,
-    blockId: blockIdOf(b),
-    txs: b.txs,
-    lastCommit: b.lastCommit,
-    size: encodeBlock(b).length,
-  });
+  // The block ID and size need the block re-encoded: computed only if a route reads them.
+  const view = (b: Block): BlockView => {
+    let blockId: BlockView['blockId'] | undefined;
+    let size: number | undefined;
+    return {
+      header: b.header,
+      txs: b.txs,
+      lastCommit: b.lastCommit,
+      get blockId() {
+        return (blockId ??= blockIdOf(b));
+      },
+      get size() {
+        return (size ??= encodeBlock(b).length);
+      },
+    };
+  };
   return {
     latestHeight: () => chain.latestHeight,
     earliestHeight: earliest,

@@ -5,7 +5,7 @@ import { InvalidParamsError, RequestFailedError } from './errors.ts';
 import type { Params } from './params.ts';
 import { paging, type Route, type RouteContext } from './route.ts';
 import { parseTxQuery } from './tx-query.ts';
-import type { ChainView, CheckTxResult, TxLocationView } from './types.ts';
+import type { BlockView, ChainView, CheckTxResult, TxLocationView, TxResultView } from './types.ts';
 
 /** A tx_search over more blocks than this is refused: the node has no event index to make it cheap. */
 export const TX_SEARCH_MAX_BLOCKS = 10_000;
@@ -41,9 +41,17 @@ function txProof(txs: Uint8Array[], index: number): Json {
   };
 }
 
-function txJson(chain: ChainView, loc: TxLocationView, prove: boolean): Json {
-  const block = chain.block(loc.height);
-  const result = chain.txResults(loc.height)?.[loc.index];
+/** Blocks and results read once per request: a page of tx_search often shares one block. */
+type BlockCache = Map<number, { block: BlockView | undefined; results: TxResultView[] | undefined }>;
+
+function txJson(chain: ChainView, loc: TxLocationView, prove: boolean, cache: BlockCache = new Map()): Json {
+  let cached = cache.get(loc.height);
+  if (!cached) {
+    cached = { block: chain.block(loc.height), results: chain.txResults(loc.height) };
+    cache.set(loc.height, cached);
+  }
+  const { block } = cached;
+  const result = cached.results?.[loc.index];
   const tx = block?.txs[loc.index];
   if (!block || !tx || !result)
     throw new RequestFailedError(`tx at height ${loc.height} index ${loc.index} is not available`);
@@ -166,8 +174,9 @@ export const txRoutes: Record<string, Route> = {
       if (order === 'desc') found = found.reverse();
       const { skip, perPage } = paging(p, found.length);
       const prove = p.bool('prove') ?? false;
+      const cache: BlockCache = new Map();
       return {
-        txs: found.slice(skip, skip + perPage).map((loc) => txJson(chain, loc, prove)),
+        txs: found.slice(skip, skip + perPage).map((loc) => txJson(chain, loc, prove, cache)),
         total_count: int64(found.length),
       };
     },
