@@ -213,3 +213,108 @@ test("a sender's first tx associates its addresses and moves the cast balance", 
     'alice is unassociated: the value lands on her cast',
   );
 });
+
+async function deploy(ex: BlockExecutor, name: string, nonce: number): Promise<string> {
+  const out = await run(
+    ex,
+    await signed(devWallets[0], {
+      type: 2,
+      data: artifacts[name].bytecode,
+      nonce,
+      gasLimit: 1_000_000,
+      maxFeePerGas: 2n * GWEI,
+      maxPriorityFeePerGas: 0n,
+    }),
+  );
+  assert.equal(out.status, 1);
+  return hex(out.contractAddress!);
+}
+
+test('EIP-7702: an EOA delegates to a contract; calls run its code on the EOA storage', async () => {
+  const { overlay } = devState();
+  const ex = await executor(overlay);
+  const counter = await deploy(ex, 'Counter', 0);
+  const iface = new Interface(artifacts.Counter.abi);
+  const eoa = devWallets[2];
+  const auth = await eoa.authorize({ address: counter, nonce: 0, chainId: CHAIN_ID });
+  const setCode = await run(
+    ex,
+    await signed(devWallets[0], {
+      type: 4,
+      to: eoa.address,
+      data: iface.encodeFunctionData('increment'),
+      nonce: 1,
+      gasLimit: 200_000,
+      maxFeePerGas: 2n * GWEI,
+      maxPriorityFeePerGas: 0n,
+      authorizationList: [auth],
+    }),
+  );
+  assert.equal(setCode.status, 1);
+  const evm = new Evm(overlay);
+  const eoaBytes = Uint8Array.from(Buffer.from(eoa.address.slice(2), 'hex'));
+  assert.equal(hex(evm.code(eoaBytes)), '0xef0100' + counter.slice(2).toLowerCase(), 'delegation designator');
+  assert.equal(evm.nonce(eoaBytes), 1n, 'the authorization bumps the authority nonce');
+  assert.equal(evm.storage(eoaBytes, new Uint8Array(32))[31], 1, 'increment wrote the EOA storage');
+  const again = await run(
+    ex,
+    await signed(devWallets[1], {
+      type: 2,
+      to: eoa.address,
+      data: iface.encodeFunctionData('increment'),
+      nonce: 0,
+      gasLimit: 100_000,
+      maxFeePerGas: 2n * GWEI,
+      maxPriorityFeePerGas: 0n,
+    }),
+  );
+  assert.equal(again.status, 1);
+  assert.equal(evm.storage(eoaBytes, new Uint8Array(32))[31], 2);
+  const counterBytes = Uint8Array.from(Buffer.from(counter.slice(2), 'hex'));
+  assert.equal(
+    evm.storage(counterBytes, new Uint8Array(32))[31] ?? 0,
+    0,
+    'the delegate keeps its own storage untouched',
+  );
+});
+
+test('EIP-1153: transient storage lives for one transaction', async () => {
+  const { overlay } = devState();
+  const ex = await executor(overlay);
+  const probe = await deploy(ex, 'TransientProbe', 0);
+  const iface = new Interface(artifacts.TransientProbe.abi);
+  const evm = new Evm(overlay);
+  const probeBytes = Uint8Array.from(Buffer.from(probe.slice(2), 'hex'));
+  const first = await run(
+    ex,
+    await signed(devWallets[0], {
+      type: 2,
+      to: probe,
+      data: iface.encodeFunctionData('storeAndLoad', [42n]),
+      nonce: 1,
+      gasLimit: 100_000,
+      maxFeePerGas: 2n * GWEI,
+      maxPriorityFeePerGas: 0n,
+    }),
+  );
+  assert.equal(first.status, 1);
+  assert.equal(evm.storage(probeBytes, new Uint8Array(32))[31], 42);
+  const second = await run(
+    ex,
+    await signed(devWallets[0], {
+      type: 2,
+      to: probe,
+      data: iface.encodeFunctionData('loadOnly'),
+      nonce: 2,
+      gasLimit: 100_000,
+      maxFeePerGas: 2n * GWEI,
+      maxPriorityFeePerGas: 0n,
+    }),
+  );
+  assert.equal(second.status, 1);
+  assert.equal(
+    evm.storage(probeBytes, new Uint8Array(32))[31] ?? 0,
+    0,
+    'a new transaction sees empty transient storage',
+  );
+});
