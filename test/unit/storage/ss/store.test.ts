@@ -265,6 +265,8 @@ test('sync writes: un-awaited change sets land in order, and a failed write stop
     const writes = [];
     for (let v = 1; v <= 20; v++)
       writes.push(ss.applyChangeSet(v, [{ store: 'acc', key: b(1), value: b(v) }]));
+    // A read of an accepted version issued while its write is still running waits for it.
+    assert.deepEqual(await ss.get('acc', b(1), 20), b(20));
     await Promise.all(writes);
     assert.equal(ss.latestVersion(), 20);
     for (let v = 1; v <= 20; v++) assert.deepEqual(await ss.get('acc', b(1), v), b(v));
