@@ -8,8 +8,8 @@
  *   npm run bench -- ss [lmdb|rocksdb] [--quick]
  * Wall-clock throughput figures come with a per-CPU-second twin (process CPU time, all threads), which
  * stays meaningful when other work shares the machine. Data lives in a temp directory that is removed
- * afterwards. Databases are opened with sync off
- * (`sync: false`) unless SS_BENCH_SYNC=1: the figures measure the store, not the disk's fsync.
+ * afterwards. Databases are opened with sync off (`sync: false`) unless SS_BENCH_SYNC=1: the figures
+ * measure the store, not the disk's fsync.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
