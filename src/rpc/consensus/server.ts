@@ -34,6 +34,9 @@ export interface ConsensusRpcServerOptions {
   logger: Logger;
 }
 
+/** Requests per JSON-RPC batch (DESIGN §7), so one body cannot queue unbounded work. */
+export const MAX_BATCH = 1000;
+
 type Id = string | number | null;
 interface Envelope {
   jsonrpc: '2.0';
@@ -135,12 +138,11 @@ export class ConsensusRpcServer {
       return this.send(res, e.httpStatus === 413 ? 413 : 200, JSON.stringify(errorEnvelope(null, e)));
     }
     if (Array.isArray(body)) {
-      if (body.length === 0)
-        return this.send(
-          res,
-          200,
-          JSON.stringify(errorEnvelope(null, new InvalidRequestError('empty batch'))),
-        );
+      const refuse = (reason: string) =>
+        this.send(res, 200, JSON.stringify(errorEnvelope(null, new InvalidRequestError(reason))));
+      if (body.length === 0) return refuse('empty batch');
+      if (body.length > MAX_BATCH)
+        return refuse(`batch of ${body.length} requests exceeds the limit of ${MAX_BATCH}`);
       const out = await Promise.all(body.map((r) => this.request(r)));
       return this.send(res, 200, JSON.stringify(out.map((o) => o.env)));
     }

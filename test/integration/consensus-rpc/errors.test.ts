@@ -111,6 +111,15 @@ async function envelopes() {
       error: { code: -32601, message: 'Method not found', data: 'unknown route "nope"' },
     },
   ]);
+  const tooMany = await raw(
+    JSON.stringify(Array.from({ length: 1001 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'health' }))),
+  );
+  assert.deepEqual(tooMany.body.error, {
+    code: -32600,
+    message: 'Invalid Request',
+    data: 'batch of 1001 requests exceeds the limit of 1000',
+  });
+  assert.equal((await raw('[]')).body.error.data, 'empty batch');
   const big = await raw(
     JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'health', params: { x: 'a'.repeat(1_000_001) } }),
   );
