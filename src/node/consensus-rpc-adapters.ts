@@ -49,6 +49,8 @@ export const COMETBFT_RPC_VERSION = '0.38.17';
 
 export interface ConsensusRpcSources {
   home: string;
+  /** The node's data directory (`db_dir`): the block producer keeps priv_validator_state.json there. */
+  dataDir: string;
   genesis: Genesis;
   moniker: string;
   p2pListenAddr: string;
@@ -172,7 +174,7 @@ function chainView(s: ConsensusRpcSources, set: ValidatorView[]): ChainView {
 function seenCommit(s: ConsensusRpcSources, block: Block, set: ValidatorView[]): Commit | undefined {
   let state: { height?: string; round?: number; step?: number; signature?: string; signbytes?: string };
   try {
-    state = JSON.parse(readFileSync(join(s.home, 'data', 'priv_validator_state.json'), 'utf8'));
+    state = JSON.parse(readFileSync(join(s.dataDir, 'priv_validator_state.json'), 'utf8'));
   } catch {
     return undefined;
   }

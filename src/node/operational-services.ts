@@ -58,6 +58,7 @@ export function operationalServices(
   const rpcDeps = () =>
     (deps ??= consensusRpcDeps({
       home: opts.home,
+      dataDir: node.dataDir,
       genesis: opts.genesis,
       moniker: opts.config.config.moniker,
       p2pListenAddr: opts.config.config.p2p.laddr,

@@ -21,6 +21,7 @@ test('/lag_status answers 417 and -32604 when the best peer is more than lag-thr
   const deps = {
     ...consensusRpcDeps({
       home,
+      dataDir: node.dataDir,
       genesis: parseGenesis(readFileSync(join(home, 'config', 'genesis.json'), 'utf8')),
       moniker: 'it',
       p2pListenAddr: 'tcp://0.0.0.0:26656',
