@@ -39,7 +39,7 @@ export const abciQueryRoute: Route = {
     if (requested < 0) throw new InvalidParamsError(`height must be non-negative, got ${requested}`);
     const latest = deps.chain.latestHeight();
     const height = requested === 0 ? latest : requested;
-    const handler = GRPC_QUERIES[path];
+    const handler = GRPC_QUERIES.get(path);
     if (!handler) return failure(ERR_UNKNOWN_REQUEST, `unknown query path: ${path}: unknown request`, height);
     // The SDK's gRPC query bridge serves no proofs (only /store paths do, which are not served here).
     if (p.bool('prove'))

@@ -154,67 +154,70 @@ async function validatorsAt(state: StateView, height: number) {
   }));
 }
 
-export const GRPC_QUERIES: Record<string, QueryHandler> = {
-  '/cosmos.bank.v1beta1.Query/Balance': async (bytes, state, height) => {
-    const req = decode(QueryBalanceRequest, bytes);
-    const addr = address(req.address, BECH32_ACCOUNT_PREFIX);
-    if (req.denom === '') throw invalidArgument('invalid denom');
-    const raw = await state.get(STORES.bank, bankKeys.balance(addr, req.denom), height);
-    return QueryBalanceResponse.encode({
-      balance: { denom: req.denom, amount: raw ? decimal(raw) : '0' },
-    }).finish();
-  },
+/** By gRPC method path. A Map, so a path like `constructor` finds nothing rather than a prototype member. */
+export const GRPC_QUERIES: ReadonlyMap<string, QueryHandler> = new Map(
+  Object.entries({
+    '/cosmos.bank.v1beta1.Query/Balance': async (bytes, state, height) => {
+      const req = decode(QueryBalanceRequest, bytes);
+      const addr = address(req.address, BECH32_ACCOUNT_PREFIX);
+      if (req.denom === '') throw invalidArgument('invalid denom');
+      const raw = await state.get(STORES.bank, bankKeys.balance(addr, req.denom), height);
+      return QueryBalanceResponse.encode({
+        balance: { denom: req.denom, amount: raw ? decimal(raw) : '0' },
+      }).finish();
+    },
 
-  '/cosmos.bank.v1beta1.Query/AllBalances': async (bytes, state, height) => {
-    const req = decode(QueryAllBalancesRequest, bytes);
-    const addr = address(req.address, BECH32_ACCOUNT_PREFIX);
-    const prefix = balancePrefix(addr);
-    const entries = (await collect(state, STORES.bank, prefix, height)).map((e) => ({
-      key: e.key.subarray(prefix.length),
-      denom: fromUtf8(e.key.subarray(prefix.length)),
-      amount: decimal(e.value),
-    }));
-    const { items, pagination } = paginate(entries, req.pagination);
-    return QueryAllBalancesResponse.encode({
-      balances: items.map((e) => ({ denom: e.denom, amount: e.amount })),
-      pagination,
-    }).finish();
-  },
+    '/cosmos.bank.v1beta1.Query/AllBalances': async (bytes, state, height) => {
+      const req = decode(QueryAllBalancesRequest, bytes);
+      const addr = address(req.address, BECH32_ACCOUNT_PREFIX);
+      const prefix = balancePrefix(addr);
+      const entries = (await collect(state, STORES.bank, prefix, height)).map((e) => ({
+        key: e.key.subarray(prefix.length),
+        denom: fromUtf8(e.key.subarray(prefix.length)),
+        amount: decimal(e.value),
+      }));
+      const { items, pagination } = paginate(entries, req.pagination);
+      return QueryAllBalancesResponse.encode({
+        balances: items.map((e) => ({ denom: e.denom, amount: e.amount })),
+        pagination,
+      }).finish();
+    },
 
-  '/cosmos.auth.v1beta1.Query/Account': async (bytes, state, height) => {
-    const req = decode(QueryAccountRequest, bytes);
-    const addr = address(req.address, BECH32_ACCOUNT_PREFIX);
-    const raw = await state.get(STORES.acc, accKeys.account(addr), height);
-    if (!raw) throw notFound(`account ${req.address} not found`);
-    // Stored as the SDK stores it: an Any of a BaseAccount, which is exactly the response field.
-    return QueryAccountResponse.encode({ account: Any.decode(raw) }).finish();
-  },
+    '/cosmos.auth.v1beta1.Query/Account': async (bytes, state, height) => {
+      const req = decode(QueryAccountRequest, bytes);
+      const addr = address(req.address, BECH32_ACCOUNT_PREFIX);
+      const raw = await state.get(STORES.acc, accKeys.account(addr), height);
+      if (!raw) throw notFound(`account ${req.address} not found`);
+      // Stored as the SDK stores it: an Any of a BaseAccount, which is exactly the response field.
+      return QueryAccountResponse.encode({ account: Any.decode(raw) }).finish();
+    },
 
-  '/cosmos.staking.v1beta1.Query/Validators': async (bytes, state, height) => {
-    const req = decode(QueryValidatorsRequest, bytes);
-    let status: BondStatus | undefined;
-    if (req.status !== '') {
-      status = bondStatusFromJSON(req.status);
-      if (status === BondStatus.UNRECOGNIZED || status === BondStatus.BOND_STATUS_UNSPECIFIED)
-        throw invalidArgument(`invalid validator status ${req.status}`);
-    }
-    const all = (await validatorsAt(state, height)).filter(
-      (v) => status === undefined || bondStatusFromJSON(v.validator.status) === status,
-    );
-    const { items, pagination } = paginate(all, req.pagination);
-    return QueryValidatorsResponse.encode({
-      validators: items.map((v) => validatorProto(v.validator)),
-      pagination,
-    }).finish();
-  },
+    '/cosmos.staking.v1beta1.Query/Validators': async (bytes, state, height) => {
+      const req = decode(QueryValidatorsRequest, bytes);
+      let status: BondStatus | undefined;
+      if (req.status !== '') {
+        status = bondStatusFromJSON(req.status);
+        if (status === BondStatus.UNRECOGNIZED || status === BondStatus.BOND_STATUS_UNSPECIFIED)
+          throw invalidArgument(`invalid validator status ${req.status}`);
+      }
+      const all = (await validatorsAt(state, height)).filter(
+        (v) => status === undefined || bondStatusFromJSON(v.validator.status) === status,
+      );
+      const { items, pagination } = paginate(all, req.pagination);
+      return QueryValidatorsResponse.encode({
+        validators: items.map((v) => validatorProto(v.validator)),
+        pagination,
+      }).finish();
+    },
 
-  '/cosmos.staking.v1beta1.Query/Validator': async (bytes, state, height) => {
-    const req = decode(QueryValidatorRequest, bytes);
-    const operator = address(req.validatorAddr, BECH32_VALOPER_PREFIX);
-    const raw = await state.get(STORES.staking, stakingKeys.validator(operator), height);
-    if (!raw) throw notFound(`validator ${req.validatorAddr} not found`);
-    return QueryValidatorResponse.encode({
-      validator: validatorProto(JSON.parse(fromUtf8(raw)) as StakingValidator),
-    }).finish();
-  },
-};
+    '/cosmos.staking.v1beta1.Query/Validator': async (bytes, state, height) => {
+      const req = decode(QueryValidatorRequest, bytes);
+      const operator = address(req.validatorAddr, BECH32_VALOPER_PREFIX);
+      const raw = await state.get(STORES.staking, stakingKeys.validator(operator), height);
+      if (!raw) throw notFound(`validator ${req.validatorAddr} not found`);
+      return QueryValidatorResponse.encode({
+        validator: validatorProto(JSON.parse(fromUtf8(raw)) as StakingValidator),
+      }).finish();
+    },
+  }),
+);

@@ -58,13 +58,11 @@ class BodyTooLargeError extends ConsensusRpcError {
 }
 
 export class ConsensusRpcServer {
-  private readonly deps: ConsensusRpcDeps;
   private readonly o: ConsensusRpcServerOptions;
   private readonly ctx: RouteContext;
   private readonly server: Server;
 
   constructor(deps: ConsensusRpcDeps, options: ConsensusRpcServerOptions) {
-    this.deps = deps;
     this.o = options;
     const routeOptions: ConsensusRpcOptions = {
       lagThreshold: options.lagThreshold,

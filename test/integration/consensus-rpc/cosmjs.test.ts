@@ -130,6 +130,8 @@ test('StargateClient and SigningStargateClient work against the consensus RPC', 
     unknown.body.result.response.log,
     'unknown query path: /cosmos.nope.v1.Query/X: unknown request',
   );
+  const proto = await post(rpc, 'abci_query', { path: 'constructor', data: '' });
+  assert.equal(proto.body.result.response.code, 6, 'a prototype member is not a query path');
   const future = await post(rpc, 'abci_query', {
     path: '/cosmos.bank.v1beta1.Query/Balance',
     data: hex(data),
