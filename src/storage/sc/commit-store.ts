@@ -78,6 +78,7 @@ export interface KeyProof {
 
 const MARKER = 'ROLLBACK';
 const IMPORT_MARKER = 'IMPORTING';
+const MODE_FILE = 'state_commitment.json';
 
 export class CommitStore {
   readonly dir: string;
@@ -117,6 +118,12 @@ export class CommitStore {
     mkdirSync(opts.dir, { recursive: true });
     const lock = acquireDirLock(opts.dir);
     const log = (opts.logger ?? silentLogger).child({ module: 'sc' });
+    try {
+      checkMode(opts.dir, mode);
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
     let iavl: MemIavlDB | undefined;
     let flat: FlatKV | undefined;
     try {
@@ -372,6 +379,25 @@ export class CommitStore {
 
   private assertOpen(): void {
     if (this.closed) throw new CommitStateError('state commit store is closed');
+  }
+}
+
+/**
+ * The EVM commitment is fixed when the directory is created: reopening a flatkv directory as "iavl"
+ * (or the reverse) would silently compute a different app hash, so it is refused.
+ */
+function checkMode(dir: string, mode: StateCommitment): void {
+  const path = join(dir, MODE_FILE);
+  if (!existsSync(path)) {
+    writeDurable(path, JSON.stringify({ stateCommitment: mode }));
+    return;
+  }
+  const recorded = (JSON.parse(readFileSync(path, 'utf8')) as { stateCommitment?: string }).stateCommitment;
+  if (recorded !== mode) {
+    throw new CommitStateError(
+      `${dir} holds state committed with state_commitment = "${recorded}", but the chain says "${mode}"; ` +
+        'app_state.evm.params.state_commitment cannot change on an existing chain (state sync into an empty directory instead)',
+    );
   }
 }
 

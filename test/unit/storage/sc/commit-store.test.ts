@@ -286,3 +286,21 @@ test('import rejects streams that cannot describe the state: flat evm section in
     cleanup();
   }
 });
+
+test('reopening a directory with the other state_commitment is refused with a clear error', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const openKV = persistentMemory();
+    const sc = await CommitStore.open({ dir, stores: STORES, openKV });
+    await sc.close();
+    await assert.rejects(
+      CommitStore.open({ dir, stores: STORES, stateCommitment: 'iavl', openKV }),
+      (e: Error) => e.message.includes('state_commitment = "flatkv"') && e.message.includes('"iavl"'),
+    );
+    // the refusal released the lock: the right mode still opens
+    const again = await CommitStore.open({ dir, stores: STORES, openKV });
+    await again.close();
+  } finally {
+    cleanup();
+  }
+});
