@@ -26,8 +26,10 @@ import { acquireDirLock, type DirLock } from '../util/dir-lock.ts';
 import { ChainError } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { Lifecycle, type Service } from './lifecycle.ts';
-import { createEvmRpcServer } from './rpc-adapters.ts';
+import { Registry } from 'prom-client';
+import { EvmRpc } from './rpc-filter-adapters.ts';
 import type { JsonRpcHttpServer } from '../rpc/server/http.ts';
+import type { JsonRpcWsServer } from '../rpc/server/ws.ts';
 
 export interface NodeOptions {
   home: string;
@@ -55,12 +57,18 @@ export class ChainNode {
   producer: BlockProducer | undefined;
   /** The EVM JSON-RPC HTTP server, when `[evm] http_enabled`. */
   rpc: JsonRpcHttpServer | undefined;
+  /** The EVM JSON-RPC WebSocket server, when `[evm] ws_enabled`. */
+  ws: JsonRpcWsServer | undefined;
+  private evmRpc: EvmRpc | undefined;
+  /** The node's metrics (serve it with operationalServices); the RPC dispatcher records here. */
+  readonly metricsRegistry = new Registry();
 
   constructor(opts: NodeOptions) {
     this.opts = opts;
     this.dataDir = dataDirOf(opts.home, opts.config);
     this.log = opts.logger.child({ module: 'node' });
     this.lifecycle = new Lifecycle(this.log);
+    this.metricsRegistry.setDefaultLabels({ chain_id: opts.genesis.chain_id });
   }
 
   async start(): Promise<void> {
@@ -84,6 +92,7 @@ export class ChainNode {
       this.mempoolService(),
       this.producerService(),
       this.rpcService(),
+      this.wsService(),
     ]);
     this.log.info({ data_dir: this.dataDir, height: this.chain!.latestHeight }, 'node started');
   }
@@ -298,20 +307,41 @@ export class ChainNode {
     return {
       name: 'evm-rpc',
       start: async () => {
-        if (!this.opts.config.app.evm.httpEnabled) return;
-        this.rpc = createEvmRpcServer({
+        const evm = this.opts.config.app.evm;
+        if (!evm.httpEnabled && !evm.wsEnabled) return;
+        // One dispatcher and one filter store for HTTP and WebSocket.
+        this.evmRpc = new EvmRpc({
           chain: this.chain!,
           blocks: this.blocks!,
           ss: this.ss!,
+          sc: this.sc!,
           mempool: this.mempool!,
           genesis: this.opts.genesis,
           feeParams: this.chain!.feeParams,
-          evm: this.opts.config.app.evm,
+          evm,
           logger: this.opts.logger,
+          registry: this.metricsRegistry,
         });
+        if (!evm.httpEnabled) return;
+        this.rpc = this.evmRpc.http();
         await this.rpc.start();
       },
-      stop: async () => this.rpc?.stop(),
+      stop: async () => {
+        await this.rpc?.stop();
+        this.evmRpc?.close();
+      },
+    };
+  }
+
+  private wsService(): Service {
+    return {
+      name: 'evm-ws',
+      start: async () => {
+        if (!this.opts.config.app.evm.wsEnabled) return;
+        this.ws = this.evmRpc!.ws();
+        await this.ws.start();
+      },
+      stop: async () => this.ws?.stop(),
     };
   }
 }

@@ -13,13 +13,17 @@ import type { BaseFeeParams } from '../chain/base-fee.ts';
 import { readBaseFee } from '../chain/block-execution.ts';
 import type { Chain } from '../chain/chain.ts';
 import { HistoricalState } from '../chain/history.ts';
+import { simulationServices } from './rpc-simulation-adapters.ts';
 import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
 import type { Mempool } from '../mempool/mempool.ts';
 import type { BlockContext, BlockView, MinedTx } from '../rpc/codecs/views.ts';
 import type { AppToml } from '../config/schema.ts';
+import type { Registry } from 'prom-client';
 import {
   evmMethods,
   type ChainReader,
+  type EvmBackend,
+  type FilterStore,
   type LogMatch,
   type LogSearch,
   type StateAt,
@@ -29,6 +33,7 @@ import { Dispatcher } from '../rpc/server/dispatcher.ts';
 import { JsonRpcHttpServer, parseCorsOrigins } from '../rpc/server/http.ts';
 import { encodeBlock } from '../storage/blocks/block-codec.ts';
 import type { BlockStore } from '../storage/blocks/store.ts';
+import type { CommitStore } from '../storage/sc/commit-store.ts';
 import type { Block } from '../storage/blocks/types.ts';
 import type { StateStore } from '../storage/ss/types.ts';
 import { ChainError } from '../util/errors.ts';
@@ -247,12 +252,16 @@ export interface EvmRpcDeps extends ChainReaderDeps {
   mempool: Mempool;
   evm: AppToml['evm'];
   logger: Logger;
+  /** Installed filters, shared by HTTP and WebSocket (rpc-filter-adapters.ts). */
+  filters?: FilterStore;
+  /** The node's metrics registry: the dispatcher records per-method RPC metrics on it. */
+  registry?: Registry;
+  /** State Commit, for eth_getProof (absent: the method is not served). */
+  sc?: CommitStore;
 }
 
-/** The EVM JSON-RPC HTTP server over this node's modules, configured from `[evm]`. */
-export function createEvmRpcServer(d: EvmRpcDeps): JsonRpcHttpServer {
-  const log = d.logger.child({ module: 'rpc' });
-  const methods = evmMethods({
+export function evmBackend(d: EvmRpcDeps): EvmBackend {
+  return {
     chain: new NodeChainReader(d),
     pool: mempoolTxPool(d.mempool),
     options: {
@@ -260,15 +269,30 @@ export function createEvmRpcServer(d: EvmRpcDeps): JsonRpcHttpServer {
       maxBlocksForLog: d.evm.maxBlocksForLog,
       maxLogNoBlock: d.evm.maxLogNoBlock,
     },
-  });
-  const dispatcher = new Dispatcher(methods, {
+  };
+}
+
+/** The one dispatcher of the eth_ table, shared by the HTTP and WebSocket servers. */
+export function createEvmDispatcher(d: EvmRpcDeps, backend: EvmBackend = evmBackend(d)): Dispatcher {
+  const log = d.logger.child({ module: 'rpc' });
+  const methods = evmMethods(backend, { filters: d.filters, ...simulationServices(d, backend.chain) });
+  return new Dispatcher(methods, {
     denyList: d.evm.denyList,
+    registry: d.registry,
     onInternalError: (err, method) =>
       log.error(
         { method, err: err instanceof Error ? (err.stack ?? err.message) : String(err) },
         'JSON-RPC method failed',
       ),
   });
+}
+
+/** The EVM JSON-RPC HTTP server over this node's modules, configured from `[evm]`. */
+export function createEvmRpcServer(
+  d: EvmRpcDeps,
+  dispatcher: Dispatcher = createEvmDispatcher(d),
+): JsonRpcHttpServer {
+  const log = d.logger.child({ module: 'rpc' });
   return new JsonRpcHttpServer(dispatcher, {
     // No listen-address key exists yet: local only, like geth's default --http.addr.
     host: '127.0.0.1',

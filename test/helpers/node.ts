@@ -48,6 +48,7 @@ export async function startNode(home: string, flags: Record<string, string> = {}
       'state-store.ss-async-write-buffer': '0',
       // a free port, so nodes of concurrently running test files do not contend for 8545
       'evm.http_port': '0',
+      'evm.ws_port': '0',
       ...flags,
     },
   });

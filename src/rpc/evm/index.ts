@@ -3,8 +3,13 @@ import type { MethodTable } from '../server/dispatcher.ts';
 import type { EvmBackend } from './backend.ts';
 import { blockMethods } from './blocks.ts';
 import { chainInfoMethods } from './chain-info.ts';
+import { feeMethods } from './fees.ts';
+import { filterMethods } from './filters.ts';
+import type { FilterStore } from './filters-store.ts';
 import { logMethods } from './logs.ts';
+import { proofMethods, type ProofReader } from './proof.ts';
 import { Resolver } from './resolve.ts';
+import { simulateMethods, type SimulationBackend } from './simulate.ts';
 import { stateMethods } from './state.ts';
 import { txMethods } from './txs.ts';
 
@@ -18,13 +23,28 @@ export type {
   TxPool,
 } from './backend.ts';
 
-export function evmMethods(backend: EvmBackend): MethodTable {
+export { FilterStore, DEFAULT_MAX_FILTERS, type ChainEvents, type FilterOptions } from './filters-store.ts';
+export { SubscriptionHub, subscriptionMethods } from './subscriptions.ts';
+
+/** `filters`: the node's installed filters; without it the filter methods are not served. */
+export type { ProofReader } from './proof.ts';
+export type { SimulationBackend } from './simulate.ts';
+
+/** `simulation`/`proofs`: eth_call & co. and eth_getProof, served when given. */
+export function evmMethods(
+  backend: EvmBackend,
+  live: { filters?: FilterStore; simulation?: SimulationBackend; proofs?: ProofReader } = {},
+): MethodTable {
   const resolve = new Resolver(backend.chain);
   return {
+    ...(live.filters ? filterMethods(backend, resolve, live.filters) : {}),
     ...chainInfoMethods(backend, resolve),
     ...stateMethods(backend, resolve),
     ...blockMethods(backend, resolve),
     ...txMethods(backend, resolve),
     ...logMethods(backend, resolve),
+    ...feeMethods(backend, resolve),
+    ...(live.simulation ? simulateMethods(live.simulation, resolve) : {}),
+    ...(live.proofs ? proofMethods(live.proofs, resolve) : {}),
   };
 }

@@ -7,6 +7,7 @@
  *   "missing value for required argument 1", "too many arguments, want at most 2",
  *   "invalid argument 0: hex string without 0x prefix".
  */
+import type { Registry } from 'prom-client';
 import type { ParamCodec } from '../codecs/params.ts';
 import { CodecError } from '../codecs/errors.ts';
 import {
@@ -16,6 +17,7 @@ import {
   MethodNotFoundError,
   toJsonRpcError,
 } from './errors.ts';
+import { RpcMetrics } from './metrics.ts';
 
 type Decoded<P extends readonly ParamCodec<unknown>[]> = {
   [K in keyof P]: P[K] extends ParamCodec<infer T> ? T : never;
@@ -50,17 +52,31 @@ export interface DispatcherOptions {
   denyList?: readonly string[];
   /** Called with unexpected (non-ChainError) failures, which answer -32603. */
   onInternalError?: (err: unknown, method: string) => void;
+  /** Per-method request counts and latencies are recorded here (the node's /metrics registry). */
+  registry?: Registry;
 }
 
 export class Dispatcher {
   private readonly methods: Map<string, MethodDef>;
   private readonly denied: Set<string>;
   private readonly onInternalError: (err: unknown, method: string) => void;
+  private readonly options: DispatcherOptions;
+  private readonly metrics: RpcMetrics | undefined;
 
-  constructor(methods: MethodTable, options: DispatcherOptions = {}) {
+  constructor(methods: MethodTable, options: DispatcherOptions = {}, metrics?: RpcMetrics) {
     this.methods = new Map(Object.entries(methods));
     this.denied = new Set(options.denyList ?? []);
     this.onInternalError = options.onInternalError ?? (() => {});
+    this.options = options;
+    this.metrics = metrics ?? (options.registry ? new RpcMetrics(options.registry) : undefined);
+  }
+
+  /**
+   * The same dispatcher with more methods (a WebSocket connection's eth_subscribe), sharing the deny
+   * list and the metrics.
+   */
+  extend(methods: MethodTable): Dispatcher {
+    return new Dispatcher({ ...Object.fromEntries(this.methods), ...methods }, this.options, this.metrics);
   }
 
   /** Names of the methods served (deny-listed ones excluded). */
@@ -82,6 +98,16 @@ export class Dispatcher {
    * throws: every failure becomes an error response.
    */
   async handle(message: unknown): Promise<JsonRpcResponse | undefined> {
+    if (!this.metrics) return this.answer(message);
+    const t0 = performance.now();
+    const response = await this.answer(message);
+    const name = (message as { method?: unknown } | null)?.method;
+    const served = typeof name === 'string' && this.methods.has(name) && !this.denied.has(name);
+    this.metrics.record(served ? name : 'unknown', response?.error?.code, (performance.now() - t0) / 1000);
+    return response;
+  }
+
+  private async answer(message: unknown): Promise<JsonRpcResponse | undefined> {
     if (message === null || typeof message !== 'object' || Array.isArray(message)) {
       return errorResponse(null, { code: -32600, message: 'invalid request: not a JSON-RPC request object' });
     }

@@ -34,6 +34,7 @@ export async function startRpcNode(
       'consensus.timeout-commit': '30ms',
       'state-store.ss-async-write-buffer': '0',
       'evm.http_port': '0',
+      'evm.ws_port': '0',
       'rpc.laddr': 'tcp://127.0.0.1:0',
       'instrumentation.prometheus-listen-addr': '127.0.0.1:0',
       ...flags,

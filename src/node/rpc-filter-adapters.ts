@@ -1,0 +1,73 @@
+/**
+ * The live side of the EVM JSON-RPC: the node's events (Chain.onBlock, Mempool.onPending) adapted to
+ * rpc/'s ChainEvents, the filter store shared by HTTP and WebSocket, the subscription hub, and the
+ * WebSocket server on `[evm] ws_port`. One dispatcher (and one NodeChainReader with its caches)
+ * serves both transports.
+ */
+import type { Chain } from '../chain/chain.ts';
+import type { Mempool } from '../mempool/mempool.ts';
+import {
+  type ChainEvents,
+  DEFAULT_MAX_FILTERS,
+  type EvmBackend,
+  FilterStore,
+  SubscriptionHub,
+  subscriptionMethods,
+} from '../rpc/evm/index.ts';
+import type { Dispatcher } from '../rpc/server/dispatcher.ts';
+import type { JsonRpcHttpServer } from '../rpc/server/http.ts';
+import { JsonRpcWsServer } from '../rpc/server/ws.ts';
+import { errorMessage } from '../util/errors.ts';
+import { createEvmDispatcher, createEvmRpcServer, evmBackend, type EvmRpcDeps } from './rpc-adapters.ts';
+
+export function chainEvents(chain: Chain, mempool: Mempool): ChainEvents {
+  return {
+    onBlock: (listener) => chain.onBlock(({ block }) => listener(block.header.height)),
+    onPendingTx: (listener) => mempool.onPending(listener),
+  };
+}
+
+export class EvmRpc {
+  readonly filters: FilterStore;
+  readonly dispatcher: Dispatcher;
+  private readonly d: EvmRpcDeps;
+  private readonly backend: EvmBackend;
+  private readonly events: ChainEvents;
+  private hub: SubscriptionHub | undefined;
+
+  constructor(d: Omit<EvmRpcDeps, 'filters'>) {
+    this.events = chainEvents(d.chain, d.mempool);
+    this.filters = new FilterStore(this.events, {
+      timeoutMs: d.evm.filterTimeout,
+      maxFilters: DEFAULT_MAX_FILTERS,
+    });
+    this.d = { ...d, filters: this.filters };
+    this.backend = evmBackend(this.d);
+    this.dispatcher = createEvmDispatcher(this.d, this.backend);
+  }
+
+  http(): JsonRpcHttpServer {
+    return createEvmRpcServer(this.d, this.dispatcher);
+  }
+
+  ws(): JsonRpcWsServer {
+    const log = this.d.logger.child({ module: 'rpc' });
+    const hub = (this.hub ??= new SubscriptionHub(this.backend, this.events, (err) =>
+      log.error({ err: errorMessage(err) }, 'subscription notification failed'),
+    ));
+    return new JsonRpcWsServer(this.dispatcher, {
+      // Local only, like the HTTP server (and geth's default --ws.addr).
+      host: '127.0.0.1',
+      port: this.d.evm.wsPort,
+      maxMessageBytes: this.d.evm.maxRequestBodyBytes,
+      batchLimit: this.d.evm.batchRequestLimit,
+      logger: log,
+      connectionMethods: (notify) => subscriptionMethods(hub, this.backend, notify),
+    });
+  }
+
+  close(): void {
+    this.hub?.close();
+    this.filters.close();
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * Polling filters (the spec's Filter lifecycle):
+ *   eth_newFilter / eth_newBlockFilter / eth_newPendingTransactionFilter → a filter id
+ *   eth_getFilterChanges → what happened since the previous poll (or creation)
+ *   eth_getFilterLogs    → every log the filter's criteria match, as eth_getLogs would answer
+ *   eth_uninstallFilter  → true, or false when the id is unknown
+ * Unknown and expired ids are -32000 `filter not found` (geth's wording).
+ *
+ * Block and log filters report by height: a poll covers the heights after the filter's cursor up to
+ * the latest, so no block is missed even if the node was busy when it was committed. One poll covers
+ * at most `max_blocks_for_log` heights and `max_log_no_block` logs; what is left over comes with the
+ * next poll (the cursor stops at the last block fully reported), so the limits never drop a log.
+ */
+import type { LogFilter } from '../codecs/filter.ts';
+import { formatLog } from '../codecs/format.ts';
+import { hash32 } from '../codecs/hex.ts';
+import { CodecError } from '../codecs/errors.ts';
+import { p, type ParamCodec } from '../codecs/params.ts';
+import type { BlockContext } from '../codecs/views.ts';
+import { method, type MethodTable } from '../server/dispatcher.ts';
+import { LimitExceededError } from '../server/errors.ts';
+import type { ChainReader, EvmBackend, EvmRpcOptions, LogMatch } from './backend.ts';
+import { InvalidBlockRangeError, logMethods } from './logs.ts';
+import type { Resolver } from './resolve.ts';
+import { FilterNotFoundError, type FilterStore } from './filters-store.ts';
+
+/** A filter id: geth accepts any string and answers `filter not found` for an unknown one. */
+const filterId: ParamCodec<string> = {
+  optional: false,
+  parse(v) {
+    if (typeof v !== 'string') throw new CodecError('filter id must be a string');
+    return v;
+  },
+};
+
+/** The numeric bounds of a criteria's block range; tags other than `earliest` do not bound a live filter. */
+function bound(ref: LogFilter['fromBlock']): number | undefined {
+  if (!ref) return undefined;
+  if (ref.kind === 'number') return ref.height;
+  return ref.tag === 'earliest' ? 0 : undefined;
+}
+
+/** Refuses at creation a numeric range that eth_getLogs would refuse, so the error comes early. */
+export function checkRange(criteria: LogFilter, options: EvmRpcOptions): void {
+  const from = criteria.fromBlock?.kind === 'number' ? criteria.fromBlock.height : undefined;
+  const to = criteria.toBlock?.kind === 'number' ? criteria.toBlock.height : undefined;
+  if (from === undefined || to === undefined) return;
+  if (from > to)
+    throw new InvalidBlockRangeError(`invalid block range params: fromBlock ${from} is after toBlock ${to}`);
+  if (to - from + 1 > options.maxBlocksForLog) {
+    throw new LimitExceededError(
+      `query exceeds max block range ${options.maxBlocksForLog} (max_blocks_for_log): asked for ${to - from + 1} blocks`,
+    );
+  }
+}
+
+export interface LogWindow {
+  logs: LogMatch[];
+  /** The last height fully covered: the new cursor. */
+  through: number;
+}
+
+/**
+ * Logs matching `criteria` in the heights after `after` up to `latest`, within the criteria's numeric
+ * bounds and the per-poll limits. Shared by log filters and `logs` subscriptions.
+ */
+export function logsAfter(
+  chain: ChainReader,
+  options: EvmRpcOptions,
+  criteria: LogFilter,
+  after: number,
+  latest: number,
+): LogWindow {
+  // A blockHash filter names one block that is already committed: nothing new can match it.
+  if (criteria.blockHash || latest <= after) return { logs: [], through: Math.max(after, latest) };
+  let through = Math.min(latest, after + options.maxBlocksForLog);
+  const from = Math.max(after + 1, bound(criteria.fromBlock) ?? 0);
+  const to = Math.min(through, bound(criteria.toBlock) ?? Number.MAX_SAFE_INTEGER);
+  if (from > to) return { logs: [], through };
+  const { logs, limitExceeded } = chain.getLogs({
+    fromBlock: from,
+    toBlock: to,
+    addresses: criteria.addresses,
+    topics: criteria.topics,
+    limit: options.maxLogNoBlock,
+  });
+  if (!limitExceeded) return { logs, through };
+  // The last block's logs may be cut short: report only the blocks before it, the rest next time.
+  const lastHeight = logs[logs.length - 1].blockHeight;
+  const kept = logs.filter((l) => l.blockHeight < lastHeight);
+  if (kept.length === 0) {
+    throw new LimitExceededError(
+      `block ${lastHeight} has more than ${options.maxLogNoBlock} matching logs (max_log_no_block); use eth_getLogs with a narrower filter`,
+    );
+  }
+  through = lastHeight - 1;
+  return { logs: kept, through };
+}
+
+/** Formats logs, looking each block's context up once (logs of one block are adjacent). */
+export function formatLogs(chain: ChainReader, logs: LogMatch[]): Record<string, unknown>[] {
+  let ctx: BlockContext | undefined;
+  return logs.map((l) => {
+    if (!ctx || ctx.height !== l.blockHeight) {
+      ctx = chain.blockContext(l.blockHeight) ?? { height: l.blockHeight, hash: l.blockHash, timestamp: 0 };
+    }
+    return formatLog(l, ctx);
+  });
+}
+
+export function filterMethods(backend: EvmBackend, resolve: Resolver, store: FilterStore): MethodTable {
+  const { chain, options } = backend;
+  // eth_getFilterLogs answers exactly what eth_getLogs answers for the criteria, limits included.
+  const getLogs = logMethods(backend, resolve).eth_getLogs.handler as (f: LogFilter) => unknown;
+  return {
+    eth_newFilter: method([p.filter], (criteria) => {
+      checkRange(criteria, options);
+      return store.install({ kind: 'logs', lastUsed: 0, cursor: chain.latestHeight(), criteria });
+    }),
+    eth_newBlockFilter: method([], () =>
+      store.install({ kind: 'block', lastUsed: 0, cursor: chain.latestHeight() }),
+    ),
+    eth_newPendingTransactionFilter: method([], () =>
+      store.install({ kind: 'pending', lastUsed: 0, hashes: [] }),
+    ),
+    eth_uninstallFilter: method([filterId], (id) => store.uninstall(id)),
+    eth_getFilterChanges: method([filterId], (id) => {
+      const f = store.use(id);
+      if (f.kind === 'pending') return f.hashes.splice(0).map(hash32);
+      const latest = chain.latestHeight();
+      if (f.kind === 'block') {
+        const hashes: string[] = [];
+        const through = Math.min(latest, f.cursor + options.maxBlocksForLog);
+        for (let h = f.cursor + 1; h <= through; h++) {
+          const ctx = chain.blockContext(h);
+          if (!ctx) break;
+          hashes.push(hash32(ctx.hash));
+          f.cursor = h;
+        }
+        return hashes;
+      }
+      const window = logsAfter(chain, options, f.criteria, f.cursor, latest);
+      f.cursor = window.through;
+      return formatLogs(chain, window.logs);
+    }),
+    eth_getFilterLogs: method([filterId], (id) => {
+      const f = store.use(id);
+      // geth: only log filters have logs; any other id is "not found" here.
+      if (f.kind !== 'logs') throw new FilterNotFoundError();
+      return getLogs(f.criteria);
+    }),
+  };
+}
