@@ -1,0 +1,359 @@
+/**
+ * Simulated execution for eth_call, eth_estimateGas and eth_createAccessList: one message run with
+ * ethereumjs's runTx over a SimulationStateManager (the state after one block, plus overrides), with
+ * geth's message rules (internal/ethapi TransactionArgs.ToMessage and the state transition's
+ * pre-checks with NoBaseFee and no nonce check):
+ *   - `from` defaults to the zero address; the nonce is never checked;
+ *   - `gasPrice` gives fee cap = tip = gasPrice; otherwise maxFeePerGas/maxPriorityFeePerGas (0 when
+ *     absent) and the price is min(tip + base fee, fee cap); with a zero price the block's base fee is
+ *     lowered to 0 (BASEFEE reads 0) and no fee check applies;
+ *   - the sender must hold gas × fee cap + value ("insufficient funds for gas * price + value").
+ * Every run is undone (checkpoint/revert around it); the overrides stay for the next run.
+ *
+ * Time: the EVM run is bounded by a deadline checked on JUMP/JUMPI (every loop jumps), which also
+ * yields to the event loop every few milliseconds so a long call does not stall block production.
+ */
+import { createBlock } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { getOpcodesForHF, type EVMOpts } from '@ethereumjs/evm';
+import { createAccessList2930Tx, createFeeMarket1559Tx } from '@ethereumjs/tx';
+import { Address } from '@ethereumjs/util';
+import { createVM, runTx, type VM } from '@ethereumjs/vm';
+import { toChecksumAddress } from '../crypto/accounts.ts';
+import { toHex } from '../primitives/bytes.ts';
+import { ChainError, errorMessage } from '../util/errors.ts';
+import type { BlockEnv } from './block-executor.ts';
+import { type AccountOverride, SimulationStateManager, type StateSource } from './simulate-state.ts';
+
+export type { AccountOverride, StateSource } from './simulate-state.ts';
+export { StateOverrideError } from './simulate-state.ts';
+
+export interface AccessListItem {
+  address: Uint8Array;
+  storageKeys: Uint8Array[];
+}
+
+/** A call as eth_call receives it (decoded); absent fields take geth's defaults. */
+export interface CallMessage {
+  from?: Uint8Array;
+  to?: Uint8Array;
+  gas?: bigint;
+  gasPrice?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  value?: bigint;
+  data?: Uint8Array;
+  nonce?: bigint;
+  accessList?: AccessListItem[];
+}
+
+/** geth's block overrides (eth_call's fourth parameter). */
+export interface BlockOverrides {
+  number?: bigint;
+  time?: bigint;
+  gasLimit?: bigint;
+  baseFee?: bigint;
+  coinbase?: Uint8Array;
+  prevRandao?: Uint8Array;
+}
+
+export interface SimulationOptions {
+  common: Common;
+  /** The block context the call runs in: the requested block's (geth runs calls "in" that block). */
+  env: BlockEnv;
+  /** Reads of the state after the requested block. */
+  state: StateSource;
+  /** Gas of a call without `gas`, and the most any call or estimate may use (geth's RPCGasCap). */
+  gasCap: bigint;
+  /** Wall-clock budget of the whole request (every run of an estimate included), in ms. */
+  timeoutMs: number;
+  stateOverrides?: readonly AccountOverride[];
+  blockOverrides?: BlockOverrides;
+}
+
+/** Why a message could not run at all (geth's "core" errors); -32000 with geth's wording. */
+export type SimulationErrorReason = 'intrinsic_gas' | 'funds' | 'fee' | 'invalid';
+
+export class SimulationError extends ChainError {
+  readonly reason: SimulationErrorReason;
+  constructor(reason: SimulationErrorReason, message: string) {
+    super('SIMULATION_FAILED', message);
+    this.reason = reason;
+  }
+}
+
+export class SimulationTimeoutError extends ChainError {
+  constructor(timeoutMs: number) {
+    super('SIMULATION_TIMEOUT', `execution aborted (timeout = ${goDuration(timeoutMs)})`);
+  }
+}
+
+export type RunResult =
+  | {
+      status: 'success';
+      returnData: Uint8Array;
+      gasUsed: bigint;
+      refund: bigint;
+      accessList?: AccessListItem[];
+    }
+  | { status: 'revert'; returnData: Uint8Array; gasUsed: bigint; accessList?: AccessListItem[] }
+  /** An exceptional halt other than REVERT: out of gas, invalid opcode, ... */
+  | { status: 'failure'; error: string; gasUsed: bigint; accessList?: AccessListItem[] };
+
+const ZERO_ADDRESS = new Uint8Array(20);
+
+type CustomOpcode = NonNullable<EVMOpts['customOpcodes']>[number];
+type OpHandler = Extract<CustomOpcode, { logicFunction: unknown }>['logicFunction'];
+
+/** Go's time.Duration formatting of whole milliseconds ("5s", "1m0s", "500ms"), as geth prints it. */
+function goDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  return (h ? `${h}h${m}m` : m ? `${m}m` : '') + `${s}s`;
+}
+
+/** The request's time budget; `tick` runs on every jump. */
+class Deadline {
+  private readonly at: number;
+  private readonly ms: number;
+  private lastYield = performance.now();
+  private jumps = 0;
+  constructor(ms: number) {
+    this.ms = ms;
+    this.at = performance.now() + ms;
+  }
+  check(): void {
+    if (performance.now() > this.at) throw new SimulationTimeoutError(this.ms);
+  }
+  async tick(): Promise<void> {
+    if ((++this.jumps & 1023) !== 0) return;
+    const now = performance.now();
+    if (now > this.at) throw new SimulationTimeoutError(this.ms);
+    if (now - this.lastYield > 8) {
+      await new Promise((r) => setImmediate(r));
+      this.lastYield = performance.now();
+    }
+  }
+}
+
+/** JUMP and JUMPI with the deadline check in front of the stock handlers. */
+function deadlineOpcodes(common: Common, deadline: Deadline): CustomOpcode[] {
+  const { handlers } = getOpcodesForHF(common);
+  return [
+    [0x56, 'JUMP', 'jumpGas'],
+    [0x57, 'JUMPI', 'jumpiGas'],
+  ].map(([opcode, name, gasParam]) => {
+    const stock = handlers.get(opcode as number)!;
+    return {
+      opcode: opcode as number,
+      opcodeName: name as string,
+      baseFee: Number(common.param(gasParam as string)),
+      logicFunction: (async (runState, c) => {
+        await deadline.tick();
+        return stock(runState, c);
+      }) as OpHandler,
+    } satisfies CustomOpcode;
+  });
+}
+
+interface Fees {
+  /** What the EVM sees as GASPRICE and what gas is paid at. */
+  gasPrice: bigint;
+  feeCap: bigint;
+  tip: bigint;
+  /** `gasPrice` was given (a type-1 message); otherwise fee-market fields. */
+  legacy: boolean;
+}
+
+/** geth's ToMessage fee resolution against the block's base fee. */
+export function resolveFees(msg: CallMessage, baseFee: bigint): Fees {
+  if (msg.gasPrice !== undefined) {
+    return { gasPrice: msg.gasPrice, feeCap: msg.gasPrice, tip: msg.gasPrice, legacy: true };
+  }
+  const feeCap = msg.maxFeePerGas ?? 0n;
+  const tip = msg.maxPriorityFeePerGas ?? 0n;
+  let gasPrice = 0n;
+  if (feeCap > 0n || tip > 0n) gasPrice = tip + baseFee < feeCap ? tip + baseFee : feeCap;
+  return { gasPrice, feeCap, tip, legacy: false };
+}
+
+export class Simulation {
+  readonly env: BlockEnv;
+  readonly gasCap: bigint;
+  private readonly common: Common;
+  private readonly vm: VM;
+  readonly state: SimulationStateManager;
+  private readonly deadline: Deadline;
+
+  private constructor(o: SimulationOptions, vm: VM, state: SimulationStateManager, deadline: Deadline) {
+    this.common = o.common;
+    this.gasCap = o.gasCap;
+    this.vm = vm;
+    this.state = state;
+    this.deadline = deadline;
+    const b = o.blockOverrides ?? {};
+    this.env = {
+      ...o.env,
+      height: b.number ?? o.env.height,
+      timestamp: b.time ?? o.env.timestamp,
+      gasLimit: b.gasLimit ?? o.env.gasLimit,
+      baseFee: b.baseFee ?? o.env.baseFee,
+      coinbase: b.coinbase ?? o.env.coinbase,
+    };
+    this.prevRandao = b.prevRandao ?? new Uint8Array(32);
+  }
+  private readonly prevRandao: Uint8Array;
+
+  static async create(o: SimulationOptions): Promise<Simulation> {
+    const deadline = new Deadline(o.timeoutMs);
+    const state = new SimulationStateManager(o.state, o.env.parentAppHash);
+    await state.applyOverrides(o.stateOverrides ?? []);
+    const blockchain = {
+      getBlock: async (n: number) => ({ hash: () => o.env.blockHash(BigInt(n)) ?? new Uint8Array(32) }),
+      putBlock: async () => {},
+      shallowCopy() {
+        return this;
+      },
+    };
+    const vm = await createVM({
+      common: o.common,
+      stateManager: state,
+      blockchain: blockchain as never,
+      evmOpts: { customOpcodes: deadlineOpcodes(o.common, deadline) },
+    });
+    return new Simulation(o, vm, state, deadline);
+  }
+
+  /** The gas a call runs with: its own (capped at gasCap, as geth's RPCGasCap), else gasCap. */
+  callGas(msg: CallMessage): bigint {
+    return msg.gas === undefined || msg.gas > this.gasCap ? this.gasCap : msg.gas;
+  }
+
+  balanceOf(address: Uint8Array): Promise<bigint> {
+    return this.state.read((evm, bank) => bank.wei(evm.balanceAddressOf(address)));
+  }
+
+  codeSize(address: Uint8Array): Promise<number> {
+    return this.state.read((evm) => evm.code(address).length);
+  }
+
+  nonceOf(address: Uint8Array): Promise<bigint> {
+    return this.state.read((evm) => evm.nonce(address));
+  }
+
+  /**
+   * Runs `msg` with `gas` and undoes its effects. Throws SimulationError when the message cannot run
+   * at all, SimulationTimeoutError past the deadline; EVM failures are results.
+   */
+  async run(msg: CallMessage, gas: bigint, reportAccessList = false): Promise<RunResult> {
+    this.deadline.check();
+    const from = msg.from ?? ZERO_ADDRESS;
+    const value = msg.value ?? 0n;
+    const fees = resolveFees(msg, this.env.baseFee);
+    const checked = fees.feeCap !== 0n || fees.tip !== 0n;
+    if (checked && fees.feeCap < fees.tip) {
+      throw new SimulationError(
+        'fee',
+        `max priority fee per gas higher than max fee per gas: address ${hexAddr(from)}, maxPriorityFeePerGas: ${fees.tip}, maxFeePerGas: ${fees.feeCap}`,
+      );
+    }
+    if (checked && fees.feeCap < this.env.baseFee) {
+      throw new SimulationError(
+        'fee',
+        `max fee per gas less than block base fee: address ${hexAddr(from)}, maxFeePerGas: ${fees.feeCap}, baseFee: ${this.env.baseFee}`,
+      );
+    }
+    const have = await this.balanceOf(from);
+    const want = gas * fees.feeCap + value;
+    if (have < want) {
+      throw new SimulationError(
+        'funds',
+        `insufficient funds for gas * price + value: address ${hexAddr(from)} have ${have} want ${want}`,
+      );
+    }
+    const tx = this.buildTx(msg, from, gas, fees);
+    const intrinsic = tx.getMinimumGasLimit();
+    if (gas < intrinsic) {
+      throw new SimulationError('intrinsic_gas', `intrinsic gas too low: have ${gas}, want ${intrinsic}`);
+    }
+    const block = this.buildBlock(fees.gasPrice === 0n ? 0n : this.env.baseFee);
+    await this.state.checkpoint();
+    try {
+      const res = await runTx(this.vm, {
+        tx,
+        block: block as never,
+        skipNonce: true,
+        skipBalance: true,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+        reportAccessList,
+      });
+      const exec = res.execResult;
+      const accessList = res.accessList?.map((e) => ({
+        address: fromHex(e.address),
+        storageKeys: e.storageKeys.map(fromHex),
+      }));
+      const base = { gasUsed: res.totalGasSpent, ...(accessList ? { accessList } : {}) };
+      if (!exec.exceptionError) {
+        return { status: 'success', returnData: exec.returnValue, refund: res.gasRefund ?? 0n, ...base };
+      }
+      if (exec.exceptionError.error === 'revert') {
+        return { status: 'revert', returnData: exec.returnValue, ...base };
+      }
+      return { status: 'failure', error: exec.exceptionError.error, ...base };
+    } catch (err) {
+      if (err instanceof ChainError) throw err;
+      throw new SimulationError('invalid', errorMessage(err));
+    } finally {
+      await this.state.revert();
+    }
+  }
+
+  private buildTx(msg: CallMessage, from: Uint8Array, gas: bigint, fees: Fees) {
+    const fields = {
+      chainId: this.common.chainId(),
+      nonce: msg.nonce ?? 0n,
+      gasLimit: gas,
+      to: msg.to ? new Address(msg.to) : undefined,
+      value: msg.value ?? 0n,
+      data: msg.data ?? new Uint8Array(0),
+      accessList: (msg.accessList ?? []).map((e) => ({
+        address: '0x' + toHex(e.address),
+        storageKeys: e.storageKeys.map((k) => '0x' + toHex(k)),
+      })) as never,
+    };
+    const opts = { common: this.common, freeze: false };
+    const tx = fees.legacy
+      ? createAccessList2930Tx({ ...fields, gasPrice: fees.gasPrice }, opts)
+      : createFeeMarket1559Tx({ ...fields, maxFeePerGas: fees.feeCap, maxPriorityFeePerGas: fees.tip }, opts);
+    // Unsigned: the sender is whoever the caller names (geth's eth_call has no signature either).
+    const sender = new Address(from);
+    tx.getSenderAddress = () => sender;
+    return tx;
+  }
+
+  private buildBlock(baseFee: bigint) {
+    const e = this.env;
+    return createBlock(
+      {
+        header: {
+          number: e.height,
+          timestamp: e.timestamp,
+          gasLimit: e.gasLimit,
+          baseFeePerGas: baseFee,
+          coinbase: new Address(e.coinbase),
+          difficulty: 0n,
+          mixHash: this.prevRandao,
+          parentBeaconBlockRoot: new Uint8Array(32),
+        },
+      },
+      { common: this.common, setHardfork: false, skipConsensusFormatValidation: true },
+    );
+  }
+}
+
+/** geth prints addresses in errors with common.Address.Hex(): EIP-55 checksummed. */
+const hexAddr = toChecksumAddress;
+const fromHex = (h: string) => Uint8Array.from(Buffer.from(h.startsWith('0x') ? h.slice(2) : h, 'hex'));

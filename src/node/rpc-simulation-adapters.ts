@@ -1,0 +1,153 @@
+/**
+ * The simulation and proof interfaces rpc/evm declares (SimulationBackend, ProofReader), over the
+ * node's modules: execution/simulate for eth_call, eth_estimateGas and eth_createAccessList, State
+ * Commit for eth_getProof.
+ *
+ * Simulations read the state after the requested block from the State Store at that block's version,
+ * the latest block included. State Commit's latest state moves while a call runs (a long call yields
+ * to block production, and a commit is several awaits long), so a call reading it could see two
+ * blocks' state; an SS version never changes.
+ */
+import { FEE_COLLECTOR_ADDRESS } from '../app/evm.ts';
+import { evmKeys, STORES } from '../app/store-keys.ts';
+import type { Chain } from '../chain/chain.ts';
+import { stateVersion } from '../chain/chain.ts';
+import type { BlockEnv } from '../execution/block-executor.ts';
+import { createAccessList, estimateGas } from '../execution/simulate-estimate.ts';
+import { type CallMessage, Simulation, SimulationError } from '../execution/simulate.ts';
+import type { AccountOverride, BlockOverrides } from '../rpc/codecs/overrides.ts';
+import type { CallObject } from '../rpc/codecs/call.ts';
+import type { ChainReader } from '../rpc/evm/backend.ts';
+import type { ProofReader, SlotProof } from '../rpc/evm/proof.ts';
+import type { CallResult, SimulationBackend } from '../rpc/evm/simulate.ts';
+import type { BlockStore } from '../storage/blocks/store.ts';
+import type { CommitStore } from '../storage/sc/commit-store.ts';
+import { ProofUnsupportedError } from '../storage/sc/errors.ts';
+import type { StateStore } from '../storage/ss/types.ts';
+import { ChainError } from '../util/errors.ts';
+
+export interface SimulationDeps {
+  chain: Chain;
+  blocks: BlockStore;
+  ss: StateStore;
+  /** The eth_ block views (for the requested block's time and base fee). */
+  reader: ChainReader;
+  /** `[evm] simulation_gas_limit` */
+  gasCap: bigint;
+  /** `[evm] simulation_evm_timeout`, ms */
+  timeoutMs: number;
+}
+
+export class NodeSimulation implements SimulationBackend {
+  private readonly d: SimulationDeps;
+  constructor(d: SimulationDeps) {
+    this.d = d;
+  }
+
+  /** The block context of `height` (geth runs a call "in" the requested block). */
+  private async env(height: number): Promise<BlockEnv> {
+    const view = await this.d.reader.block(height);
+    if (!view) throw new ChainError('RPC_BLOCK_MISSING', `block ${height} is not available`);
+    return {
+      height: BigInt(height),
+      timestamp: BigInt(view.timestamp),
+      gasLimit: this.d.chain.gasLimit,
+      baseFee: view.baseFeePerGas,
+      coinbase: FEE_COLLECTOR_ADDRESS,
+      parentAppHash: view.stateRoot,
+      blockHash: (n) =>
+        n >= 1n && n < BigInt(height) ? this.d.blocks.blockHashByHeight(Number(n)) : undefined,
+    };
+  }
+
+  private async simulation(
+    height: number,
+    call: CallObject,
+    stateOverrides?: AccountOverride[],
+    blockOverrides?: BlockOverrides,
+  ): Promise<Simulation> {
+    const chainId = this.d.chain.common.chainId();
+    if (call.chainId !== undefined && call.chainId !== chainId) {
+      throw new SimulationError(
+        'invalid',
+        `chainId does not match node's (have=${call.chainId}, want=${chainId})`,
+      );
+    }
+    const version = stateVersion(height);
+    return Simulation.create({
+      common: this.d.chain.common,
+      env: await this.env(height),
+      state: (store, key) => this.d.ss.get(store, key, version),
+      gasCap: this.d.gasCap,
+      timeoutMs: this.d.timeoutMs,
+      stateOverrides,
+      blockOverrides,
+    });
+  }
+
+  async call(
+    height: number,
+    call: CallObject,
+    stateOverrides?: AccountOverride[],
+    blockOverrides?: BlockOverrides,
+  ): Promise<CallResult> {
+    const sim = await this.simulation(height, call, stateOverrides, blockOverrides);
+    const msg = call as CallMessage;
+    return sim.run(msg, sim.callGas(msg));
+  }
+
+  async estimateGas(height: number, call: CallObject, stateOverrides?: AccountOverride[]) {
+    return estimateGas(await this.simulation(height, call, stateOverrides), call);
+  }
+
+  async createAccessList(height: number, call: CallObject) {
+    return createAccessList(await this.simulation(height, call), call);
+  }
+}
+
+/** Proofs of `evm` store slots from State Commit (IAVL chains only). */
+export class NodeProofs implements ProofReader {
+  private readonly sc: CommitStore;
+  constructor(sc: CommitStore) {
+    this.sc = sc;
+  }
+
+  async storageProofs(height: number, address: Uint8Array, slots: Uint8Array[]): Promise<SlotProof[]> {
+    if (this.sc.stateCommitment !== 'iavl') throw new ProofUnsupportedError(STORES.evm);
+    const out: SlotProof[] = [];
+    for (const slot of slots) {
+      try {
+        const p = await this.sc.getProof(STORES.evm, evmKeys.storage(address, slot), stateVersion(height));
+        out.push({ value: p.value, proofOps: p.proofOps });
+      } catch (err) {
+        if (err instanceof ChainError && err.code === 'SC_VERSION_UNAVAILABLE') {
+          throw new ChainError(
+            'PROOF_HEIGHT_UNAVAILABLE',
+            `proofs at height ${height} are not available: State Commit no longer holds that state (${err.message})`,
+          );
+        }
+        throw err;
+      }
+    }
+    return out;
+  }
+}
+
+/** The simulation and proof services of the eth_ table, configured from `[evm]`. */
+export function simulationServices(
+  d: Omit<SimulationDeps, 'reader' | 'gasCap' | 'timeoutMs'> & {
+    sc?: CommitStore;
+    evm: { simulationGasLimit: number; simulationEvmTimeout: number };
+  },
+  reader: ChainReader,
+): { simulation: SimulationBackend; proofs?: ProofReader } {
+  return {
+    simulation: new NodeSimulation({
+      ...d,
+      reader,
+      gasCap: BigInt(d.evm.simulationGasLimit),
+      timeoutMs: d.evm.simulationEvmTimeout,
+    }),
+    ...(d.sc ? { proofs: new NodeProofs(d.sc) } : {}),
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * The call object of eth_call, eth_estimateGas and eth_createAccessList (geth's TransactionArgs).
+ * Fields clients send that a call does not use (`type`, blob fee fields with no blobs) are accepted
+ * and ignored, and so are unknown ones, as geth does, so any client's request shape works.
+ */
+import { CodecError } from './errors.ts';
+import { jsonKind, parseAddress, parseData, parseHash, parseQuantity } from './hex.ts';
+
+export interface AccessListEntry {
+  address: Uint8Array;
+  storageKeys: Uint8Array[];
+}
+
+export interface CallObject {
+  from?: Uint8Array;
+  /** absent: a contract creation */
+  to?: Uint8Array;
+  gas?: bigint;
+  gasPrice?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  value?: bigint;
+  /** `input`, or `data` when only that is given */
+  data?: Uint8Array;
+  nonce?: bigint;
+  accessList?: AccessListEntry[];
+  chainId?: bigint;
+}
+
+/** Names the field inside the object in the problem text. */
+export function inField<T>(name: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof CodecError) throw new CodecError(`${name}: ${err.message}`);
+    throw err;
+  }
+}
+
+export function expectObject(v: unknown, what: string): Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    throw new CodecError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type ${what}`);
+  return v as Record<string, unknown>;
+}
+
+const present = (o: Record<string, unknown>, k: string) => o[k] !== undefined && o[k] !== null;
+
+export function parseCallObject(v: unknown): CallObject {
+  const o = expectObject(v, 'ethapi.TransactionArgs');
+  const out: CallObject = {};
+  const big = (k: string) => inField(k, () => parseQuantity(o[k], 256));
+  const u64 = (k: string) => inField(k, () => parseQuantity(o[k], 64));
+  if (present(o, 'from')) out.from = inField('from', () => parseAddress(o.from));
+  if (present(o, 'to')) out.to = inField('to', () => parseAddress(o.to));
+  if (present(o, 'gas')) out.gas = u64('gas');
+  if (present(o, 'gasPrice')) out.gasPrice = big('gasPrice');
+  if (present(o, 'maxFeePerGas')) out.maxFeePerGas = big('maxFeePerGas');
+  if (present(o, 'maxPriorityFeePerGas')) out.maxPriorityFeePerGas = big('maxPriorityFeePerGas');
+  if (present(o, 'value')) out.value = big('value');
+  if (present(o, 'nonce')) out.nonce = u64('nonce');
+  if (present(o, 'chainId')) out.chainId = big('chainId');
+  const data = present(o, 'data') ? inField('data', () => parseData(o.data)) : undefined;
+  const input = present(o, 'input') ? inField('input', () => parseData(o.input)) : undefined;
+  if (data && input && Buffer.compare(data, input) !== 0) {
+    throw new CodecError(
+      'both "data" and "input" are set and not equal. Please use "input" to pass transaction call data',
+    );
+  }
+  if (input ?? data) out.data = input ?? data;
+  if (present(o, 'accessList')) out.accessList = inField('accessList', () => parseAccessList(o.accessList));
+  if (
+    out.gasPrice !== undefined &&
+    (out.maxFeePerGas !== undefined || out.maxPriorityFeePerGas !== undefined)
+  )
+    throw new CodecError('both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified');
+  if (
+    out.maxFeePerGas !== undefined &&
+    out.maxPriorityFeePerGas !== undefined &&
+    out.maxFeePerGas < out.maxPriorityFeePerGas
+  ) {
+    throw new CodecError(
+      `maxFeePerGas (${out.maxFeePerGas}) < maxPriorityFeePerGas (${out.maxPriorityFeePerGas})`,
+    );
+  }
+  // Blob and set-code calls need transaction kinds this simulator does not build: refuse, never ignore.
+  for (const k of ['blobVersionedHashes', 'authorizationList']) {
+    const list = o[k];
+    if (Array.isArray(list) ? list.length > 0 : present(o, k))
+      throw new CodecError(`${k}: not supported by this node's simulation`);
+  }
+  return out;
+}
+
+function parseAccessList(v: unknown): AccessListEntry[] {
+  if (!Array.isArray(v))
+    throw new CodecError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type types.AccessList`);
+  return v.map((e, i) => {
+    const o = inField(`[${i}]`, () => expectObject(e, 'types.AccessTuple'));
+    const keys = o.storageKeys ?? [];
+    if (!Array.isArray(keys)) throw new CodecError(`[${i}].storageKeys must be an array`);
+    return {
+      address: inField(`[${i}].address`, () => parseAddress(o.address)),
+      storageKeys: keys.map((k, j) => inField(`[${i}].storageKeys[${j}]`, () => parseHash(k))),
+    };
+  });
+}
