@@ -52,7 +52,8 @@ export async function estimateGas(sim: Simulation, msg: CallMessage): Promise<Es
 
   // A plain transfer: 21000 if it works (still run: access lists and the like cost more).
   if ((msg.data ?? new Uint8Array(0)).length === 0 && msg.to && (await sim.codeSize(msg.to)) === 0) {
-    const r = await attempt(sim, msg, TX_GAS);
+    // any failure here (even an unfundable one) is left to the full run below to report
+    const r = await attempt(sim, msg, TX_GAS).catch(() => undefined);
     if (r?.status === 'success') return { status: 'success', gas: TX_GAS };
   }
   const first = await attempt(sim, msg, hi);

@@ -15,7 +15,7 @@
  */
 import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { getOpcodesForHF, type EVMOpts } from '@ethereumjs/evm';
+import { getOpcodesForHF, paramsEVM, type EVMOpts } from '@ethereumjs/evm';
 import { createAccessList2930Tx, createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { Address } from '@ethereumjs/util';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
@@ -140,6 +140,8 @@ class Deadline {
 
 /** JUMP and JUMPI with the deadline check in front of the stock handlers. */
 function deadlineOpcodes(common: Common, deadline: Deadline): CustomOpcode[] {
+  // the EVM merges its gas parameters into the Common it is given; the stock table needs them first
+  common.updateParams(paramsEVM);
   const { handlers } = getOpcodesForHF(common);
   return [
     [0x56, 'JUMP', 'jumpGas'],
