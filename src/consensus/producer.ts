@@ -54,7 +54,7 @@ export class BlockProducer {
   private running = false;
   private inFlight: Promise<void> = Promise.resolve();
   private lastBlockAt = Date.now();
-  private wakeOnTx: (() => void) | undefined;
+  private unsubscribe: (() => void)[] = [];
   /** last_results_hash for the next block, from the block just committed (recomputed after a restart). */
   private nextResultsHash: { height: number; hash: Uint8Array } | undefined;
 
@@ -69,10 +69,12 @@ export class BlockProducer {
 
   start(): void {
     this.running = true;
-    this.wakeOnTx = this.o.mempool.onPending(() => {
+    // Without empty blocks the producer idles; a new transaction of either kind wakes it.
+    const wake = () => {
       if (!this.o.createEmptyBlocks && this.timer === undefined && this.running)
         this.schedule(this.remainingTimeout());
-    });
+    };
+    this.unsubscribe = [this.o.mempool.onPending(wake), this.o.cosmosPool.onAdmitted(wake)];
     this.schedule(0);
   }
 
@@ -81,7 +83,7 @@ export class BlockProducer {
     this.running = false;
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.wakeOnTx?.();
+    for (const off of this.unsubscribe) off();
     await this.inFlight;
   }
 

@@ -37,6 +37,7 @@ export class CosmosPool {
   /** per signer (hex), its pending txs in sequence order */
   private readonly bySigner = new Map<string, Entry[]>();
   private readonly seen: SeenCache;
+  private readonly listeners = new Set<(tx: DecodedCosmosTx) => void>();
   private readonly now: () => number;
   private height: number;
   private seq = 0;
@@ -46,6 +47,12 @@ export class CosmosPool {
     this.seen = new SeenCache(d.options.cacheSize);
     this.now = d.now ?? Date.now;
     this.height = d.height ?? 0;
+  }
+
+  /** Calls `listener` for every admitted tx; returns the unsubscribe function. */
+  onAdmitted(listener: (tx: DecodedCosmosTx) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   get size(): number {
@@ -84,6 +91,7 @@ export class CosmosPool {
       this.bySigner.set(signer, queue);
       this.byHash.set(hashHex, entry);
       this.seen.add(hashHex);
+      for (const l of this.listeners) l(tx);
       return tx;
     } catch (err) {
       if (this.d.options.keepInvalidTxsInCache) this.seen.add(hashHex);

@@ -171,3 +171,20 @@ test('bad Cosmos txs are refused at admission with SDK codes and leave the node 
   assert.equal(new BankReader(node.chain!.state).uchain(poor.cosmosAddress), 800n);
   assert.equal(new AuthReader(node.chain!.state).account(poor.cosmosAddress)!.sequence, 1n);
 });
+
+test('with create-empty-blocks = false a Cosmos tx alone wakes the producer', async (t) => {
+  const node = await startNode(makeHome(t), { 'consensus.create-empty-blocks': 'false' });
+  t.after(() => node.stop());
+  const height = node.chain!.latestHeight;
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(node.chain!.latestHeight, height, 'idle without transactions');
+  const alice = DEV_ACCOUNTS[0];
+  const acc = new AuthReader(node.chain!.state).account(alice.cosmosAddress)!;
+  const tx = node.cosmosPool!.checkTx(
+    await signSend(alice.privateKey, toAccAddress(DEV_ACCOUNTS[3].cosmosAddress), '7', Number(acc.sequence), {
+      accountNumber: Number(acc.accountNumber),
+    }),
+  );
+  const { result } = await included(node, tx.hash);
+  assert.equal(result.code, 0);
+});
