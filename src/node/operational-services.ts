@@ -16,17 +16,20 @@ import { equalBytes } from '../primitives/bytes.ts';
 import { maxPeerHeight } from '../rpc/consensus/routes-info.ts';
 import { ConsensusRpcServer } from '../rpc/consensus/server.ts';
 import type { ConsensusRpcDeps } from '../rpc/consensus/types.ts';
-import { ConfigError } from '../util/errors.ts';
+import { RestServer } from '../rpc/rest/server.ts';
+import { ChainError, ConfigError, errorMessage } from '../util/errors.ts';
 import { consensusRpcDeps } from './consensus-rpc-adapters.ts';
 import type { Service } from './lifecycle.ts';
 import { MetricsServer } from './metrics-server.ts';
 import type { ChainNode, NodeOptions } from './node.ts';
+import { restDeps } from './rest-adapters.ts';
 
 export interface OperationalHandles {
   /** Every metric of the node is registered here (the RPC dispatcher's too). */
   registry: Registry;
   consensusRpc?: ConsensusRpcServer;
   metrics?: MetricsServer;
+  rest?: RestServer;
 }
 
 const handles = new WeakMap<ChainNode, OperationalHandles>();
@@ -40,10 +43,79 @@ const APP_VERSION: string = JSON.parse(
   readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
 ).version;
 
-function listenAddress(value: string, key: string): { host: string; port: number } {
+function listenAddress(value: string, key: string, file = 'config.toml'): { host: string; port: number } {
   const a = parseListenAddress(value);
-  if (!a) throw new ConfigError(`config.toml: ${key}: ${JSON.stringify(value)} is not a listen address`);
+  if (!a) throw new ConfigError(`${file}: ${key}: ${JSON.stringify(value)} is not a listen address`);
   return a;
+}
+
+/** Keyed by the chain a start of the node built, so a restarted node gets fresh adapters. */
+const consensusDeps = new WeakMap<object, ConsensusRpcDeps>();
+
+/**
+ * The chain, stores and mempool exist only once the earlier services started: built on first use,
+ * once per node, so the consensus RPC and the REST API read through the same adapters.
+ */
+function lazyConsensusDeps(opts: NodeOptions, node: ChainNode): () => ConsensusRpcDeps {
+  return () => {
+    let deps = consensusDeps.get(node.chain!);
+    if (!deps) {
+      deps = consensusRpcDeps({
+        home: opts.home,
+        dataDir: node.dataDir,
+        genesis: opts.genesis,
+        moniker: opts.config.config.moniker,
+        p2pListenAddr: opts.config.config.p2p.laddr,
+        appVersion: APP_VERSION,
+        chain: node.chain!,
+        blocks: node.blocks!,
+        ss: node.ss!,
+        mempool: node.mempool!,
+        cosmosPool: node.cosmosPool!,
+        logger: opts.logger,
+      });
+      consensusDeps.set(node.chain!, deps);
+    }
+    return deps;
+  };
+}
+
+/** A TxRaw in base64 inside JSON, with room to spare: the largest block's bytes, doubled. */
+const restMaxBody = (opts: NodeOptions) => 2 * Number(opts.genesis.consensus_params.block.max_bytes) + 4096;
+
+/**
+ * The REST API (`[api] address`, served when `[api] enable`). Its own service so node.ts can run it
+ * in its lifecycle; it shares the consensus RPC's adapters through rest-adapters.ts.
+ */
+export function restApiService(opts: NodeOptions, node: ChainNode): Service {
+  const deps = lazyConsensusDeps(opts, node);
+  const log = opts.logger.child({ module: 'rpc' });
+  const api = opts.config.app.api;
+  let server: RestServer | undefined;
+  return {
+    name: 'rest-api',
+    start: async () => {
+      if (!api.enable) return;
+      const { host, port } = listenAddress(api.address, 'api.address', 'app.toml');
+      server = new RestServer(restDeps(deps(), opts.config.config.rpc.laddr), {
+        host,
+        port,
+        maxBodyBytes: restMaxBody(opts),
+        logger: log,
+      });
+      await server.start().catch((err) => {
+        throw new ChainError(
+          'LISTEN_FAILED',
+          `the REST API cannot listen on ${host}:${port} ([api] address): ${errorMessage(err)}`,
+        );
+      });
+      const h = handles.get(node) ?? { registry: node.metricsRegistry };
+      h.rest = server;
+      handles.set(node, h);
+      log.info({ address: server.url }, 'REST API listening');
+    },
+    stop: async () => server?.stop(),
+  };
 }
 
 export function operationalServices(
@@ -51,25 +123,9 @@ export function operationalServices(
   node: ChainNode,
   registry = new Registry(),
 ): Service[] {
-  const h: OperationalHandles = { registry };
+  const h: OperationalHandles = { ...handles.get(node), registry };
   handles.set(node, h);
-  let deps: ConsensusRpcDeps | undefined;
-  // Built on first use: the chain, stores and mempool exist only once the earlier services started.
-  const rpcDeps = () =>
-    (deps ??= consensusRpcDeps({
-      home: opts.home,
-      dataDir: node.dataDir,
-      genesis: opts.genesis,
-      moniker: opts.config.config.moniker,
-      p2pListenAddr: opts.config.config.p2p.laddr,
-      appVersion: APP_VERSION,
-      chain: node.chain!,
-      blocks: node.blocks!,
-      ss: node.ss!,
-      mempool: node.mempool!,
-      cosmosPool: node.cosmosPool!,
-      logger: opts.logger,
-    }));
+  const rpcDeps = lazyConsensusDeps(opts, node);
   const log = opts.logger.child({ module: 'rpc' });
   const rpc = opts.config.config.rpc;
   const instr = opts.config.config.instrumentation;

@@ -39,8 +39,14 @@ export class ChaindProcess {
 
   constructor(args: string[], env: Record<string, string> = {}) {
     this.child = spawn(process.execPath, [CHAIND, ...args], {
-      // free JSON-RPC ports, so nodes of concurrently running test files do not contend for 8545/8546
-      env: { ...process.env, CHAIND_EVM_HTTP_PORT: '0', CHAIND_EVM_WS_PORT: '0', ...env },
+      // free JSON-RPC and REST ports, so nodes of concurrently running test files do not contend for 8545/8546/1317
+      env: {
+        ...process.env,
+        CHAIND_EVM_HTTP_PORT: '0',
+        CHAIND_EVM_WS_PORT: '0',
+        CHAIND_API_ADDRESS: 'tcp://127.0.0.1:0',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     createInterface({ input: this.child.stdout! }).on('line', (line) => {

@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config/load.ts';
 import { accountsFromMnemonic, toAccAddress } from '../../src/crypto/accounts.ts';
 import { ChainNode } from '../../src/node/node.ts';
 import { toHex } from '../../src/primitives/bytes.ts';
-import { silentLogger } from '../../src/util/logger.ts';
+import { type Logger, silentLogger } from '../../src/util/logger.ts';
 import { readFileSync } from 'node:fs';
 
 export const DEV_ACCOUNTS = accountsFromMnemonic(
@@ -39,7 +39,11 @@ export function makeHome(
   return home;
 }
 
-export async function startNode(home: string, flags: Record<string, string> = {}): Promise<ChainNode> {
+export async function startNode(
+  home: string,
+  flags: Record<string, string> = {},
+  logger: Logger = silentLogger,
+): Promise<ChainNode> {
   const { config } = loadConfig({
     home,
     env: {},
@@ -49,11 +53,12 @@ export async function startNode(home: string, flags: Record<string, string> = {}
       // a free port, so nodes of concurrently running test files do not contend for 8545
       'evm.http_port': '0',
       'evm.ws_port': '0',
+      'api.address': 'tcp://127.0.0.1:0',
       ...flags,
     },
   });
   const genesis = parseGenesis(readFileSync(join(home, 'config', 'genesis.json'), 'utf8'));
-  const node = new ChainNode({ home, config, genesis, logger: silentLogger });
+  const node = new ChainNode({ home, config, genesis, logger });
   await node.start();
   return node;
 }

@@ -1,0 +1,91 @@
+/**
+ * Module queries (staking, bank, auth): the gateway's mapping of a URL onto a gRPC query request,
+ * answered by the node's query services at the height the `x-cosmos-block-height` header selects,
+ * which the response echoes in the same header (as the SDK's gRPC server sets it).
+ */
+import { QueryAccountRequest, QueryAccountResponse } from 'cosmjs-types/cosmos/auth/v1beta1/query';
+import {
+  QueryAllBalancesRequest,
+  QueryAllBalancesResponse,
+  QueryBalanceRequest,
+  QueryBalanceResponse,
+} from 'cosmjs-types/cosmos/bank/v1beta1/query';
+import {
+  QueryValidatorRequest,
+  QueryValidatorResponse,
+  QueryValidatorsRequest,
+  QueryValidatorsResponse,
+} from 'cosmjs-types/cosmos/staking/v1beta1/query';
+import { anyJson, coinJson, type Json, pageResponseJson, validatorJson } from './json.ts';
+import { HEIGHT_HEADER, pageRequest, queryHeight } from './params.ts';
+import type { RestRequest, RestResult, Route } from './route.ts';
+
+interface Codec<T> {
+  encode(m: T): { finish(): Uint8Array };
+  decode(b: Uint8Array): T;
+}
+
+/** Runs one gRPC query at the requested height and converts its response. */
+function queryRoute<Req, Res>(
+  template: string,
+  path: string,
+  codecs: { req: Codec<Req>; res: Codec<Res> },
+  request: (r: RestRequest) => Req,
+  json: (res: Res) => Json,
+): Route {
+  return {
+    method: 'GET',
+    template,
+    handle: async (r, { deps }): Promise<RestResult> => {
+      const message = request(r);
+      const height = queryHeight(r.headers[HEIGHT_HEADER], deps);
+      const out = await deps.query(path, codecs.req.encode(message).finish(), height);
+      return { body: json(codecs.res.decode(out)), headers: { [HEIGHT_HEADER]: String(height) } };
+    },
+  };
+}
+
+export const QUERY_ROUTES: Route[] = [
+  queryRoute(
+    '/cosmos/staking/v1beta1/validators',
+    '/cosmos.staking.v1beta1.Query/Validators',
+    { req: QueryValidatorsRequest, res: QueryValidatorsResponse },
+    (r) => ({ status: r.query.get('status') ?? '', pagination: pageRequest(r.query) }),
+    (res) => ({
+      validators: res.validators.map(validatorJson),
+      pagination: pageResponseJson(res.pagination),
+    }),
+  ),
+  queryRoute(
+    '/cosmos/staking/v1beta1/validators/{validator_addr}',
+    '/cosmos.staking.v1beta1.Query/Validator',
+    { req: QueryValidatorRequest, res: QueryValidatorResponse },
+    (r) => ({ validatorAddr: r.path.validator_addr }),
+    (res) => ({ validator: validatorJson(res.validator) }),
+  ),
+  queryRoute(
+    '/cosmos/bank/v1beta1/balances/{address}',
+    '/cosmos.bank.v1beta1.Query/AllBalances',
+    { req: QueryAllBalancesRequest, res: QueryAllBalancesResponse },
+    (r) => ({
+      address: r.path.address,
+      pagination: pageRequest(r.query),
+      resolveDenom: false,
+    }),
+    (res) => ({ balances: res.balances.map(coinJson), pagination: pageResponseJson(res.pagination) }),
+  ),
+  queryRoute(
+    '/cosmos/bank/v1beta1/balances/{address}/by_denom',
+    '/cosmos.bank.v1beta1.Query/Balance',
+    { req: QueryBalanceRequest, res: QueryBalanceResponse },
+    (r) => ({ address: r.path.address, denom: r.query.get('denom') ?? '' }),
+    (res) => ({ balance: res.balance ? coinJson(res.balance) : null }),
+  ),
+  queryRoute(
+    '/cosmos/auth/v1beta1/accounts/{address}',
+    '/cosmos.auth.v1beta1.Query/Account',
+    { req: QueryAccountRequest, res: QueryAccountResponse },
+    (r) => ({ address: r.path.address }),
+    (res) => ({ account: anyJson(res.account) }),
+  ),
+];

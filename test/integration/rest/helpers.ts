@@ -1,0 +1,64 @@
+/**
+ * An in-process node whose REST API listens on a free port (the node's own lifecycle starts it),
+ * and a small fetch wrapper that keeps status, headers and the parsed JSON body.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StakingValidator } from '../../../src/app/genesis.ts';
+import type { ChainNode } from '../../../src/node/node.ts';
+import { operationalHandles } from '../../../src/node/operational-services.ts';
+import { type LogRecord, memoryLogger } from '../../../src/util/logger.ts';
+import { makeHome, startNode } from '../../helpers/node.ts';
+
+export interface RestNode {
+  node: ChainNode;
+  home: string;
+  /** http://127.0.0.1:<port> of the REST API */
+  url: string;
+  logs: LogRecord[];
+  /** The genesis file's staking validators (the REST shape), in file order. */
+  genesisValidators: StakingValidator[];
+}
+
+/** Adds staking validators to genesis before the first start (they need not be in the consensus set). */
+function addStakingValidators(home: string, extra: StakingValidator[]): StakingValidator[] {
+  const path = join(home, 'config', 'genesis.json');
+  const g = JSON.parse(readFileSync(path, 'utf8'));
+  g.app_state.staking.validators.push(...extra);
+  writeFileSync(path, JSON.stringify(g, null, 2));
+  return g.app_state.staking.validators;
+}
+
+export async function startRestNode(
+  t: { after(fn: () => unknown): void },
+  extraValidators: StakingValidator[] = [],
+): Promise<RestNode> {
+  const home = makeHome(t);
+  const genesisValidators = addStakingValidators(home, extraValidators);
+  const logs: LogRecord[] = [];
+  const node = await startNode(home, {}, memoryLogger(logs));
+  t.after(() => node.stop());
+  const rest = operationalHandles(node)?.rest;
+  if (!rest) throw new Error('the node did not start its REST API');
+  return { node, home, url: `http://127.0.0.1:${rest.address.port}`, logs, genesisValidators };
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export async function get(url: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
+  const res = await fetch(url + path, { headers });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+export async function post(url: string, path: string, body: string): Promise<Answer> {
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
