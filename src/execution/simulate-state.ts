@@ -74,8 +74,8 @@ class CachedSource implements StateReader {
 
   get(store: string, key: Uint8Array): Uint8Array | undefined {
     const id = idOf(store, key);
-    if (this.cache.has(id)) return this.cache.get(id);
     if (store === STORES.evm && this.clearedStorage.some((p) => id.startsWith(p))) return undefined;
+    if (this.cache.has(id)) return this.cache.get(id);
     const v = this.source(store, key);
     if (v instanceof Promise) throw new StateMiss(id, v);
     this.cache.set(id, v);

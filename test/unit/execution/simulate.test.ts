@@ -1,0 +1,124 @@
+/**
+ * execution/simulate over the dev genesis state: a state source that answers only asynchronously
+ * (as the State Store does) gives exactly the results of a synchronous one, each key loaded once;
+ * runs leave no trace; creation calls return the runtime code; overrides; the deadline.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Interface, parseEther } from 'ethers';
+import { FEE_COLLECTOR_ADDRESS } from '../../../src/app/evm.ts';
+import { createChainCommon } from '../../../src/execution/chain-config.ts';
+import { estimateGas } from '../../../src/execution/simulate-estimate.ts';
+import {
+  type AccountOverride,
+  Simulation,
+  SimulationTimeoutError,
+  type StateSource,
+} from '../../../src/execution/simulate.ts';
+import { artifacts, CHAIN_ID, devAccounts, devState } from '../../helpers/dev-chain.ts';
+
+const common = createChainCommon({ chainId: CHAIN_ID });
+const token = new Interface(artifacts.TestToken.abi);
+const bytes = (h: string) => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'));
+const PROBE = new Uint8Array(20).fill(0x77);
+const env = {
+  height: 5n,
+  timestamp: 1_800_000_000n,
+  gasLimit: 30_000_000n,
+  baseFee: 10n ** 9n,
+  coinbase: FEE_COLLECTOR_ADDRESS,
+  parentAppHash: new Uint8Array(32),
+  blockHash: () => undefined,
+};
+
+/** The dev genesis state as a synchronous source, and as an asynchronous one that counts loads. */
+function sources() {
+  const { committed } = devState();
+  const id = (s: string, k: Uint8Array) => `${s}:${Buffer.from(k).toString('hex')}`;
+  const loads: string[] = [];
+  const sync: StateSource = (s, k) => committed.get(id(s, k));
+  const async: StateSource = (s, k) => {
+    loads.push(id(s, k));
+    return new Promise((r) => setImmediate(() => r(committed.get(id(s, k)))));
+  };
+  return { sync, async, loads };
+}
+
+const create = (state: StateSource, stateOverrides: AccountOverride[] = [], timeoutMs = 10_000) =>
+  Simulation.create({ common, env, state, gasCap: 10_000_000n, timeoutMs, stateOverrides });
+
+test('an asynchronous source gives the synchronous results; each key is loaded once', async () => {
+  const { sync, async, loads } = sources();
+  const [alice, bob] = devAccounts;
+  const deploy = {
+    from: alice.evmAddress,
+    data: bytes(artifacts.TestToken.bytecode + token.encodeDeploy(['T', 'T', 5n]).slice(2)),
+  };
+  const transfer = { from: alice.evmAddress, to: bob.evmAddress, value: parseEther('1') };
+  for (const msg of [deploy, transfer]) {
+    loads.length = 0;
+    const a = await (await create(sync)).run(msg, 3_000_000n);
+    const b = await (await create(async)).run(msg, 3_000_000n);
+    assert.equal(a.status, 'success');
+    assert.deepEqual(b, a);
+    assert.ok(loads.length > 0);
+    assert.equal(new Set(loads).size, loads.length, 'every key loaded once');
+  }
+  // a creation call returns the runtime code
+  const r = await (await create(async)).run(deploy, 3_000_000n);
+  assert.equal(
+    r.status === 'success' && '0x' + Buffer.from(r.returnData).toString('hex'),
+    artifacts.TestToken.deployedBytecode,
+  );
+});
+
+test('runs leave no trace: the same simulation runs a value transfer twice identically', async () => {
+  const { async } = sources();
+  const [alice, bob] = devAccounts;
+  const sim = await create(async);
+  const before = await sim.balanceOf(bob.evmAddress);
+  const msg = { from: alice.evmAddress, to: bob.evmAddress, value: 7n, maxFeePerGas: 2n * 10n ** 9n };
+  const first = await sim.run(msg, 21_000n);
+  assert.deepEqual(await sim.run(msg, 21_000n), first);
+  assert.equal(await sim.balanceOf(bob.evmAddress), before);
+  assert.equal(await sim.nonceOf(alice.evmAddress), 0n);
+  // the exact estimate of a plain transfer
+  assert.deepEqual(await estimateGas(sim, msg), { status: 'success', gas: 21_000n });
+});
+
+test('overrides over an asynchronous source: state replaces storage, stateDiff patches it', async () => {
+  const { async } = sources();
+  // returns SLOAD(0) ‖ SLOAD(1)
+  const code = bytes('600054600052' + '600154602052' + '60406000f3');
+  const slot = (n: number) => bytes(n.toString(16).padStart(64, '0'));
+  const base: AccountOverride = { address: PROBE, code, stateDiff: [{ slot: slot(0), value: slot(5) }] };
+  const run = async (o: AccountOverride[]) => {
+    const r = await (await create(async, o)).run({ to: PROBE }, 100_000n);
+    assert.equal(r.status, 'success');
+    return Buffer.from(r.status === 'success' ? r.returnData : []).toString('hex');
+  };
+  assert.equal(await run([base]), '5'.padStart(64, '0') + '0'.repeat(64));
+  // a later `state` of the same account drops the earlier slots
+  assert.equal(
+    await run([base, { address: PROBE, state: [{ slot: slot(1), value: slot(6) }] }]),
+    '0'.repeat(64) + '6'.padStart(64, '0'),
+  );
+  await assert.rejects(
+    create(async, [{ address: PROBE, state: [], stateDiff: [] }]),
+    /has both 'state' and 'stateDiff'/,
+  );
+});
+
+test('the deadline aborts a spinning call, in geth wording', async () => {
+  const { sync } = sources();
+  const sim = await create(sync, [{ address: PROBE, code: bytes('5b600056') }], 50);
+  const t0 = performance.now();
+  await assert.rejects(sim.run({ to: PROBE }, 10_000_000n), (err: unknown) => {
+    assert.ok(err instanceof SimulationTimeoutError);
+    assert.equal(err.message, 'execution aborted (timeout = 50ms)');
+    return true;
+  });
+  assert.ok(performance.now() - t0 < 1000);
+  assert.equal(new SimulationTimeoutError(60_000).message, 'execution aborted (timeout = 1m0s)');
+  assert.equal(new SimulationTimeoutError(1_500).message, 'execution aborted (timeout = 1.5s)');
+});
