@@ -98,16 +98,20 @@ export class Dispatcher {
    * throws: every failure becomes an error response.
    */
   async handle(message: unknown): Promise<JsonRpcResponse | undefined> {
-    if (!this.metrics) return this.answer(message);
-    const t0 = performance.now();
+    const notification =
+      message !== null && typeof message === 'object' && !Array.isArray(message) && !('id' in message);
+    const t0 = this.metrics ? performance.now() : 0;
+    // A notification is run (and its outcome counted) like a request; only the answer is dropped.
     const response = await this.answer(message);
-    const name = (message as { method?: unknown } | null)?.method;
-    const served = typeof name === 'string' && this.methods.has(name) && !this.denied.has(name);
-    this.metrics.record(served ? name : 'unknown', response?.error?.code, (performance.now() - t0) / 1000);
-    return response;
+    if (this.metrics) {
+      const name = (message as { method?: unknown } | null)?.method;
+      const served = typeof name === 'string' && this.methods.has(name) && !this.denied.has(name);
+      this.metrics.record(served ? name : 'unknown', response.error?.code, (performance.now() - t0) / 1000);
+    }
+    return notification ? undefined : response;
   }
 
-  private async answer(message: unknown): Promise<JsonRpcResponse | undefined> {
+  private async answer(message: unknown): Promise<JsonRpcResponse> {
     if (message === null || typeof message !== 'object' || Array.isArray(message)) {
       return errorResponse(null, { code: -32600, message: 'invalid request: not a JSON-RPC request object' });
     }
@@ -133,13 +137,11 @@ export class Dispatcher {
       else throw new InvalidParamsError('non-array args: params must be an array of positional arguments');
       result = await this.call(name, params);
     } catch (err) {
-      if (!hasId) return undefined;
       return errorResponse(
         rid,
         toJsonRpcError(err, (e) => this.onInternalError(e, name)),
       );
     }
-    if (!hasId) return undefined;
     return { jsonrpc: '2.0', id: rid, result: result === undefined ? null : result };
   }
 

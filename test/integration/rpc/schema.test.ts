@@ -223,6 +223,13 @@ test('every served method’s results validate against the execution-apis schema
       t.after(() => server.stop());
       await rpc(url, 'eth_getBalance', ['0x12', 'latest']);
       await rpc(url, 'eth_definitelyNot', []);
+      // a notification gets no answer, but its outcome is counted all the same
+      const silent = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'eth_getBalance', params: ['0x12'] }),
+      });
+      assert.equal(await silent.text(), '');
       const text = await (await fetch(`http://127.0.0.1:${server.address.port}/metrics`)).text();
       const ok = validated.get('eth_getBalance')!;
       /** The value of one series, by its exact label set as prom-client writes it. */
@@ -239,7 +246,7 @@ test('every served method’s results validate against the execution-apis schema
           sample('chaind_rpc_request_duration_seconds_count{chain_id="it-1",method="eth_getBalance"}'),
         ],
         // unknown: eth_definitelyNot and the bundle's methods this node does not serve
-        [String(ok), '1', String(1 + unserved.size), String(ok + 1)],
+        [String(ok), '2', String(1 + unserved.size), String(ok + 2)],
       );
       assert.match(text, /# TYPE chaind_rpc_request_duration_seconds histogram/);
       assert.doesNotMatch(text, /eth_definitelyNot/);
