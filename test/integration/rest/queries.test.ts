@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { AuthReader } from '../../../src/app/auth.ts';
 import type { StakingValidator } from '../../../src/app/genesis.ts';
 import { fromBech32, toAccAddress, toValoperAddress } from '../../../src/crypto/accounts.ts';
-import { DEV_ACCOUNTS } from '../../helpers/node.ts';
+import { DEV_ACCOUNTS, until } from '../../helpers/node.ts';
 import { get, type RestNode, startRestNode } from './helpers.ts';
 
 const PUBKEY = (fill: number) => Buffer.alloc(32, fill).toString('base64');
@@ -260,6 +260,7 @@ test('REST module queries', async (t) => {
   });
 
   await t.test('x-cosmos-block-height: echoed; malformed, future and zero heights', async () => {
+    await until(() => n.node.chain!.latestHeight >= 1);
     const latest = await get(n.url, VALIDATORS);
     const served = Number(latest.headers.get('x-cosmos-block-height'));
     assert.ok(served >= 1, 'the latest height is echoed when no header is sent');
