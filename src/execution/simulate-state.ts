@@ -12,9 +12,9 @@
  * state the source answers synchronously and no call ever reruns.
  */
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
-import type { Account, Address } from '@ethereumjs/util';
+import { Account, type Address } from '@ethereumjs/util';
 import { Bank } from '../app/bank.ts';
-import { Evm, leftPad32 } from '../app/evm.ts';
+import { EMPTY_CODE_HASH, Evm, leftPad32 } from '../app/evm.ts';
 import { evmKeys, STORES } from '../app/store-keys.ts';
 import { toHex } from '../primitives/bytes.ts';
 import { StateOverlay, type StateReader } from '../state/overlay.ts';
@@ -144,11 +144,36 @@ export class SimulationStateManager implements StateManagerInterface {
     return this.source.settle(() => fn(new Evm(this.overlay), new Bank(this.overlay)));
   }
 
+  /**
+   * geth's eth_call lets a contract be the sender (it skips EIP-3607); ethereumjs's runTx refuses a
+   * sender whose code hash is not empty. Its check reads the sender before the EVM starts, so while
+   * hidden (until the first message, see Simulation.run) the sender reads as code-less, and its
+   * account writes keep its code.
+   */
+  hideCodeOf(address: Uint8Array | undefined): void {
+    this.hiddenCode = address ? toHex(address) : undefined;
+  }
+  private hiddenCode: string | undefined;
+
+  private hides(a: Address): boolean {
+    return this.hiddenCode !== undefined && toHex(a.bytes) === this.hiddenCode;
+  }
+
   getAccount(a: Address): Promise<Account | undefined> {
-    return this.source.settle(() => this.inner.getAccount(a));
+    return this.source.settle(async () => {
+      const account = await this.inner.getAccount(a);
+      if (!account || !this.hides(a)) return account;
+      return new Account(account.nonce, account.balance, account.storageRoot, EMPTY_CODE_HASH);
+    });
   }
   putAccount(a: Address, account?: Account): Promise<void> {
-    return this.source.settle(() => this.inner.putAccount(a, account));
+    return this.source.settle(() => {
+      if (account && this.hides(a)) {
+        const codeHash = new Evm(this.overlay).codeHash(a.bytes);
+        account = new Account(account.nonce, account.balance, account.storageRoot, codeHash);
+      }
+      return this.inner.putAccount(a, account);
+    });
   }
   deleteAccount(a: Address): Promise<void> {
     return this.source.settle(() => this.inner.deleteAccount(a));

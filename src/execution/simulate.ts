@@ -225,6 +225,10 @@ export class Simulation {
       blockchain: blockchain as never,
       evmOpts: { customOpcodes: deadlineOpcodes(o.common, deadline) },
     });
+    // the first message starts the EVM: the sender's EIP-3607 check is behind (see hideCodeOf)
+    const events = vm.evm.events;
+    if (!events) throw new ChainError('UNSUPPORTED', 'the EVM has no event emitter');
+    events.on('beforeMessage', () => state.hideCodeOf(undefined));
     return new Simulation(o, vm, state, deadline);
   }
 
@@ -282,6 +286,7 @@ export class Simulation {
     }
     const block = this.buildBlock(fees.gasPrice === 0n ? 0n : this.env.baseFee);
     await this.state.checkpoint();
+    this.state.hideCodeOf(from);
     try {
       const res = await runTx(this.vm, {
         tx,
@@ -309,6 +314,7 @@ export class Simulation {
       if (err instanceof ChainError) throw err;
       throw new SimulationError('invalid', errorMessage(err));
     } finally {
+      this.state.hideCodeOf(undefined);
       await this.state.revert();
     }
   }

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Interface, parseEther } from 'ethers';
+import { Interface, keccak256, parseEther } from 'ethers';
 import { FEE_COLLECTOR_ADDRESS } from '../../../src/app/evm.ts';
 import { createChainCommon } from '../../../src/execution/chain-config.ts';
 import { estimateGas } from '../../../src/execution/simulate-estimate.ts';
@@ -121,4 +121,24 @@ test('the deadline aborts a spinning call, in geth wording', async () => {
   assert.ok(performance.now() - t0 < 1000);
   assert.equal(new SimulationTimeoutError(60_000).message, 'execution aborted (timeout = 1m0s)');
   assert.equal(new SimulationTimeoutError(1_500).message, 'execution aborted (timeout = 1.5s)');
+});
+
+test('a contract may be the sender (geth skips EIP-3607 for calls); inside the EVM it keeps its code', async () => {
+  const { sync } = sources();
+  const caller = new Uint8Array(20).fill(0x55);
+  const callerCode = bytes('6001600055');
+  // returns EXTCODEHASH(CALLER)
+  const sim = await create(sync, [
+    { address: caller, code: callerCode },
+    { address: PROBE, code: bytes('333f600052' + '60206000f3') },
+  ]);
+  for (let i = 0; i < 2; i++) {
+    const r = await sim.run({ from: caller, to: PROBE }, 100_000n);
+    assert.equal(r.status, 'success');
+    assert.equal(
+      '0x' + Buffer.from(r.status === 'success' ? r.returnData : []).toString('hex'),
+      keccak256(callerCode),
+    );
+  }
+  assert.equal(await sim.codeSize(caller), callerCode.length);
 });
