@@ -7,6 +7,7 @@
  * Setup: `chaind dev` produces `blocks` blocks while one ERC20 transfer is mined after another (so
  * Transfer logs are spread over the whole range), then the node is restarted with empty blocks off so
  * that block production does not compete with the measured reads.
+ * eth_call is ERC20 balanceOf at latest.
  * Figures, per method: <name>_req_per_s and <name>_p99_ms (labels: concurrency, and what was read).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -194,6 +195,22 @@ try {
     {
       distinct_txs: txHashes.length,
     },
+  );
+  // ERC20 balanceOf of holders that received a transfer (one storage read each, different slots)
+  await load(
+    url,
+    'eth_call_balanceOf',
+    (i) =>
+      rpcBody('eth_call', [
+        {
+          to: tokenAddress,
+          data: token.encodeFunctionData('balanceOf', [
+            '0x' + ((i % txHashes.length) + 1).toString(16).padStart(40, '0'),
+          ]),
+        },
+        'latest',
+      ]),
+    { holders: txHashes.length },
   );
   for (const range of [100, 2000]) {
     const filter = { fromBlock: hex(latest - range + 1), toBlock: hex(latest), address: tokenAddress };

@@ -45,12 +45,14 @@ export class StateOverrideError extends ChainError {
   }
 }
 
-/** Thrown by a read the source cannot answer synchronously; carries the pending load. */
-class StateMiss extends Error {
+/**
+ * Thrown by a read the source cannot answer synchronously; carries the pending load. Not an Error:
+ * it never escapes `settle`, and capturing a stack per miss is most of a historical call's cost.
+ */
+class StateMiss {
   readonly id: string;
   readonly pending: Promise<Uint8Array | undefined>;
   constructor(id: string, pending: Promise<Uint8Array | undefined>) {
-    super('state miss');
     this.id = id;
     this.pending = pending;
   }

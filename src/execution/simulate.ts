@@ -15,7 +15,7 @@
  */
 import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { getOpcodesForHF, paramsEVM, type EVMOpts } from '@ethereumjs/evm';
+import type { EVMOpts } from '@ethereumjs/evm';
 import { createAccessList2930Tx, createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { Address } from '@ethereumjs/util';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
@@ -23,6 +23,7 @@ import { toChecksumAddress } from '../crypto/accounts.ts';
 import { toHex } from '../primitives/bytes.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
 import type { BlockEnv } from './block-executor.ts';
+import { dropHardforkListeners, simulationCommon, stockHandlers } from './simulate-common.ts';
 import { type AccountOverride, SimulationStateManager, type StateSource } from './simulate-state.ts';
 
 export type { AccountOverride, StateSource } from './simulate-state.ts';
@@ -140,9 +141,7 @@ class Deadline {
 
 /** JUMP and JUMPI with the deadline check in front of the stock handlers. */
 function deadlineOpcodes(common: Common, deadline: Deadline): CustomOpcode[] {
-  // the EVM merges its gas parameters into the Common it is given; the stock table needs them first
-  common.updateParams(paramsEVM);
-  const { handlers } = getOpcodesForHF(common);
+  const handlers = stockHandlers(common);
   return [
     [0x56, 'JUMP', 'jumpGas'],
     [0x57, 'JUMPI', 'jumpiGas'],
@@ -190,7 +189,7 @@ export class Simulation {
   private readonly deadline: Deadline;
 
   private constructor(o: SimulationOptions, vm: VM, state: SimulationStateManager, deadline: Deadline) {
-    this.common = o.common;
+    this.common = simulationCommon(o.common);
     this.gasCap = o.gasCap;
     this.vm = vm;
     this.state = state;
@@ -219,12 +218,14 @@ export class Simulation {
         return this;
       },
     };
+    const common = simulationCommon(o.common);
     const vm = await createVM({
-      common: o.common,
+      common,
       stateManager: state,
       blockchain: blockchain as never,
-      evmOpts: { customOpcodes: deadlineOpcodes(o.common, deadline) },
+      evmOpts: { customOpcodes: deadlineOpcodes(common, deadline) },
     });
+    dropHardforkListeners(common);
     // the first message starts the EVM: the sender's EIP-3607 check is behind (see hideCodeOf)
     const events = vm.evm.events;
     if (!events) throw new ChainError('UNSUPPORTED', 'the EVM has no event emitter');
