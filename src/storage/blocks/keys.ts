@@ -84,6 +84,7 @@ export function decodeLocation(b: Uint8Array): {
   const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const height = Number(dv.getBigUint64(0));
   const index = dv.getUint32(8);
+  if (b.length === 16) return { height, index, evmIndex: dv.getUint32(12) };
   if (b.length < 48) return { height, index };
   return { height, index, evmIndex: dv.getUint32(12), blockHash: b.subarray(16, 48) };
 }

@@ -268,7 +268,12 @@ export class BlockStore {
   txLocationByEvmHash(hash: Uint8Array): EvmTxLocation | undefined {
     this.assertOpen();
     const v = this.kv.getSync(hashKey(P_EVM_TX, hash));
-    return v ? (decodeLocation(v) as EvmTxLocation) : undefined;
+    if (!v) return undefined;
+    const loc = decodeLocation(v);
+    // Entries written before the block hash joined the value (12 + 4 bytes) look it up instead.
+    const blockHash = loc.blockHash ?? this.blockHashByHeight(loc.height);
+    if (loc.evmIndex === undefined || !blockHash) return undefined;
+    return { height: loc.height, index: loc.index, evmIndex: loc.evmIndex, blockHash };
   }
 
   /** Location of any tx of a block by its SHA-256 (Tendermint hash), Cosmos or wrapped EVM. */

@@ -9,6 +9,7 @@ import {
   scanReceiptLogs,
 } from '../../../../src/storage/blocks/receipt-codec.ts';
 import { CorruptRecordError } from '../../../../src/storage/blocks/errors.ts';
+import { decodeLocation, encodeLocation } from '../../../../src/storage/blocks/keys.ts';
 import { GO_ZERO_TIME, BlockIdFlag } from '../../../../src/codec/index.ts';
 import type { Log, Receipt } from '../../../../src/storage/blocks/types.ts';
 import { filled, makeBlock, pools, prng } from './fixtures.ts';
@@ -90,4 +91,19 @@ test('damaged or unknown-version records are CorruptRecordError, never garbage',
     assert.throws(() => decode(Uint8Array.of(...rec, 0)), CorruptRecordError);
     assert.throws(() => decode(Uint8Array.of(2, ...rec.subarray(1))), /unknown .*version 2/);
   }
+});
+
+test('tx locations: Cosmos (12 bytes), EVM with block hash (48), and the earlier 16-byte EVM form', () => {
+  const hash = filled(32, 5);
+  assert.deepEqual(decodeLocation(encodeLocation(7, 3)), { height: 7, index: 3 });
+  assert.deepEqual(decodeLocation(encodeLocation(2 ** 40, 9, { evmIndex: 4, blockHash: hash })), {
+    height: 2 ** 40,
+    index: 9,
+    evmIndex: 4,
+    blockHash: hash,
+  });
+  const legacy = new Uint8Array(16);
+  legacy.set(encodeLocation(7, 3));
+  legacy[15] = 2;
+  assert.deepEqual(decodeLocation(legacy), { height: 7, index: 3, evmIndex: 2 });
 });
