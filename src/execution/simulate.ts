@@ -66,7 +66,7 @@ export interface SimulationOptions {
   state: StateSource;
   /** Gas of a call without `gas`, and the most any call or estimate may use (geth's RPCGasCap). */
   gasCap: bigint;
-  /** Wall-clock budget of the whole request (every run of an estimate included), in ms. */
+  /** Wall-clock budget of the whole request (every run of an estimate included), in ms; 0: none. */
   timeoutMs: number;
   stateOverrides?: readonly AccountOverride[];
   blockOverrides?: BlockOverrides;
@@ -123,7 +123,8 @@ class Deadline {
   private jumps = 0;
   constructor(ms: number) {
     this.ms = ms;
-    this.at = performance.now() + ms;
+    // 0 = no limit, as geth's RPCEVMTimeout
+    this.at = ms > 0 ? performance.now() + ms : Infinity;
   }
   check(): void {
     if (performance.now() > this.at) throw new SimulationTimeoutError(this.ms);
@@ -187,6 +188,8 @@ export class Simulation {
   private readonly vm: VM;
   readonly state: SimulationStateManager;
   private readonly deadline: Deadline;
+  /** PREVRANDAO of the block (zero: this chain has no beacon randomness) unless overridden */
+  private readonly prevRandao: Uint8Array;
 
   private constructor(o: SimulationOptions, vm: VM, state: SimulationStateManager, deadline: Deadline) {
     this.common = simulationCommon(o.common);
@@ -205,7 +208,6 @@ export class Simulation {
     };
     this.prevRandao = b.prevRandao ?? new Uint8Array(32);
   }
-  private readonly prevRandao: Uint8Array;
 
   static async create(o: SimulationOptions): Promise<Simulation> {
     const deadline = new Deadline(o.timeoutMs);

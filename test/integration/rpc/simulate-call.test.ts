@@ -232,7 +232,7 @@ test('eth_call', async (t) => {
     // the node keeps answering while the call spins
     assert.match(await result(url, 'eth_blockNumber'), /^0x/);
     assert.deepEqual(await pending, { code: -32000, message: 'execution aborted (timeout = 300ms)' });
-    assert.ok(Date.now() - started < 3000);
+    assert.ok(Date.now() - started < 5000); // far below the 10M-gas spin's own length under load
   });
 
   await t.test('parameter errors are -32602 naming the argument', async () => {

@@ -119,6 +119,10 @@ test('the deadline aborts a spinning call, in geth wording', async () => {
     return true;
   });
   assert.ok(performance.now() - t0 < 1000);
+  // 0 is no limit (geth): the spin ends by running out of gas
+  const unlimited = await create(sync, [{ address: PROBE, code: bytes('5b600056') }], 0);
+  const r = await unlimited.run({ to: PROBE }, 100_000n);
+  assert.deepEqual([r.status, r.status === 'failure' && r.error], ['failure', 'out of gas']);
   assert.equal(new SimulationTimeoutError(60_000).message, 'execution aborted (timeout = 1m0s)');
   assert.equal(new SimulationTimeoutError(1_500).message, 'execution aborted (timeout = 1.5s)');
 });
