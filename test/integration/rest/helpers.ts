@@ -32,11 +32,12 @@ function addStakingValidators(home: string, extra: StakingValidator[]): StakingV
 export async function startRestNode(
   t: { after(fn: () => unknown): void },
   extraValidators: StakingValidator[] = [],
+  flags: Record<string, string> = {},
 ): Promise<RestNode> {
   const home = makeHome(t);
   const genesisValidators = addStakingValidators(home, extraValidators);
   const logs: LogRecord[] = [];
-  const node = await startNode(home, {}, memoryLogger(logs));
+  const node = await startNode(home, flags, memoryLogger(logs));
   t.after(() => node.stop());
   const rest = operationalHandles(node)?.rest;
   if (!rest) throw new Error('the node did not start its REST API');
