@@ -26,11 +26,16 @@ const HTTP_STATUS: Record<GrpcCode, number> = {
   13: 500,
 };
 
+const CODE_NAME = Object.fromEntries(Object.entries(GrpcCode).map(([name, code]) => [code, name])) as Record<
+  GrpcCode,
+  string
+>;
+
 export class RestError extends ChainError {
   readonly grpcCode: GrpcCode;
   readonly httpStatus: number;
   constructor(grpcCode: GrpcCode, message: string, httpStatus = HTTP_STATUS[grpcCode]) {
-    super('REST_' + grpcCode, message);
+    super(`REST_${CODE_NAME[grpcCode]}`, message);
     this.grpcCode = grpcCode;
     this.httpStatus = httpStatus;
   }
