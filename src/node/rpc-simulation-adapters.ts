@@ -96,8 +96,13 @@ export class NodeSimulation implements SimulationBackend {
     return sim.run(msg, sim.callGas(msg));
   }
 
-  async estimateGas(height: number, call: CallObject, stateOverrides?: AccountOverride[]) {
-    return estimateGas(await this.simulation(height, call, stateOverrides), call);
+  async estimateGas(
+    height: number,
+    call: CallObject,
+    stateOverrides?: AccountOverride[],
+    blockOverrides?: BlockOverrides,
+  ) {
+    return estimateGas(await this.simulation(height, call, stateOverrides, blockOverrides), call);
   }
 
   async createAccessList(height: number, call: CallObject) {

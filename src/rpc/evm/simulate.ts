@@ -47,7 +47,12 @@ export interface SimulationBackend {
     stateOverrides?: AccountOverride[],
     blockOverrides?: BlockOverrides,
   ): Promise<CallResult>;
-  estimateGas(height: number, call: CallObject, stateOverrides?: AccountOverride[]): Promise<EstimateResult>;
+  estimateGas(
+    height: number,
+    call: CallObject,
+    stateOverrides?: AccountOverride[],
+    blockOverrides?: BlockOverrides,
+  ): Promise<EstimateResult>;
   createAccessList(height: number, call: CallObject): Promise<AccessListResult>;
 }
 
@@ -133,10 +138,11 @@ export function simulateMethods(sim: SimulationBackend, resolve: Resolver): Meth
         return data((r as { returnData: Uint8Array }).returnData);
       },
     ),
+    // geth (1.14.9+) takes block overrides here too
     eth_estimateGas: method(
-      [callObject, optional(p.blockRef), optional(stateOverrides)],
-      async (call, ref, state) => {
-        const r = await sim.estimateGas(resolve.state(ref ?? LATEST), call, state);
+      [callObject, optional(p.blockRef), optional(stateOverrides), optional(blockOverrides)],
+      async (call, ref, state, block) => {
+        const r = await sim.estimateGas(resolve.state(ref ?? LATEST), call, state, block);
         outcome(r);
         return quantity((r as { gas: bigint }).gas);
       },

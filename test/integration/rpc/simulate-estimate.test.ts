@@ -107,9 +107,19 @@ test('eth_estimateGas, eth_createAccessList and the clients that use them', asyn
       ]),
       { code: 3, message: 'execution reverted', data: '0x0102' },
     );
-    assert.deepEqual(await error(url, 'eth_estimateGas', [{ to: b }, 'latest', {}, {}]), {
+    // a block gas limit override bounds the search like the block's own limit
+    assert.deepEqual(
+      await error(url, 'eth_estimateGas', [
+        { to: PROBE },
+        'latest',
+        { [PROBE]: { code: SPIN } },
+        { gasLimit: hex(50_000) },
+      ]),
+      { code: -32000, message: 'gas required exceeds allowance (50000)' },
+    );
+    assert.deepEqual(await error(url, 'eth_estimateGas', [{ to: b }, 'latest', {}, {}, 1]), {
       code: -32602,
-      message: 'too many arguments, want at most 3',
+      message: 'too many arguments, want at most 4',
     });
   });
 

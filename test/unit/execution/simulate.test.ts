@@ -146,3 +146,26 @@ test('a contract may be the sender (geth skips EIP-3607 for calls); inside the E
   }
   assert.equal(await sim.codeSize(caller), callerCode.length);
 });
+
+test('block overrides reach the EVM: PREVRANDAO, NUMBER, TIMESTAMP', async () => {
+  const { sync } = sources();
+  // returns PREVRANDAO ‖ NUMBER ‖ TIMESTAMP
+  const probe = bytes('44600052' + '43602052' + '42604052' + '60606000f3');
+  const randao = new Uint8Array(32).fill(0xab);
+  const sim = await Simulation.create({
+    common,
+    env,
+    state: sync,
+    gasCap: 1_000_000n,
+    timeoutMs: 10_000,
+    stateOverrides: [{ address: PROBE, code: probe }],
+    blockOverrides: { prevRandao: randao, number: 77n, time: 1234n },
+  });
+  const r = await sim.run({ to: PROBE }, 100_000n);
+  assert.equal(r.status, 'success');
+  const out = Buffer.from(r.status === 'success' ? r.returnData : []).toString('hex');
+  assert.equal(
+    out,
+    'ab'.repeat(32) + (77).toString(16).padStart(64, '0') + (1234).toString(16).padStart(64, '0'),
+  );
+});
