@@ -83,17 +83,26 @@ export class JsonRpcWsServer {
     this.o.logger.info({ address: this.url }, 'JSON-RPC WebSocket server listening');
   }
 
-  /** Closes every connection (1001 going away) and stops listening. */
+  /**
+   * Closes every connection (1001 going away; cut after 2 s if the client does not answer the close)
+   * and stops listening; resolves when all connections are gone.
+   */
   async stop(): Promise<void> {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
-    for (const c of server.clients) c.close(1001, 'server shutting down');
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const clients = [...server.clients];
+    const gone = clients.map(
+      (c) =>
+        new Promise<void>((resolve) =>
+          c.readyState === WebSocket.CLOSED ? resolve() : c.once('close', () => resolve()),
+        ),
+    );
+    for (const c of clients) c.close(1001, 'server shutting down');
     const timer = setTimeout(() => {
-      for (const c of server.clients) c.terminate();
+      for (const c of clients) c.terminate();
     }, 2_000);
-    await closed;
+    await Promise.all([...gone, new Promise<void>((resolve) => server.close(() => resolve()))]);
     clearTimeout(timer);
   }
 
