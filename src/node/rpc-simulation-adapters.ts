@@ -126,9 +126,10 @@ export class NodeProofs implements ProofReader {
         out.push({ value: p.value, proofOps: p.proofOps });
       } catch (err) {
         if (err instanceof ChainError && err.code === 'SC_VERSION_UNAVAILABLE') {
+          // heights, not SC versions (version = height + 1), in what the caller reads
           throw new ChainError(
             'PROOF_HEIGHT_UNAVAILABLE',
-            `proofs at height ${height} are not available: State Commit no longer holds that state (${err.message})`,
+            `proofs at height ${height} are not available: State Commit no longer holds that state; it keeps the most recent heights and rebuilds older ones only from its snapshots, the oldest of which is at height ${this.sc.oldestVersion() - 1}`,
           );
         }
         throw err;

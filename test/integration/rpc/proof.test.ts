@@ -168,6 +168,25 @@ test('eth_getProof on an iavl chain: values and ICS23 proofs against the app has
   });
 });
 
+test('eth_getProof at a height State Commit can no longer rebuild: -32000 naming the oldest', async (t) => {
+  // a snapshot every 5 blocks, none kept beyond the newest: old heights cannot be rebuilt
+  const node = await startNode(makeHome(t, 'iavl'), {
+    'evm.http_port': '0',
+    'state-commit.sc-snapshot-interval': '5',
+    'state-commit.sc-keep-recent': '0',
+  });
+  t.after(() => node.stop());
+  await until(() => node.chain!.latestHeight > 40);
+  const e = await error(node.rpc!.url, 'eth_getProof', [wallets[0].address, ['0x0'], '0x1']);
+  assert.equal(e.code, -32000);
+  assert.match(
+    e.message,
+    /^proofs at height 1 are not available: State Commit no longer holds that state; it keeps the most recent heights and rebuilds older ones only from its snapshots, the oldest of which is at height \d+$/,
+  );
+  const oldest = Number(/height (\d+)$/.exec(e.message)![1]);
+  assert.ok(oldest > 30);
+});
+
 test('eth_getProof on a flatkv chain: -32000 naming state_commitment', async (t) => {
   const { url } = await rpcNode(t);
   const e = await error(url, 'eth_getProof', [wallets[0].address, ['0x0'], 'latest']);
