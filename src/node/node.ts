@@ -30,7 +30,7 @@ import { Registry } from 'prom-client';
 import { EvmRpc } from './rpc-filter-adapters.ts';
 import type { JsonRpcHttpServer } from '../rpc/server/http.ts';
 import type { JsonRpcWsServer } from '../rpc/server/ws.ts';
-import { restApiService } from './operational-services.ts';
+import { operationalServices, restApiService } from './operational-services.ts';
 
 export interface NodeOptions {
   home: string;
@@ -94,6 +94,7 @@ export class ChainNode {
       this.producerService(),
       this.rpcService(),
       this.wsService(),
+      ...operationalServices(this.opts, this, this.metricsRegistry),
       restApiService(this.opts, this),
     ]);
     this.log.info({ data_dir: this.dataDir, height: this.chain!.latestHeight }, 'node started');

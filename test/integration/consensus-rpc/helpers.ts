@@ -1,14 +1,13 @@
 /**
  * An in-process node with the consensus RPC and metrics on free ports, and small HTTP helpers.
- * The operational services are started here, from `operationalServices`, on top of the node.
+ * The node starts the operational services itself; their bound addresses come from its handles.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseGenesis } from '../../../src/app/genesis.ts';
 import { loadConfig } from '../../../src/config/load.ts';
-import { Lifecycle } from '../../../src/node/lifecycle.ts';
 import { ChainNode, type NodeOptions } from '../../../src/node/node.ts';
-import { operationalHandles, operationalServices } from '../../../src/node/operational-services.ts';
+import { operationalHandles } from '../../../src/node/operational-services.ts';
 import { type LogRecord, memoryLogger } from '../../../src/util/logger.ts';
 import { makeHome, until } from '../../helpers/node.ts';
 
@@ -46,12 +45,7 @@ export async function startRpcNode(
   const opts: NodeOptions = { home, config, genesis, logger: memoryLogger(logs) };
   const node = new ChainNode(opts);
   await node.start();
-  const services = new Lifecycle(opts.logger);
-  t.after(async () => {
-    await services.stop();
-    await node.stop();
-  });
-  await services.start(operationalServices(opts, node));
+  t.after(() => node.stop());
   const h = operationalHandles(node)!;
   return {
     node,
