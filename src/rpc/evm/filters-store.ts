@@ -67,6 +67,8 @@ export class FilterStore {
   private readonly events: ChainEvents;
   private readonly now: () => number;
   private unsubscribePending: (() => void) | undefined;
+  /** The pending-tx filters, which the mempool listener feeds (without walking every filter). */
+  private readonly pendingFilters = new Set<Extract<Filter, { kind: 'pending' }>>();
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(events: ChainEvents, options: FilterOptions, now: () => number = Date.now) {
@@ -87,7 +89,10 @@ export class FilterStore {
     // Expired filters do not count against the limit (the periodic sweep may not have run yet).
     if (this.filters.size >= this.o.maxFilters) this.sweep();
     if (this.filters.size >= this.o.maxFilters) throw new TooManyFiltersError(this.o.maxFilters);
-    if (filter.kind === 'pending') this.listenPending();
+    if (filter.kind === 'pending') {
+      this.pendingFilters.add(filter);
+      this.listenPending();
+    }
     filter.lastUsed = this.now();
     let id = newId();
     while (this.filters.has(id)) id = newId();
@@ -123,6 +128,7 @@ export class FilterStore {
     this.unsubscribePending?.();
     this.unsubscribePending = undefined;
     this.filters.clear();
+    this.pendingFilters.clear();
   }
 
   private expired(f: Filter, now: number): boolean {
@@ -137,7 +143,7 @@ export class FilterStore {
   private remove(id: string): void {
     const f = this.filters.get(id);
     this.filters.delete(id);
-    if (f?.kind === 'pending' && ![...this.filters.values()].some((x) => x.kind === 'pending')) {
+    if (f?.kind === 'pending' && this.pendingFilters.delete(f) && this.pendingFilters.size === 0) {
       this.unsubscribePending?.();
       this.unsubscribePending = undefined;
     }
@@ -147,8 +153,7 @@ export class FilterStore {
   private listenPending(): void {
     if (this.unsubscribePending) return;
     this.unsubscribePending = this.events.onPendingTx((tx) => {
-      for (const f of this.filters.values()) {
-        if (f.kind !== 'pending') continue;
+      for (const f of this.pendingFilters) {
         f.hashes.push(tx.hash);
         if (f.hashes.length > this.o.maxPendingHashes) f.hashes.shift();
       }

@@ -124,15 +124,21 @@ test('JSON-RPC over WebSocket: methods, subscriptions, limits', async (t) => {
   });
 
   await t.test('newHeads: each committed block once, in order, as geth’s header object', async () => {
+    const before = chain.latestHeight;
     const id = await ws.result('eth_subscribe', ['newHeads']);
     assert.match(id, /^0x[1-9a-f][0-9a-f]{0,31}$/);
-    const start = chain.latestHeight;
+    const after = chain.latestHeight;
     await until(() => ws.of(id).length >= 4);
     await producer.stop();
     await until(() => ws.of(id).at(-1) && Number(ws.of(id).at(-1).number) === chain.latestHeight);
     const heads = ws.of(id);
     const first = Number(heads[0].number);
-    assert.ok(first === start + 1 || first === start + 2, `first head ${first} after ${start}`);
+    // the first head is the first block the hub reports after the subscription was made (the hub may
+    // still be reporting the block committed just before it)
+    assert.ok(
+      first >= before && first <= after + 1,
+      `first head ${first}, subscribed between ${before} and ${after}`,
+    );
     assert.deepEqual(
       heads.map((h) => Number(h.number)),
       heads.map((_, i) => first + i),
