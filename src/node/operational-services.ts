@@ -97,7 +97,9 @@ export function restApiService(opts: NodeOptions, node: ChainNode): Service {
     start: async () => {
       if (!api.enable) return;
       const { host, port } = listenAddress(api.address, 'api.address', 'app.toml');
-      server = new RestServer(restDeps(deps(), opts.config.config.rpc.laddr), {
+      // The consensus RPC's bound address once it listens (port 0 picks one), else the configured one.
+      const rpcAddress = () => handles.get(node)?.consensusRpc?.url ?? opts.config.config.rpc.laddr;
+      server = new RestServer(restDeps(deps(), rpcAddress), {
         host,
         port,
         maxBodyBytes: restMaxBody(opts),

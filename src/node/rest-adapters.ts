@@ -25,7 +25,7 @@ function restErrorOf(e: QueryError): RestError {
   return new RestError(code, m ? m[1] : e.message);
 }
 
-export function restDeps(c: ConsensusRpcDeps, rpcAddress: string): RestDeps {
+export function restDeps(c: ConsensusRpcDeps, rpcAddress: () => string): RestDeps {
   return {
     identity: { ...c.identity, rpcAddress },
     chain: c.chain,

@@ -85,7 +85,7 @@ export function nodeInfoJson(id: RestNodeIdentity): Json {
       // The reactor channels CometBFT advertises (blocksync, consensus, mempool, evidence, statesync).
       channels: base64(Uint8Array.from([0x40, 0x20, 0x21, 0x22, 0x23, 0x30, 0x38, 0x60, 0x61, 0x00])),
       moniker: id.moniker,
-      other: { tx_index: 'on', rpc_address: id.rpcAddress },
+      other: { tx_index: 'on', rpc_address: id.rpcAddress() },
     },
     application_version: {
       name: CLIENT_NAME,

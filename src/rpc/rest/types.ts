@@ -65,8 +65,8 @@ export interface RestNodeIdentity {
   /** The CometBFT version the node's consensus RPC follows. */
   version: string;
   appVersion: string;
-  /** The consensus RPC address (`[rpc] laddr`), reported in `other.rpc_address`. */
-  rpcAddress: string;
+  /** The consensus RPC address (bound, else `[rpc] laddr`), reported in `other.rpc_address`. */
+  rpcAddress(): string;
 }
 
 export interface RestDeps {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { toBech32 } from '../../../src/crypto/accounts.ts';
 import { ed25519FromJson, nodeIdOf } from '../../../src/crypto/node-keys.ts';
+import { operationalHandles } from '../../../src/node/operational-services.ts';
 import { until } from '../../helpers/node.ts';
 import { get, post, startRestNode } from './helpers.ts';
 
@@ -25,6 +26,8 @@ test('REST tendermint service and routing', async (t) => {
       JSON.parse(readFileSync(join(n.home, 'config', 'node_key.json'), 'utf8')),
       'node_key.json',
     );
+    // The consensus RPC's bound address when the node runs it, else the configured default.
+    const rpcAddress = operationalHandles(n.node)?.consensusRpc?.url ?? 'tcp://127.0.0.1:26657';
     const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
     assert.deepEqual(r.body, {
       default_node_info: {
@@ -35,7 +38,7 @@ test('REST tendermint service and routing', async (t) => {
         version: '0.38.17',
         channels: 'QCAhIiMwOGBhAA==',
         moniker: 'it',
-        other: { tx_index: 'on', rpc_address: 'tcp://127.0.0.1:26657' },
+        other: { tx_index: 'on', rpc_address: rpcAddress },
       },
       application_version: {
         name: 'chaind',
