@@ -15,23 +15,34 @@
  */
 import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { EVMOpts } from '@ethereumjs/evm';
-import { createAccessList2930Tx, createFeeMarket1559Tx } from '@ethereumjs/tx';
-import { Address } from '@ethereumjs/util';
+import { createAccessList2930Tx, createEOACode7702Tx, createFeeMarket1559Tx } from '@ethereumjs/tx';
+import { Address, bigIntToUnpaddedBytes } from '@ethereumjs/util';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
 import { toChecksumAddress } from '../crypto/accounts.ts';
 import { toHex } from '../primitives/bytes.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
 import type { BlockEnv } from './block-executor.ts';
-import { dropHardforkListeners, simulationCommon, stockHandlers } from './simulate-common.ts';
+import { dropHardforkListeners, simulationCommon } from './simulate-common.ts';
+import { Deadline, deadlineOpcodes } from './simulate-deadline.ts';
 import { type AccountOverride, SimulationStateManager, type StateSource } from './simulate-state.ts';
 
 export type { AccountOverride, StateSource } from './simulate-state.ts';
 export { StateOverrideError } from './simulate-state.ts';
+export { SimulationTimeoutError } from './simulate-deadline.ts';
 
 export interface AccessListItem {
   address: Uint8Array;
   storageKeys: Uint8Array[];
+}
+
+/** A signed EIP-7702 authorization (geth's SetCodeAuthorization). */
+export interface Authorization {
+  chainId: bigint;
+  address: Uint8Array;
+  nonce: bigint;
+  yParity: bigint;
+  r: bigint;
+  s: bigint;
 }
 
 /** A call as eth_call receives it (decoded); absent fields take geth's defaults. */
@@ -46,6 +57,8 @@ export interface CallMessage {
   data?: Uint8Array;
   nonce?: bigint;
   accessList?: AccessListItem[];
+  /** non-empty: the call runs as a set-code (type 4) transaction */
+  authorizationList?: Authorization[];
 }
 
 /** geth's block overrides (eth_call's fourth parameter). */
@@ -83,12 +96,6 @@ export class SimulationError extends ChainError {
   }
 }
 
-export class SimulationTimeoutError extends ChainError {
-  constructor(timeoutMs: number) {
-    super('SIMULATION_TIMEOUT', `execution aborted (timeout = ${goDuration(timeoutMs)})`);
-  }
-}
-
 export type RunResult =
   | {
       status: 'success';
@@ -102,63 +109,6 @@ export type RunResult =
   | { status: 'failure'; error: string; gasUsed: bigint; accessList?: AccessListItem[] };
 
 const ZERO_ADDRESS = new Uint8Array(20);
-
-type CustomOpcode = NonNullable<EVMOpts['customOpcodes']>[number];
-type OpHandler = Extract<CustomOpcode, { logicFunction: unknown }>['logicFunction'];
-
-/** Go's time.Duration formatting of whole milliseconds ("5s", "1m0s", "500ms"), as geth prints it. */
-function goDuration(ms: number): string {
-  if (ms < 1000) return `${ms}ms`;
-  const h = Math.floor(ms / 3_600_000);
-  const m = Math.floor((ms % 3_600_000) / 60_000);
-  const s = (ms % 60_000) / 1000;
-  return (h ? `${h}h${m}m` : m ? `${m}m` : '') + `${s}s`;
-}
-
-/** The request's time budget; `tick` runs on every jump. */
-class Deadline {
-  private readonly at: number;
-  private readonly ms: number;
-  private lastYield = performance.now();
-  private jumps = 0;
-  constructor(ms: number) {
-    this.ms = ms;
-    // 0 = no limit, as geth's RPCEVMTimeout
-    this.at = ms > 0 ? performance.now() + ms : Infinity;
-  }
-  check(): void {
-    if (performance.now() > this.at) throw new SimulationTimeoutError(this.ms);
-  }
-  async tick(): Promise<void> {
-    if ((++this.jumps & 1023) !== 0) return;
-    const now = performance.now();
-    if (now > this.at) throw new SimulationTimeoutError(this.ms);
-    if (now - this.lastYield > 8) {
-      await new Promise((r) => setImmediate(r));
-      this.lastYield = performance.now();
-    }
-  }
-}
-
-/** JUMP and JUMPI with the deadline check in front of the stock handlers. */
-function deadlineOpcodes(common: Common, deadline: Deadline): CustomOpcode[] {
-  const handlers = stockHandlers(common);
-  return [
-    [0x56, 'JUMP', 'jumpGas'],
-    [0x57, 'JUMPI', 'jumpiGas'],
-  ].map(([opcode, name, gasParam]) => {
-    const stock = handlers.get(opcode as number)!;
-    return {
-      opcode: opcode as number,
-      opcodeName: name as string,
-      baseFee: Number(common.param(gasParam as string)),
-      logicFunction: (async (runState, c) => {
-        await deadline.tick();
-        return stock(runState, c);
-      }) as OpHandler,
-    } satisfies CustomOpcode;
-  });
-}
 
 interface Fees {
   /** What the EVM sees as GASPRICE and what gas is paid at. */
@@ -336,9 +286,28 @@ export class Simulation {
       })) as never,
     };
     const opts = { common: this.common, freeze: false };
-    const tx = fees.legacy
-      ? createAccessList2930Tx({ ...fields, gasPrice: fees.gasPrice }, opts)
-      : createFeeMarket1559Tx({ ...fields, maxFeePerGas: fees.feeCap, maxPriorityFeePerGas: fees.tip }, opts);
+    const market = { maxFeePerGas: fees.feeCap, maxPriorityFeePerGas: fees.tip };
+    const auths = msg.authorizationList ?? [];
+    const tx =
+      auths.length > 0
+        ? createEOACode7702Tx(
+            {
+              ...fields,
+              ...market,
+              authorizationList: auths.map((a) => [
+                bigIntToUnpaddedBytes(a.chainId),
+                a.address,
+                bigIntToUnpaddedBytes(a.nonce),
+                bigIntToUnpaddedBytes(a.yParity),
+                bigIntToUnpaddedBytes(a.r),
+                bigIntToUnpaddedBytes(a.s),
+              ]),
+            },
+            opts,
+          )
+        : fees.legacy
+          ? createAccessList2930Tx({ ...fields, gasPrice: fees.gasPrice }, opts)
+          : createFeeMarket1559Tx({ ...fields, ...market }, opts);
     // Unsigned: the sender is whoever the caller names (geth's eth_call has no signature either).
     const sender = new Address(from);
     tx.getSenderAddress = () => sender;

@@ -11,6 +11,16 @@ export interface AccessListEntry {
   storageKeys: Uint8Array[];
 }
 
+/** A signed EIP-7702 authorization (geth's SetCodeAuthorization). */
+export interface AuthorizationEntry {
+  chainId: bigint;
+  address: Uint8Array;
+  nonce: bigint;
+  yParity: bigint;
+  r: bigint;
+  s: bigint;
+}
+
 export interface CallObject {
   from?: Uint8Array;
   /** absent: a contract creation */
@@ -24,6 +34,8 @@ export interface CallObject {
   data?: Uint8Array;
   nonce?: bigint;
   accessList?: AccessListEntry[];
+  /** non-empty: a set-code (EIP-7702) call */
+  authorizationList?: AuthorizationEntry[];
   chainId?: bigint;
 }
 
@@ -82,12 +94,14 @@ export function parseCallObject(v: unknown): CallObject {
       `maxFeePerGas (${out.maxFeePerGas}) < maxPriorityFeePerGas (${out.maxPriorityFeePerGas})`,
     );
   }
-  // Blob and set-code calls need transaction kinds this simulator does not build: refuse, never ignore.
-  for (const k of ['blobVersionedHashes', 'authorizationList']) {
-    const list = o[k];
-    if (Array.isArray(list) ? list.length > 0 : present(o, k))
-      throw new CodecError(`${k}: not supported by this node's simulation`);
+  if (present(o, 'authorizationList')) {
+    const list = inField('authorizationList', () => parseAuthorizations(o.authorizationList));
+    if (list.length > 0) out.authorizationList = list;
   }
+  // Blob calls need a transaction kind this chain does not accept: refuse, never ignore.
+  const blobs = o.blobVersionedHashes;
+  if (Array.isArray(blobs) ? blobs.length > 0 : present(o, 'blobVersionedHashes'))
+    throw new CodecError('blobVersionedHashes: blob transactions are not supported');
   return out;
 }
 
@@ -101,6 +115,35 @@ function parseAccessList(v: unknown): AccessListEntry[] {
     return {
       address: inField(`[${i}].address`, () => parseAddress(o.address)),
       storageKeys: keys.map((k, j) => inField(`[${i}].storageKeys[${j}]`, () => parseHash(k))),
+    };
+  });
+}
+
+/** r and s as clients send them: a quantity, or 32 bytes with leading zeros (viem pads absent ones). */
+function parseWord(v: unknown): bigint {
+  if (typeof v !== 'string' || !/^0[xX][0-9a-fA-F]{1,64}$/.test(v))
+    throw new CodecError(`invalid hex number ${JSON.stringify(v)}: want at most 32 bytes of hex`);
+  return BigInt(v);
+}
+
+function parseAuthorizations(v: unknown): AuthorizationEntry[] {
+  if (!Array.isArray(v))
+    throw new CodecError(
+      `json: cannot unmarshal ${jsonKind(v)} into Go value of type []types.SetCodeAuthorization`,
+    );
+  return v.map((e, i) => {
+    const o = inField(`[${i}]`, () => expectObject(e, 'types.SetCodeAuthorization'));
+    const f = <T>(k: string, parse: (x: unknown) => T) => inField(`[${i}].${k}`, () => parse(o[k]));
+    return {
+      chainId: f('chainId', (x) => parseQuantity(x, 256)),
+      address: f('address', parseAddress),
+      nonce: f('nonce', (x) => parseQuantity(x, 64)),
+      yParity:
+        o.yParity !== undefined
+          ? f('yParity', (x) => parseQuantity(x, 8))
+          : f('v', (x) => parseQuantity(x, 8)),
+      r: f('r', parseWord),
+      s: f('s', parseWord),
     };
   });
 }

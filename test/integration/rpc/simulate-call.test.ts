@@ -257,6 +257,10 @@ test('eth_call', async (t) => {
         'invalid argument 0: maxFeePerGas (1) < maxPriorityFeePerGas (2)',
       ],
       [
+        [{ to: b, blobVersionedHashes: ['0x01' + '00'.repeat(31)] }],
+        'invalid argument 0: blobVersionedHashes: blob transactions are not supported',
+      ],
+      [
         [{ to: b }, 'latest', { [b]: { balanse: '0x1' } }],
         `invalid argument 2: ${b}: unknown field "balanse" in account override`,
       ],

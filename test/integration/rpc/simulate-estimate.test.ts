@@ -124,6 +124,41 @@ test('eth_estimateGas, eth_createAccessList and the clients that use them', asyn
   });
 
   await t.test(
+    'EIP-7702: an authorization list makes the call a set-code one (eth_call, eth_estimateGas)',
+    async () => {
+      const eoa = wallets[2];
+      const auth = await eoa.authorize({ address: tokenAddress, nonce: 0, chainId: CHAIN_ID });
+      const wire = {
+        chainId: hex(auth.chainId),
+        address: auth.address,
+        nonce: hex(auth.nonce),
+        yParity: hex(auth.signature.yParity),
+        r: auth.signature.r,
+        s: auth.signature.s,
+      };
+      const symbol = { from: b, to: eoa.address, data: token.encodeFunctionData('symbol') };
+      // without it the EOA has no code; with it the token's code runs on the EOA's (empty) storage
+      assert.equal(await call(symbol), '0x');
+      const delegated = { ...symbol, authorizationList: [wire] };
+      assert.equal(await call(delegated), token.encodeFunctionResult('symbol', ['']));
+      const gas = BigInt(await estimate(delegated));
+      assert.ok(gas > 21_000n + 12_500n, `${gas}`);
+      assert.equal(await call({ ...delegated, gas: hex(gas) }), token.encodeFunctionResult('symbol', ['']));
+      assert.equal((await error(url, 'eth_call', [{ ...delegated, gas: hex(gas - 1n) }])).code, -32000);
+      // nothing persisted: the EOA still has no code
+      assert.equal(await result(url, 'eth_getCode', [eoa.address, 'latest']), '0x');
+      assert.deepEqual(
+        await error(url, 'eth_call', [{ ...delegated, authorizationList: [{ ...wire, r: '0x12zz' }] }]),
+        {
+          code: -32602,
+          message:
+            'invalid argument 0: authorizationList: [0].r: invalid hex number "0x12zz": want at most 32 bytes of hex',
+        },
+      );
+    },
+  );
+
+  await t.test(
     'eth_createAccessList: touched slots, gas with the list, error of a failing call',
     async () => {
       const balanceOf = { from: a, to: tokenAddress, data: token.encodeFunctionData('balanceOf', [a]) };
