@@ -4,7 +4,17 @@
  * at or below the last signed position is refused, except re-signing the identical bytes (after a
  * crash), which returns the saved signature.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { equalBytes } from '../primitives/bytes.ts';
 import { ChainError } from '../util/errors.ts';
@@ -35,13 +45,31 @@ export class SignerState {
   readonly path: string;
   private state: StateFile;
 
+  /**
+   * Opens the state file; on a chain that has produced nothing yet a missing file is created at
+   * height 0 (a home whose db_dir was changed after init). Once blocks exist a missing file is an
+   * error: starting over from height 0 could sign a second block at a height already signed.
+   */
+  static open(path: string, chainIsFresh: boolean): SignerState {
+    if (chainIsFresh && !existsSync(path)) {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, JSON.stringify({ height: '0', round: 0, step: 0 }, null, 2) + '\n', {
+        mode: 0o600,
+      });
+    }
+    return new SignerState(path);
+  }
+
   constructor(path: string) {
     this.path = path;
     let parsed: StateFile;
     try {
       parsed = JSON.parse(readFileSync(path, 'utf8'));
     } catch (err) {
-      throw new ChainError('SIGNER_STATE', `${path}: cannot read validator state: ${(err as Error).message}`);
+      throw new ChainError(
+        'SIGNER_STATE',
+        `${path}: cannot read validator state (${(err as Error).message}); it guards against double signing: restore it from the validator's previous data directory`,
+      );
     }
     if (
       !/^\d+$/.test(String(parsed.height)) ||
@@ -61,8 +89,8 @@ export class SignerState {
   get lastSigned(): { signBytes: Uint8Array; signature: Uint8Array } | undefined {
     if (!this.state.signature || !this.state.signbytes) return undefined;
     return {
-      signBytes: Buffer.from(this.state.signbytes, 'hex'),
-      signature: Buffer.from(this.state.signature, 'base64'),
+      signBytes: new Uint8Array(Buffer.from(this.state.signbytes, 'hex')),
+      signature: new Uint8Array(Buffer.from(this.state.signature, 'base64')),
     };
   }
 

@@ -294,7 +294,10 @@ export class ChainNode {
           chainId: this.opts.genesis.chain_id,
           validatorKey: key,
           votingPower: BigInt(validator.power),
-          signer: new SignerState(join(this.dataDir, 'priv_validator_state.json')),
+          signer: SignerState.open(
+            join(this.dataDir, 'priv_validator_state.json'),
+            this.chain!.latestHeight === 0,
+          ),
           timeoutCommitMs: c.timeoutCommit,
           createEmptyBlocks: c.createEmptyBlocks,
           createEmptyBlocksIntervalMs: c.createEmptyBlocksInterval,

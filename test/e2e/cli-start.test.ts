@@ -192,3 +192,13 @@ test('a SIGTERM that arrives while the node is still starting leads to a clean s
   assert.equal(code, 0);
   assert.ok(node.lines.some((l) => JSON.parse(l).msg === 'node stopped'));
 });
+
+test('a db_dir changed after init works on a fresh chain (the validator state file is created there)', async (t) => {
+  const home = initHome(t);
+  edit(home, 'config.toml', (s) => s.replace('db_dir = "data"', 'db_dir = "db"'));
+  const node = new ChaindProcess(['start', '--home', home, '--log_format', 'json']);
+  t.after(() => node.stop('SIGKILL'));
+  await node.waitForLine((l) => l.includes('"committed block"'));
+  assert.equal((await node.stop()).code, 0);
+  assert.equal(JSON.parse(readFileSync(join(home, 'db', 'priv_validator_state.json'), 'utf8')).step, 3);
+});

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { DoubleSignError, SignerState, STEP_PRECOMMIT } from '../../../src/consensus/signer-state.ts';
+
+function stateFile(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'chaind-signer-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'priv_validator_state.json');
+  writeFileSync(path, JSON.stringify({ height: '0', round: 0, step: 0 }));
+  return path;
+}
+
+const sign = (bytes: Uint8Array) => Uint8Array.from([...bytes].reverse());
+const at = (height: number) => ({ height, round: 0, step: STEP_PRECOMMIT });
+
+test('the signed position is persisted before the signature is returned, and never goes back', (t) => {
+  const path = stateFile(t);
+  const s = new SignerState(path);
+  let persistedWhenSigning: string | undefined;
+  const sig = s.sign(at(1), Uint8Array.of(1, 2), (b) => {
+    persistedWhenSigning = readFileSync(path, 'utf8');
+    return sign(b);
+  });
+  assert.deepEqual(sig, Uint8Array.of(2, 1));
+  assert.equal(JSON.parse(persistedWhenSigning!).height, '0', 'signing happens before the write…');
+  const saved = JSON.parse(readFileSync(path, 'utf8'));
+  assert.deepEqual(
+    [saved.height, saved.round, saved.step, saved.signbytes],
+    ['1', 0, 3, '0102'],
+    '…and the write before the return',
+  );
+  assert.throws(() => new SignerState(path).sign(at(0), Uint8Array.of(9), sign), DoubleSignError);
+});
+
+test('re-signing the identical bytes returns the saved signature; different bytes at the same position are refused', (t) => {
+  const path = stateFile(t);
+  new SignerState(path).sign(at(5), Uint8Array.of(5), sign);
+  let called = false;
+  const again = new SignerState(path).sign(at(5), Uint8Array.of(5), (b) => {
+    called = true;
+    return sign(b);
+  });
+  assert.deepEqual(again, Uint8Array.of(5));
+  assert.equal(called, false);
+  assert.throws(
+    () => new SignerState(path).sign(at(5), Uint8Array.of(6), sign),
+    /refusing to sign different data at height 5/,
+  );
+  new SignerState(path).sign(at(6), Uint8Array.of(6), sign);
+});
+
+test('a missing state file is created only for a fresh chain', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'chaind-signer-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  assert.throws(
+    () => SignerState.open(join(dir, 'a', 'priv_validator_state.json'), false),
+    /cannot read validator state .*guards against double signing/,
+  );
+  const s = SignerState.open(join(dir, 'b', 'priv_validator_state.json'), true);
+  assert.deepEqual(s.position, { height: 0, round: 0, step: 0 });
+});
