@@ -2,6 +2,7 @@
  * eth_estimateGas and eth_createAccessList on a Simulation, as geth computes them
  * (eth/gasestimator.Estimate and internal/ethapi.AccessList).
  */
+import { bigIntToUnpaddedBytes, generateAddress } from '@ethereumjs/util';
 import { compareBytes, equalBytes, toHex } from '../primitives/bytes.ts';
 import {
   SimulationError,
@@ -100,11 +101,13 @@ function isPrecompile(a: Uint8Array): boolean {
 export async function createAccessList(sim: Simulation, msg: CallMessage): Promise<AccessListResult> {
   const from = msg.from ?? new Uint8Array(20);
   const gas = sim.callGas(msg);
-  let list = normalize(msg.accessList ?? [], from, msg.to);
+  // a creation's recipient is the address it creates (geth: crypto.CreateAddress(from, nonce))
+  const to = msg.to ?? generateAddress(from, bigIntToUnpaddedBytes(await sim.nonceOf(from)));
+  let list = normalize(msg.accessList ?? [], from, to);
   // geth: the list changes the gas, the gas can change the path; a fixed point comes quickly
   for (let round = 0; ; round++) {
     const r = await sim.run({ ...msg, accessList: list }, gas, true);
-    const next = normalize(merge(list, r.accessList ?? []), from, msg.to);
+    const next = normalize(merge(list, r.accessList ?? []), from, to);
     if (sameList(list, next) || round >= 8) {
       return {
         accessList: list,
@@ -131,10 +134,10 @@ function merge(a: AccessListItem[], b: AccessListItem[]): AccessListItem[] {
   return [...out.values()].map((e) => ({ address: e.address, storageKeys: [...e.keys.values()] }));
 }
 
-function normalize(list: AccessListItem[], from: Uint8Array, to: Uint8Array | undefined): AccessListItem[] {
+function normalize(list: AccessListItem[], from: Uint8Array, to: Uint8Array): AccessListItem[] {
   return merge(list, [])
     .filter((e) => !isPrecompile(e.address) && !equalBytes(e.address, from))
-    .filter((e) => !(to && equalBytes(e.address, to) && e.storageKeys.length === 0))
+    .filter((e) => !(equalBytes(e.address, to) && e.storageKeys.length === 0))
     .map((e) => ({ address: e.address, storageKeys: e.storageKeys.sort(compareBytes) }));
 }
 

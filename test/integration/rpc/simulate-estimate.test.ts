@@ -179,6 +179,24 @@ test('eth_estimateGas, eth_createAccessList and the clients that use them', asyn
         { address: tokenAddress.toLowerCase(), storageKeys: [allowanceSlot] },
       ]);
       assert.deepEqual(Object.keys(reverting), ['accessList', 'error', 'gasUsed']);
+      // a creation: the new contract is listed by the slots its constructor writes (geth's tracer)
+      const nonce = Number(await result(url, 'eth_getTransactionCount', [a, 'latest']));
+      const created = getCreateAddress({ from: a, nonce }).toLowerCase();
+      const deploy = await result(url, 'eth_createAccessList', [
+        { from: a, data: artifacts.TestToken.bytecode + token.encodeDeploy(['Test', 'TST', 1000n]).slice(2) },
+      ]);
+      const word = (n: number) => '0x' + n.toString(16).padStart(64, '0');
+      assert.deepEqual(deploy.accessList, [
+        {
+          address: created,
+          storageKeys: [
+            word(0),
+            word(1),
+            word(2),
+            keccak256(abi.encode(['address', 'uint256'], [a, 3])),
+          ].sort(),
+        },
+      ]);
     },
   );
 
