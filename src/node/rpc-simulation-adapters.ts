@@ -3,10 +3,12 @@
  * node's modules: execution/simulate for eth_call, eth_estimateGas and eth_createAccessList, State
  * Commit for eth_getProof.
  *
- * Simulations read the state after the requested block from the State Store at that block's version,
- * the latest block included. State Commit's latest state moves while a call runs (a long call yields
- * to block production, and a commit is several awaits long), so a call reading it could see two
- * blocks' state; an SS version never changes.
+ * Simulations read the state after the requested block h at version h + 1. The latest state is read
+ * from State Commit (synchronous, in memory) while that is provably version h + 1: SC is at it and
+ * block h + 1 is not in the block store yet — the pipeline stores a block before it touches SC, so a
+ * commit of h + 1 cannot be under way. Otherwise (an older height, or once the next block is being
+ * committed, which a long call that yields can outlive) reads go to the State Store at h + 1, whose
+ * versions never change; both give the same bytes, so one call may mix them.
  */
 import { FEE_COLLECTOR_ADDRESS } from '../app/evm.ts';
 import { evmKeys, STORES } from '../app/store-keys.ts';
@@ -30,6 +32,8 @@ export interface SimulationDeps {
   chain: Chain;
   blocks: BlockStore;
   ss: StateStore;
+  /** State Commit, for reads of the latest state (see the file comment); absent: SS only. */
+  sc?: CommitStore;
   /** The eth_ block views (for the requested block's time and base fee). */
   reader: ChainReader;
   /** `[evm] simulation_gas_limit` */
@@ -77,7 +81,10 @@ export class NodeSimulation implements SimulationBackend {
     return Simulation.create({
       common: this.d.chain.common,
       env: await this.env(height),
-      state: (store, key) => this.d.ss.get(store, key, version),
+      state: (store, key) =>
+        this.d.sc?.version === version && this.d.blocks.latestHeight() === height
+          ? this.d.sc.get(store, key)
+          : this.d.ss.get(store, key, version),
       gasCap: this.d.gasCap,
       timeoutMs: this.d.timeoutMs,
       stateOverrides,
