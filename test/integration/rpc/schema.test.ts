@@ -4,15 +4,14 @@
  * (`../shared/vectors/execution-apis.json`, `$ref`s into `#/components/schemas`). The scenario has
  * blocks with legacy, 2930, 1559 and 7702 txs, a contract deployment and token transfers (receipts
  * and logs), state reads, and filters. Methods of the bundle this node does not serve (yet) are
- * listed, not validated. The same calls then show up in the dispatcher's metrics.
+ * listed, not validated. The same calls then show up in the dispatcher's metrics on the node's /metrics.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Ajv } from 'ajv';
 import { getCreateAddress, Interface } from 'ethers';
-import { MetricsServer } from '../../../src/node/metrics-server.ts';
-import { silentLogger } from '../../../src/util/logger.ts';
+import { operationalHandles } from '../../../src/node/operational-services.ts';
 import { artifacts } from '../../helpers/dev-chain.ts';
 import { CHAIN_ID, GWEI, hex, rpc, rpcNode, waitReceipt, wallets } from './rpc-helpers.ts';
 
@@ -226,9 +225,8 @@ test('every served method’s results validate against the execution-apis schema
   await t.test(
     'the dispatcher counted these calls on the node’s registry, labelled with chain_id',
     async () => {
-      const server = new MetricsServer(node.metricsRegistry, '127.0.0.1', 0, silentLogger);
-      await server.start();
-      t.after(() => server.stop());
+      // the node's own Prometheus endpoint ([instrumentation] prometheus-listen-addr)
+      const metrics = operationalHandles(node)!.metrics!;
       await rpc(url, 'eth_getBalance', ['0x12', 'latest']);
       await rpc(url, 'eth_definitelyNot', []);
       // a notification gets no answer, but its outcome is counted all the same
@@ -238,7 +236,7 @@ test('every served method’s results validate against the execution-apis schema
         body: JSON.stringify({ jsonrpc: '2.0', method: 'eth_getBalance', params: ['0x12'] }),
       });
       assert.equal(await silent.text(), '');
-      const text = await (await fetch(`http://127.0.0.1:${server.address.port}/metrics`)).text();
+      const text = await (await fetch(`http://127.0.0.1:${metrics.address.port}/metrics`)).text();
       const ok = validated.get('eth_getBalance')!;
       /** The value of one series, by its exact label set as prom-client writes it. */
       const sample = (series: string) =>
