@@ -103,6 +103,30 @@ test('filters: lifecycle, block/log/pending changes, limits', async (t) => {
     assert.equal(await call('eth_uninstallFilter', id), true);
   });
 
+  await t.test('one poll covers at most max_blocks_for_log blocks; the next poll continues', async () => {
+    await producer.stop();
+    const start = chain.latestHeight;
+    const blocksId = await call('eth_newBlockFilter');
+    const logsId = await call('eth_newFilter', { address: tokenAddress });
+    producer.start();
+    // a transfer in the 7th block after the filters were made, beyond the first poll's 5 blocks
+    await until(() => chain.latestHeight >= start + 6);
+    const late = await waitReceipt(url, await call('eth_sendRawTransaction', await transfer(12n)));
+    await producer.stop();
+    const end = chain.latestHeight;
+    assert.ok(Number(late.blockNumber) > start + 5);
+    assert.deepEqual(await call('eth_getFilterChanges', blocksId), await blockHashes(start + 1, start + 5));
+    assert.deepEqual(await call('eth_getFilterChanges', logsId), []);
+    assert.deepEqual(
+      await call('eth_getFilterChanges', blocksId),
+      await blockHashes(start + 6, Math.min(end, start + 10)),
+    );
+    const rest: unknown[] = [];
+    for (let i = 0; i < 4; i++) rest.push(...(await call('eth_getFilterChanges', logsId)));
+    assert.deepEqual(rest, late.logs);
+    producer.start();
+  });
+
   await t.test('eth_getFilterLogs includes history; numeric bounds limit changes', async () => {
     const from = Number(deploy.blockNumber);
     const id = await call('eth_newFilter', {
