@@ -51,8 +51,8 @@ export class Deadline {
   }
 }
 
-/** JUMP and JUMPI with the deadline check in front of the stock handlers. */
-export function deadlineOpcodes(common: Common, deadline: Deadline): CustomOpcode[] {
+/** JUMP and JUMPI with the deadline check (of whoever runs the VM now) in front of the stock handlers. */
+export function deadlineOpcodes(common: Common, deadline: () => Deadline | undefined): CustomOpcode[] {
   const handlers = stockHandlers(common);
   return [
     [0x56, 'JUMP', 'jumpGas'],
@@ -64,7 +64,7 @@ export function deadlineOpcodes(common: Common, deadline: Deadline): CustomOpcod
       opcodeName: name as string,
       baseFee: Number(common.param(gasParam as string)),
       logicFunction: (async (runState, c) => {
-        await deadline.tick();
+        await deadline()?.tick();
         return stock(runState, c);
       }) as OpHandler,
     } satisfies CustomOpcode;

@@ -17,13 +17,14 @@ import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { createAccessList2930Tx, createEOACode7702Tx, createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { Address, bigIntToUnpaddedBytes } from '@ethereumjs/util';
-import { createVM, runTx, type VM } from '@ethereumjs/vm';
+import { runTx, type VM } from '@ethereumjs/vm';
 import { toChecksumAddress } from '../crypto/accounts.ts';
 import { toHex } from '../primitives/bytes.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
 import type { BlockEnv } from './block-executor.ts';
-import { dropHardforkListeners, simulationCommon } from './simulate-common.ts';
-import { Deadline, deadlineOpcodes } from './simulate-deadline.ts';
+import { simulationCommon } from './simulate-common.ts';
+import { Deadline } from './simulate-deadline.ts';
+import { acquireVm, type PooledVm, releaseVm } from './simulate-pool.ts';
 import { type AccountOverride, SimulationStateManager, type StateSource } from './simulate-state.ts';
 
 export type { AccountOverride, StateSource } from './simulate-state.ts';
@@ -136,15 +137,22 @@ export class Simulation {
   readonly gasCap: bigint;
   private readonly common: Common;
   private readonly vm: VM;
+  private readonly pooled: PooledVm;
   readonly state: SimulationStateManager;
   private readonly deadline: Deadline;
   /** PREVRANDAO of the block (zero: this chain has no beacon randomness) unless overridden */
   private readonly prevRandao: Uint8Array;
 
-  private constructor(o: SimulationOptions, vm: VM, state: SimulationStateManager, deadline: Deadline) {
+  private constructor(
+    o: SimulationOptions,
+    pooled: PooledVm,
+    state: SimulationStateManager,
+    deadline: Deadline,
+  ) {
     this.common = simulationCommon(o.common);
     this.gasCap = o.gasCap;
-    this.vm = vm;
+    this.pooled = pooled;
+    this.vm = pooled.vm;
     this.state = state;
     this.deadline = deadline;
     const b = o.blockOverrides ?? {};
@@ -163,26 +171,14 @@ export class Simulation {
     const deadline = new Deadline(o.timeoutMs);
     const state = new SimulationStateManager(o.state, o.env.parentAppHash);
     await state.applyOverrides(o.stateOverrides ?? []);
-    const blockchain = {
-      getBlock: async (n: number) => ({ hash: () => o.env.blockHash(BigInt(n)) ?? new Uint8Array(32) }),
-      putBlock: async () => {},
-      shallowCopy() {
-        return this;
-      },
-    };
     const common = simulationCommon(o.common);
-    const vm = await createVM({
-      common,
-      stateManager: state,
-      blockchain: blockchain as never,
-      evmOpts: { customOpcodes: deadlineOpcodes(common, deadline) },
-    });
-    dropHardforkListeners(common);
-    // the first message starts the EVM: the sender's EIP-3607 check is behind (see hideCodeOf)
-    const events = vm.evm.events;
-    if (!events) throw new ChainError('UNSUPPORTED', 'the EVM has no event emitter');
-    events.on('beforeMessage', () => state.hideCodeOf(undefined));
-    return new Simulation(o, vm, state, deadline);
+    const pooled = await acquireVm(common, { state, deadline, env: o.env });
+    return new Simulation(o, pooled, state, deadline);
+  }
+
+  /** Gives the VM back for the next simulation; this one must not run afterwards. */
+  close(): void {
+    releaseVm(this.common, this.pooled);
   }
 
   /** The gas a call runs with: its own (capped at gasCap, as geth's RPCGasCap), else gasCap. */
@@ -264,6 +260,8 @@ export class Simulation {
       }
       return { status: 'failure', error: exec.exceptionError.error, ...base };
     } catch (err) {
+      // an aborted run may leave EVM-side state behind: this VM is not reused
+      this.pooled.tainted = true;
       if (err instanceof ChainError) throw err;
       throw new SimulationError('invalid', errorMessage(err));
     } finally {

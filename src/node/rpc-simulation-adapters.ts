@@ -98,9 +98,20 @@ export class NodeSimulation implements SimulationBackend {
     stateOverrides?: AccountOverride[],
     blockOverrides?: BlockOverrides,
   ): Promise<CallResult> {
-    const sim = await this.simulation(height, call, stateOverrides, blockOverrides);
     const msg = call as CallMessage;
-    return sim.run(msg, sim.callGas(msg));
+    return this.with(this.simulation(height, call, stateOverrides, blockOverrides), (sim) =>
+      sim.run(msg, sim.callGas(msg)),
+    );
+  }
+
+  /** Runs `fn` on a simulation and gives its VM back whatever happens. */
+  private async with<T>(created: Promise<Simulation>, fn: (sim: Simulation) => Promise<T>): Promise<T> {
+    const sim = await created;
+    try {
+      return await fn(sim);
+    } finally {
+      sim.close();
+    }
   }
 
   async estimateGas(
@@ -109,11 +120,13 @@ export class NodeSimulation implements SimulationBackend {
     stateOverrides?: AccountOverride[],
     blockOverrides?: BlockOverrides,
   ) {
-    return estimateGas(await this.simulation(height, call, stateOverrides, blockOverrides), call);
+    return this.with(this.simulation(height, call, stateOverrides, blockOverrides), (sim) =>
+      estimateGas(sim, call),
+    );
   }
 
   async createAccessList(height: number, call: CallObject) {
-    return createAccessList(await this.simulation(height, call), call);
+    return this.with(this.simulation(height, call), (sim) => createAccessList(sim, call));
   }
 }
 

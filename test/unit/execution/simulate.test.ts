@@ -169,3 +169,31 @@ test('block overrides reach the EVM: PREVRANDAO, NUMBER, TIMESTAMP', async () =>
     'ab'.repeat(32) + (77).toString(16).padStart(64, '0') + (1234).toString(16).padStart(64, '0'),
   );
 });
+
+test('a VM reused by the next simulation carries nothing over: state, transient storage, warm slots', async () => {
+  const { sync } = sources();
+  // TSTORE(0, 1); SSTORE(0, 1); returns TLOAD(0) ‖ SLOAD(0)
+  const writer = bytes('60016000' + '5d' + '6001600055' + '60005c600052' + '600054602052' + '60406000f3');
+  // returns TLOAD(0) ‖ SLOAD(0)
+  const reader = bytes('60005c600052' + '600054602052' + '60406000f3');
+  const once = async (code: Uint8Array) => {
+    const sim = await create(sync, [{ address: PROBE, code }]);
+    try {
+      const r = await sim.run({ to: PROBE }, 100_000n);
+      assert.equal(r.status, 'success');
+      return { out: Buffer.from(r.status === 'success' ? r.returnData : []).toString('hex'), gas: r.gasUsed };
+    } finally {
+      sim.close();
+    }
+  };
+  const fresh = await once(reader);
+  const word = (n: number) => n.toString(16).padStart(64, '0');
+  assert.equal((await once(writer)).out, word(1) + word(1));
+  // the pooled VM again: no transient value, no storage write, the same (cold) gas
+  assert.deepEqual(await once(reader), fresh);
+  assert.equal(fresh.out, word(0) + word(0));
+  // without an override the address has no code in the next simulation
+  const sim = await create(sync);
+  assert.equal(await sim.codeSize(PROBE), 0);
+  sim.close();
+});
