@@ -1,13 +1,14 @@
 /**
  * Event APIs of the client libraries, unchanged, against the node: ethers v6 `contract.on` over HTTP
  * (polling filters: eth_newFilter + eth_getFilterChanges), ethers WebSocketProvider `on('block')` and
- * `contract.on` (eth_subscribe newHeads / logs), and viem `watchContractEvent` over HTTP (filters).
+ * `contract.on` (eth_subscribe newHeads / logs), viem `watchContractEvent` over HTTP (filters), and
+ * viem's WebSocket transport (`watchBlockNumber`, `watchContractEvent` through eth_subscribe).
  * Each listener must see exactly the transfers sent, in order.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Contract, ContractFactory, JsonRpcProvider, Wallet, WebSocketProvider } from 'ethers';
-import { createPublicClient, defineChain, http as viemHttp, type Hex } from 'viem';
+import { createPublicClient, defineChain, http as viemHttp, webSocket, type Hex } from 'viem';
 import { artifacts } from '../../helpers/dev-chain.ts';
 import { until } from '../../helpers/node.ts';
 import { CHAIN_ID, rpcNode, wallets } from './rpc-helpers.ts';
@@ -107,4 +108,67 @@ test('ethers contract.on (HTTP and WebSocket), provider.on("block"), viem watchC
   }
   assert.equal(await answered('eth_uninstallFilter'), 2);
   assert.equal(await answered('eth_unsubscribe'), 2);
+});
+
+test('viem over WebSocket: watchBlockNumber and watchContractEvent use eth_subscribe', async (t) => {
+  const { node, url } = await rpcNode(t);
+  const provider = new JsonRpcProvider(url, undefined, { pollingInterval: 50, staticNetwork: true });
+  t.after(() => provider.destroy());
+  const owner = new Wallet(wallets[0].privateKey, provider);
+  const factory = new ContractFactory(artifacts.TestToken.abi, artifacts.TestToken.bytecode, owner);
+  const deployed = await factory.deploy('Test', 'TST', 1000n, { gasLimit: 2_000_000 });
+  await deployed.waitForDeployment();
+  const address = await deployed.getAddress();
+
+  const chain = defineChain({
+    id: Number(CHAIN_ID),
+    name: 'chaind',
+    nativeCurrency: { name: 'chain', symbol: 'CHAIN', decimals: 18 },
+    rpcUrls: { default: { http: [url], webSocket: [node.ws!.url] } },
+  });
+  const client = createPublicClient({ chain, transport: webSocket(node.ws!.url) });
+  const numbers: bigint[] = [];
+  const transfers: Transfer[] = [];
+  const unwatchBlocks = client.watchBlockNumber({ onBlockNumber: (n) => void numbers.push(n) });
+  const unwatchEvents = client.watchContractEvent({
+    address: address as Hex,
+    abi: artifacts.TestToken.abi,
+    eventName: 'Transfer',
+    onLogs: (logs) => {
+      for (const l of logs as unknown as { args: { from: string; to: string; value: bigint } }[])
+        transfers.push([l.args.from, l.args.to, l.args.value]);
+    },
+  });
+  const subscribed = async () => {
+    const metric = await node.metricsRegistry.getSingleMetric('chaind_rpc_requests_total')!.get();
+    return (
+      metric.values.find((v) => v.labels.method === 'eth_subscribe' && v.labels.outcome === 'ok')?.value ?? 0
+    );
+  };
+  for (const deadline = Date.now() + 10_000; (await subscribed()) < 2 && Date.now() < deadline;)
+    await new Promise((r) => setTimeout(r, 20));
+  assert.equal(await subscribed(), 2, 'viem subscribed to newHeads and logs');
+
+  const token = new Contract(address, artifacts.TestToken.abi, owner);
+  const tx = await token.getFunction('transfer')(wallets[1].address, 42n, { gasLimit: 100_000 });
+  const mined = (await tx.wait()).blockNumber;
+  await until(() => transfers.length >= 1 && numbers.some((n) => n >= BigInt(mined)));
+  assert.deepEqual(transfers, [[owner.address, wallets[1].address, 42n]]);
+  assert.deepEqual(
+    numbers,
+    [...numbers].sort((x, y) => (x < y ? -1 : 1)),
+  );
+  unwatchBlocks();
+  unwatchEvents();
+  const unsubscribed = async () => {
+    const metric = await node.metricsRegistry.getSingleMetric('chaind_rpc_requests_total')!.get();
+    return (
+      metric.values.find((v) => v.labels.method === 'eth_unsubscribe' && v.labels.outcome === 'ok')?.value ??
+      0
+    );
+  };
+  for (const deadline = Date.now() + 10_000; (await unsubscribed()) < 2 && Date.now() < deadline;)
+    await new Promise((r) => setTimeout(r, 20));
+  assert.equal(await unsubscribed(), 2);
+  (await client.transport.getRpcClient()).close();
 });
