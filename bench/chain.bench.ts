@@ -118,7 +118,7 @@ async function run(kind: string): Promise<void> {
         const to = wallets[(i + 1 + n) % SENDERS].address;
         const tx =
           kind === 'erc20'
-            ? { to: tokenAddress, data: token.encodeFunctionData('transfer', [to, 1n]), gasLimit: 60_000 }
+            ? { to: tokenAddress, data: token.encodeFunctionData('transfer', [to, 1n]), gasLimit: 100_000 } // 100M block gas / 100k = 1,000 txs per block
             : { to, value: 1n, gasLimit: 21_000 };
         raws.push(
           bytes(
