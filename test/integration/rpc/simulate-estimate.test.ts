@@ -252,6 +252,15 @@ test('eth_estimateGas, eth_createAccessList and the clients that use them', asyn
     });
     const client = createPublicClient({ chain, transport: viemHttp(url) });
     const address = tokenAddress as Hex;
+    // viem's stateOverride and blockOverrides serialize to geth's shapes
+    const slot = keccak256(abi.encode(['address', 'uint256'], [b, 3])) as Hex;
+    const patched = await client.call({
+      to: address,
+      data: token.encodeFunctionData('balanceOf', [b]) as Hex,
+      stateOverride: [{ address, stateDiff: [{ slot, value: ('0x' + '0'.repeat(62) + '2a') as Hex }] }],
+      blockOverrides: { number: 12345n },
+    });
+    assert.equal(patched.data, '0x' + '0'.repeat(62) + '2a');
     const sim = await client.simulateContract({
       address,
       abi: artifacts.TestToken.abi,
