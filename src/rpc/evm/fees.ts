@@ -1,6 +1,6 @@
 /**
  * eth_feeHistory with geth's semantics (eth/gasprice FeeHistory):
- *   blockCount  decimal or hex (string or JSON number); 0 → only `oldestBlock`; capped at 1,024;
+ *   blockCount  decimal or hex (string or JSON number); 0 → empty arrays; capped at 1,024;
  *   newestBlock a number or tag (`pending` = latest); above latest → error; a pruned oldest → error;
  *   result      oldestBlock; baseFeePerGas for each block plus the block after the newest;
  *               gasUsedRatio per block; reward[block][i] = the effective tip at which the txs sorted
@@ -113,7 +113,9 @@ async function feeHistory(
   checkPercentiles(ps);
   const head = chain.latestHeight();
   if (newest > head) throw new BeyondHeadError(newest, head);
-  if (count === 0) return { oldestBlock: quantity(0), gasUsedRatio: null };
+  // geth answers {oldestBlock: "0x0", gasUsedRatio: null}, which its own result schema refuses
+  // (baseFeePerGas and gasUsedRatio are required arrays): empty arrays say the same and validate
+  if (count === 0) return { oldestBlock: quantity(0), baseFeePerGas: [], gasUsedRatio: [] };
   const oldest = Math.max(0, newest - count + 1);
   resolve.assertBlockRetained(oldest);
   const baseFees: string[] = [];

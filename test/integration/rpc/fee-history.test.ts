@@ -120,7 +120,11 @@ test('eth_feeHistory', async (t) => {
     assert.equal(all.oldestBlock, '0x0');
     assert.equal(all.gasUsedRatio.length, head + 1);
     assert.deepEqual(await feeHistory('0x401', 'latest'), all); // capped at 1,024 blocks anyway
-    assert.deepEqual(await feeHistory('0x0', 'latest', [50]), { oldestBlock: '0x0', gasUsedRatio: null });
+    assert.deepEqual(await feeHistory('0x0', 'latest', [50]), {
+      oldestBlock: '0x0',
+      baseFeePerGas: [],
+      gasUsedRatio: [],
+    });
     assert.deepEqual(await feeHistory(1, 'earliest'), await feeHistory(1, '0x0'));
   });
 
