@@ -5,8 +5,8 @@
  *  - POST `/` JSON-RPC 2.0, single or batch → HTTP 200 with `result` or `error` per request, except
  *    a single `/lag_status` over the threshold, which keeps its HTTP 417 so health checks see it.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpListener } from '../server/listener.ts';
 import { errorMessage } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { Json } from './encoding.ts';
@@ -60,7 +60,7 @@ class BodyTooLargeError extends ConsensusRpcError {
 export class ConsensusRpcServer {
   private readonly o: ConsensusRpcServerOptions;
   private readonly ctx: RouteContext;
-  private readonly server: Server;
+  private readonly listener: HttpListener;
 
   constructor(deps: ConsensusRpcDeps, options: ConsensusRpcServerOptions) {
     this.o = options;
@@ -70,44 +70,31 @@ export class ConsensusRpcServer {
       rpcAddress: () => this.url,
     };
     this.ctx = { deps, options: routeOptions };
-    this.server = createServer((req, res) => {
-      this.handle(req, res).catch((err) => {
-        this.o.logger.error({ err: errorMessage(err) }, 'consensus RPC request failed');
-        if (!res.headersSent) res.writeHead(500);
-        res.end();
-      });
-    });
+    this.listener = new HttpListener(
+      options.host,
+      options.port,
+      (req, res) => this.handle(req, res),
+      options.logger,
+      'consensus RPC',
+    );
   }
 
   /** Binds the listener; port 0 picks a free port (see `address`). */
   start(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.o.port, this.o.host, () => {
-        this.server.off('error', reject);
-        resolve();
-      });
-    });
+    return this.listener.start();
   }
 
   /** The bound address (after `start`). */
   get address(): { host: string; port: number } {
-    const a = this.server.address() as AddressInfo | null;
-    if (!a) return { host: this.o.host, port: this.o.port };
-    return { host: a.address, port: a.port };
+    return this.listener.address;
   }
 
   get url(): string {
-    const { host, port } = this.address;
-    return `tcp://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    return this.listener.url;
   }
 
-  async stop(): Promise<void> {
-    if (!this.server.listening) return;
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    // Keep-alive connections would otherwise hold close() open until they time out.
-    this.server.closeAllConnections();
-    await closed;
+  stop(): Promise<void> {
+    return this.listener.stop();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

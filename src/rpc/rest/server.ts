@@ -4,8 +4,8 @@
  * HTTP status the gateway derives from it (unknown path 404 code 5, known path with another method
  * 405 code 12, bad input 400 code 3, anything unexpected 500 code 13 and logged).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpListener } from '../server/listener.ts';
 import { errorMessage } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
 import { errorBody, GrpcCode, invalidArgument, RestError } from './errors.ts';
@@ -28,48 +28,36 @@ const ROUTES: CompiledRoute[] = [...QUERY_ROUTES, ...NODE_ROUTES].map(compile);
 export class RestServer {
   private readonly o: RestServerOptions;
   private readonly ctx: RestContext;
-  private readonly server: Server;
+  private readonly listener: HttpListener;
 
   constructor(deps: RestDeps, options: RestServerOptions) {
     this.o = options;
     this.ctx = { deps, logger: options.logger };
-    this.server = createServer((req, res) => {
-      this.handle(req, res).catch((err) => {
-        this.o.logger.error({ err: errorMessage(err) }, 'REST request failed');
-        if (!res.headersSent) res.writeHead(500);
-        res.end();
-      });
-    });
+    this.listener = new HttpListener(
+      options.host,
+      options.port,
+      (req, res) => this.handle(req, res),
+      options.logger,
+      'REST',
+    );
   }
 
   /** Binds the listener; port 0 picks a free port (see `address`). */
   start(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.o.port, this.o.host, () => {
-        this.server.off('error', reject);
-        resolve();
-      });
-    });
+    return this.listener.start();
   }
 
+  /** The bound address (after `start`). */
   get address(): { host: string; port: number } {
-    const a = this.server.address() as AddressInfo | null;
-    if (!a) return { host: this.o.host, port: this.o.port };
-    return { host: a.address, port: a.port };
+    return this.listener.address;
   }
 
   get url(): string {
-    const { host, port } = this.address;
-    return `tcp://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    return this.listener.url;
   }
 
-  async stop(): Promise<void> {
-    if (!this.server.listening) return;
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    // Keep-alive connections would otherwise hold close() open until they time out.
-    this.server.closeAllConnections();
-    await closed;
+  stop(): Promise<void> {
+    return this.listener.stop();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
