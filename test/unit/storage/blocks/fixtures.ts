@@ -3,9 +3,6 @@
  * EVM txs with receipts and logs drawn from small address/topic pools (so filters hit and miss),
  * Cosmos txs with results.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import {
   BlockIdFlag,
@@ -19,21 +16,9 @@ import {
 import { logsBloom } from '../../../../src/storage/blocks/bloom.ts';
 import type { Block, CosmosTxResult, Log, Receipt } from '../../../../src/storage/blocks/types.ts';
 
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom as prng } from '../../../helpers/random.ts';
 
-export function tempDir(prefix: string): { path: string; remove(): void } {
-  const path = mkdtempSync(join(tmpdir(), prefix));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
-}
+export { tempDir } from '../../../helpers/random.ts';
 
 export function filled(len: number, seed: number): Uint8Array {
   const b = new Uint8Array(len);

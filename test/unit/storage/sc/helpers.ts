@@ -5,17 +5,7 @@ import { join } from 'node:path';
 import { toHex } from '../../../../src/primitives/bytes.ts';
 import type { ChangeSet } from '../../../../src/storage/sc/types.ts';
 
-/** mulberry32: small, fast, deterministic. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom as rng } from '../../../helpers/random.ts';
 
 export function randomBytes(r: () => number, min: number, max: number): Uint8Array {
   const n = min + Math.floor(r() * (max - min + 1));

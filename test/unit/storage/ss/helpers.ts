@@ -1,25 +1,10 @@
 /** Shared pieces of the SS tests: a seeded PRNG, temp dirs and an in-memory reference model. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { compareBytes } from '../../../../src/primitives/bytes.ts';
 import type { StoreChange } from '../../../../src/storage/ss/types.ts';
 
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom as prng } from '../../../helpers/random.ts';
 
-export function tempDir(prefix: string): { path: string; remove(): void } {
-  const path = mkdtempSync(join(tmpdir(), prefix));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
-}
+export { tempDir } from '../../../helpers/random.ts';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
