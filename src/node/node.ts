@@ -30,7 +30,7 @@ import { Registry } from 'prom-client';
 import { EvmRpc } from './rpc-filter-adapters.ts';
 import type { JsonRpcHttpServer } from '../rpc/server/http.ts';
 import type { JsonRpcWsServer } from '../rpc/server/ws.ts';
-import { operationalServices, restApiService } from './operational-services.ts';
+import { grpcService, operationalServices, restApiService } from './operational-services.ts';
 
 export interface NodeOptions {
   home: string;
@@ -96,6 +96,7 @@ export class ChainNode {
       this.wsService(),
       ...operationalServices(this.opts, this, this.metricsRegistry),
       restApiService(this.opts, this),
+      grpcService(this.opts, this),
     ]);
     this.log.info({ data_dir: this.dataDir, height: this.chain!.latestHeight }, 'node started');
   }

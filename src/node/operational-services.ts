@@ -16,9 +16,11 @@ import { equalBytes } from '../primitives/bytes.ts';
 import { maxPeerHeight } from '../rpc/consensus/routes-info.ts';
 import { ConsensusRpcServer } from '../rpc/consensus/server.ts';
 import type { ConsensusRpcDeps } from '../rpc/consensus/types.ts';
+import { GrpcServer } from '../rpc/grpc/server.ts';
 import { RestServer } from '../rpc/rest/server.ts';
 import { ChainError, ConfigError, errorMessage } from '../util/errors.ts';
 import { consensusRpcDeps } from './consensus-rpc-adapters.ts';
+import { grpcDeps } from './grpc-adapters.ts';
 import type { Service } from './lifecycle.ts';
 import { MetricsServer } from './metrics-server.ts';
 import type { ChainNode, NodeOptions } from './node.ts';
@@ -28,6 +30,7 @@ export interface OperationalHandles {
   /** Every metric of the node is registered here (the RPC dispatcher's too). */
   registry: Registry;
   consensusRpc?: ConsensusRpcServer;
+  grpc?: GrpcServer;
   metrics?: MetricsServer;
   rest?: RestServer;
 }
@@ -115,6 +118,34 @@ export function restApiService(opts: NodeOptions, node: ChainNode): Service {
       h.rest = server;
       handles.set(node, h);
       log.info({ address: server.url }, 'REST API listening');
+    },
+    stop: async () => server?.stop(),
+  };
+}
+
+/** The gRPC server (`[grpc] address`, served when `[grpc] enable`), over the same adapters. */
+export function grpcService(opts: NodeOptions, node: ChainNode): Service {
+  const deps = lazyConsensusDeps(opts, node);
+  const log = opts.logger.child({ module: 'rpc' });
+  const cfg = opts.config.app.grpc;
+  let server: GrpcServer | undefined;
+  return {
+    name: 'grpc',
+    start: async () => {
+      if (!cfg.enable) return;
+      const { host, port } = listenAddress(cfg.address, 'grpc.address', 'app.toml');
+      const rpcAddress = () => handles.get(node)?.consensusRpc?.url ?? opts.config.config.rpc.laddr;
+      server = new GrpcServer(grpcDeps(deps(), rpcAddress), { host, port, logger: log });
+      await server.start().catch((err) => {
+        throw new ChainError(
+          'LISTEN_FAILED',
+          `gRPC cannot listen on ${host}:${port} ([grpc] address): ${errorMessage(err)}`,
+        );
+      });
+      const h = handles.get(node) ?? { registry: node.metricsRegistry };
+      h.grpc = server;
+      handles.set(node, h);
+      log.info({ address: server.address }, 'gRPC listening');
     },
     stop: async () => server?.stop(),
   };

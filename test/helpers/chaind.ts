@@ -45,6 +45,7 @@ export class ChaindProcess {
         CHAIND_EVM_HTTP_PORT: '0',
         CHAIND_EVM_WS_PORT: '0',
         CHAIND_API_ADDRESS: 'tcp://127.0.0.1:0',
+        CHAIND_GRPC_ADDRESS: '127.0.0.1:0',
         CHAIND_RPC_LADDR: 'tcp://127.0.0.1:0',
         CHAIND_INSTRUMENTATION_PROMETHEUS_LISTEN_ADDR: '127.0.0.1:0',
         ...env,

@@ -54,6 +54,7 @@ export async function startNode(
       'evm.http_port': '0',
       'evm.ws_port': '0',
       'api.address': 'tcp://127.0.0.1:0',
+      'grpc.address': '127.0.0.1:0',
       'rpc.laddr': 'tcp://127.0.0.1:0',
       'instrumentation.prometheus-listen-addr': '127.0.0.1:0',
       ...flags,
