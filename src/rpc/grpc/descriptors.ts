@@ -1,89 +1,98 @@
 /**
- * Protobuf file descriptors for server reflection (`grpcurl list`, `grpcurl describe`). The SDK's
- * `.proto` sources are not shipped with cosmjs-types, so each served service gets a descriptor built
- * from the SERVICES table: its package, its methods with input and output types, and the message
- * types named by the codecs' `typeUrl`s. Messages carry the scalar request fields below (enough to
- * call the simple methods by JSON through reflection); nested message fields (pagination, blocks,
- * txs) are left out, so reflection describes those messages without their fields.
+ * Protobuf file descriptors for server reflection (`grpcurl list`, `describe`, and calls by JSON).
+ * The SDK's `.proto` sources are not shipped with cosmjs-types, so the descriptors are built from
+ * PROTO_FILES (messages, enums) and SERVICES (methods, whose message types come from the codecs'
+ * `typeUrl`s), with each file's imports derived from the types its fields reference.
  */
 import {
   DescriptorProto,
+  EnumDescriptorProto,
   FieldDescriptorProto_Label,
   FieldDescriptorProto_Type,
   FileDescriptorProto,
 } from 'cosmjs-types/google/protobuf/descriptor';
-import { SERVICES, type ServiceSpec } from './services.ts';
+import { PROTO_FILES, type ProtoFile } from './proto-files.ts';
+import { SERVICES } from './services.ts';
 
-type Scalar = 'string' | 'bytes' | 'int64' | 'int32' | 'bool';
-const TYPE: Record<Scalar, FieldDescriptorProto_Type> = {
+const SCALAR: Record<string, FieldDescriptorProto_Type> = {
   string: FieldDescriptorProto_Type.TYPE_STRING,
   bytes: FieldDescriptorProto_Type.TYPE_BYTES,
-  int64: FieldDescriptorProto_Type.TYPE_INT64,
-  // BroadcastMode is an enum in the SDK; an int32 has the same wire form and needs no enum descriptor.
-  int32: FieldDescriptorProto_Type.TYPE_INT32,
   bool: FieldDescriptorProto_Type.TYPE_BOOL,
-};
-
-/** Scalar fields by fully qualified message name: [name, number, type], as the SDK's protos declare them. */
-const FIELDS: Record<string, [string, number, Scalar][]> = {
-  'cosmos.bank.v1beta1.QueryBalanceRequest': [
-    ['address', 1, 'string'],
-    ['denom', 2, 'string'],
-  ],
-  'cosmos.bank.v1beta1.QueryAllBalancesRequest': [
-    ['address', 1, 'string'],
-    ['resolve_denom', 3, 'bool'],
-  ],
-  'cosmos.auth.v1beta1.QueryAccountRequest': [['address', 1, 'string']],
-  'cosmos.staking.v1beta1.QueryValidatorsRequest': [['status', 1, 'string']],
-  'cosmos.staking.v1beta1.QueryValidatorRequest': [['validator_addr', 1, 'string']],
-  'cosmos.tx.v1beta1.GetTxRequest': [['hash', 1, 'string']],
-  'cosmos.tx.v1beta1.BroadcastTxRequest': [
-    ['tx_bytes', 1, 'bytes'],
-    ['mode', 2, 'int32'],
-  ],
-  'cosmos.tx.v1beta1.SimulateRequest': [['tx_bytes', 2, 'bytes']],
-  'cosmos.base.tendermint.v1beta1.GetBlockByHeightRequest': [['height', 1, 'int64']],
-  'cosmos.base.tendermint.v1beta1.GetSyncingResponse': [['syncing', 1, 'bool']],
+  int32: FieldDescriptorProto_Type.TYPE_INT32,
+  int64: FieldDescriptorProto_Type.TYPE_INT64,
+  uint32: FieldDescriptorProto_Type.TYPE_UINT32,
+  uint64: FieldDescriptorProto_Type.TYPE_UINT64,
 };
 
 const camel = (s: string) => s.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 
-function packageOf(service: ServiceSpec): string {
-  return service.name.slice(0, service.name.lastIndexOf('.'));
+/** Fully qualified type name (with the leading dot) → the file declaring it. */
+function declarations(): Map<string, ProtoFile> {
+  const out = new Map<string, ProtoFile>();
+  for (const f of PROTO_FILES)
+    for (const name of [...Object.keys(f.messages), ...Object.keys(f.enums ?? {})])
+      out.set(`.${f.package}.${name}`, f);
+  return out;
 }
 
-function message(fqn: string): DescriptorProto {
-  return DescriptorProto.fromPartial({
-    name: fqn.slice(fqn.lastIndexOf('.') + 1),
-    field: (FIELDS[fqn] ?? []).map(([name, number, type]) => ({
+function fileDescriptor(file: ProtoFile, declared: Map<string, ProtoFile>): FileDescriptorProto {
+  const deps = new Set<string>();
+  const typeRef = (fqn: string, where: string) => {
+    const owner = declared.get(fqn);
+    if (!owner) throw new Error(`${where}: type ${fqn} is not declared in PROTO_FILES`);
+    if (owner !== file) deps.add(owner.name);
+    return fqn;
+  };
+  const messageType = Object.entries(file.messages).map(([name, fields]) =>
+    DescriptorProto.fromPartial({
       name,
-      number,
-      label: FieldDescriptorProto_Label.LABEL_OPTIONAL,
-      type: TYPE[type],
-      jsonName: camel(name),
+      field: fields.map(([field, number, spec]) => {
+        const repeated = spec.endsWith('[]');
+        const t = repeated ? spec.slice(0, -2) : spec;
+        const where = `${file.package}.${name}.${field}`;
+        const kind = t.startsWith('enum:')
+          ? { type: FieldDescriptorProto_Type.TYPE_ENUM, typeName: typeRef(t.slice(5), where) }
+          : t.startsWith('.')
+            ? { type: FieldDescriptorProto_Type.TYPE_MESSAGE, typeName: typeRef(t, where) }
+            : { type: SCALAR[t] };
+        if (kind.type === undefined) throw new Error(`${where}: unknown scalar type ${t}`);
+        const label = repeated
+          ? FieldDescriptorProto_Label.LABEL_REPEATED
+          : FieldDescriptorProto_Label.LABEL_OPTIONAL;
+        return { name: field, number, label, jsonName: camel(field), ...kind };
+      }),
+    }),
+  );
+  const enumType = Object.entries(file.enums ?? {}).map(([name, values]) =>
+    EnumDescriptorProto.fromPartial({ name, value: values.map((v, number) => ({ name: v, number })) }),
+  );
+  const service = SERVICES.filter((s) => s.file === file.name).map((s) => ({
+    name: s.name.slice(file.package.length + 1),
+    method: s.methods.map((m) => ({
+      name: m.name,
+      inputType: typeRef(`.${m.request.typeUrl.slice(1)}`, `${s.name}/${m.name}`),
+      outputType: typeRef(`.${m.response.typeUrl.slice(1)}`, `${s.name}/${m.name}`),
     })),
-  });
-}
-
-export function fileDescriptor(service: ServiceSpec): FileDescriptorProto {
-  const pkg = packageOf(service);
-  const names = new Set<string>();
-  const method = service.methods.map((m) => {
-    const [input, output] = [m.request.typeUrl.slice(1), m.response.typeUrl.slice(1)];
-    for (const fqn of [input, output]) {
-      if (!fqn.startsWith(`${pkg}.`)) throw new Error(`${fqn} is outside package ${pkg}`);
-      names.add(fqn);
-    }
-    return { name: m.name, inputType: `.${input}`, outputType: `.${output}` };
-  });
+  }));
   return FileDescriptorProto.fromPartial({
-    name: service.file,
-    package: pkg,
-    messageType: [...names].map(message),
-    service: [{ name: service.name.slice(pkg.length + 1), method }],
+    name: file.name,
+    package: file.package,
+    dependency: [...deps],
+    messageType,
+    enumType,
+    service,
     syntax: 'proto3',
   });
+}
+
+/** Every file, services included; throws when a referenced type or a service's file is missing. */
+export function fileDescriptors(): FileDescriptorProto[] {
+  const declared = declarations();
+  const files = PROTO_FILES.map((f) => fileDescriptor(f, declared));
+  for (const s of SERVICES)
+    if (!PROTO_FILES.some((f) => f.name === s.file))
+      throw new Error(`${s.name}: file ${s.file} is not in PROTO_FILES`);
+  return files;
 }
 
 /**
@@ -91,10 +100,6 @@ export function fileDescriptor(service: ServiceSpec): FileDescriptorProto {
  * `loadSync` output): objects carrying `fileDescriptorProtos`, the encoded files.
  */
 export function reflectionPackage(): Record<string, { fileDescriptorProtos: Buffer[] }> {
-  return Object.fromEntries(
-    SERVICES.map((s) => [
-      s.name,
-      { fileDescriptorProtos: [Buffer.from(FileDescriptorProto.encode(fileDescriptor(s)).finish())] },
-    ]),
-  );
+  const encoded = fileDescriptors().map((f) => Buffer.from(FileDescriptorProto.encode(f).finish()));
+  return { chaind: { fileDescriptorProtos: encoded } };
 }

@@ -9,10 +9,11 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { credentials, loadPackageDefinition } from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
-import { FileDescriptorProto } from 'cosmjs-types/google/protobuf/descriptor';
+import { loadFileDescriptorSetFromBuffer, loadSync } from '@grpc/proto-loader';
+import { FileDescriptorProto, FileDescriptorSet } from 'cosmjs-types/google/protobuf/descriptor';
+import { toAccAddress, toValoperAddress } from '../../../src/crypto/accounts.ts';
 import { operationalHandles } from '../../../src/node/operational-services.ts';
-import { makeHome, startNode } from '../../helpers/node.ts';
+import { DEV_ACCOUNTS, makeHome, startNode } from '../../helpers/node.ts';
 import { startGrpcNode } from './helpers.ts';
 
 const require = createRequire(import.meta.url);
@@ -20,6 +21,14 @@ const REFLECTION_PROTO = join(
   dirname(require.resolve('@grpc/reflection/package.json')),
   'build/proto/grpc/reflection/v1/reflection.proto',
 );
+
+/** The files reflection answers for a symbol: its own first, then every file it imports. */
+async function filesOf(address: string, symbol: string): Promise<FileDescriptorProto[]> {
+  const answer = await reflect(address, { file_containing_symbol: symbol });
+  return answer.file_descriptor_response.file_descriptor_proto.map((b: Buffer) =>
+    FileDescriptorProto.decode(b),
+  );
+}
 
 /** One request on the ServerReflectionInfo stream, its one answer. */
 function reflect(address: string, request: object): Promise<any> {
@@ -52,15 +61,16 @@ test('gRPC server reflection', async (t) => {
     ]);
   });
 
-  await t.test('describe: the file of a service, with its methods and their message types', async () => {
-    const answer = await reflect(address, { file_containing_symbol: 'cosmos.bank.v1beta1.Query' });
-    const files: FileDescriptorProto[] = answer.file_descriptor_response.file_descriptor_proto.map(
-      (b: Buffer) => FileDescriptorProto.decode(b),
-    );
-    assert.equal(files.length, 1);
-    const [file] = files;
+  await t.test('describe: the file of a service with its methods, and the files it imports', async () => {
+    const files = await filesOf(address, 'cosmos.bank.v1beta1.Query');
+    const [file, ...imports] = files;
     assert.equal(file.name, 'cosmos/bank/v1beta1/query.proto');
     assert.equal(file.package, 'cosmos.bank.v1beta1');
+    assert.deepEqual(file.dependency.sort(), [
+      'cosmos/base/query/v1beta1/pagination.proto',
+      'cosmos/base/v1beta1/coin.proto',
+    ]);
+    assert.deepEqual(imports.map((f) => f.name).sort(), file.dependency);
     assert.deepEqual(
       file.service[0].method.map((m) => [m.name, m.inputType, m.outputType]),
       [
@@ -77,14 +87,51 @@ test('gRPC server reflection', async (t) => {
         ],
       ],
     );
-    const balanceRequest = file.messageType.find((m) => m.name === 'QueryBalanceRequest');
-    assert.deepEqual(
-      balanceRequest?.field.map((f) => [f.name, f.number]),
-      [
-        ['address', 1],
-        ['denom', 2],
-      ],
-    );
+  });
+
+  // What grpcurl does: a client whose codecs come only from the reflected descriptors, calling the
+  // node and reading every field, so wrong field numbers or types in the descriptors show here.
+  await t.test('a client built from the reflected descriptors alone reads the answers', async () => {
+    const clientOf = async (service: string) => {
+      const set = FileDescriptorSet.encode({ file: await filesOf(address, service) }).finish();
+      const def = loadFileDescriptorSetFromBuffer(Buffer.from(set), {
+        longs: String,
+        enums: String,
+        defaults: true,
+      });
+      const Ctor = (loadPackageDefinition(def) as any)[service.split('.')[0]];
+      const client = service
+        .split('.')
+        .slice(1)
+        .reduce((o: any, k) => o[k], Ctor);
+      const c = new client(address, credentials.createInsecure());
+      t.after(() => c.close());
+      return (method: string, req: object) =>
+        new Promise<any>((resolve, reject) =>
+          c[method](req, (e: Error | null, r: any) => (e ? reject(e) : resolve(r))),
+        );
+    };
+    const staking = await clientOf('cosmos.staking.v1beta1.Query');
+    const { validators, pagination } = await staking('Validators', { status: 'BOND_STATUS_BONDED' });
+    assert.equal(validators.length, 1);
+    const v = validators[0];
+    assert.equal(v.operator_address, toValoperAddress(DEV_ACCOUNTS[0].cosmosAddress));
+    assert.equal(v.status, 'BOND_STATUS_BONDED');
+    assert.equal(v.consensus_pubkey.type_url, '/cosmos.crypto.ed25519.PubKey');
+    assert.equal(v.description.moniker, 'it');
+    assert.match(v.commission.commission_rates.rate, /^\d+$/);
+    assert.equal(v.unbonding_time.seconds, '-62135596800');
+    assert.equal(pagination.total, '1');
+
+    const bank = await clientOf('cosmos.bank.v1beta1.Query');
+    const all = await bank('AllBalances', { address: toAccAddress(DEV_ACCOUNTS[4].cosmosAddress) });
+    assert.deepEqual(all.balances, [{ denom: 'uchain', amount: '10000000000' }]);
+
+    const tx = await clientOf('cosmos.tx.v1beta1.Service');
+    const b = await tx('BroadcastTx', { tx_bytes: Buffer.from([0xff, 0x01]), mode: 'BROADCAST_MODE_SYNC' });
+    assert.equal(b.tx_response.codespace, 'sdk');
+    assert.notEqual(b.tx_response.code, 0);
+    assert.match(b.tx_response.txhash, /^[0-9A-F]{64}$/);
   });
 
   await t.test('a symbol the node does not serve: NOT_FOUND in the reflection answer', async () => {
