@@ -3,11 +3,15 @@
  * chain view, State Store view and tx submitter, and the query services `/abci_query` and REST
  * answer from (GRPC_QUERIES). rpc/grpc may not import its peers rpc/consensus or rpc/rest, so node/
  * joins them here. TotalSupply is not among GRPC_QUERIES, so it is answered here from the bank
- * module's supply keys.
+ * module's supply keys; Simulate executes through the app's DeliverTx on a throwaway overlay.
  */
 import { status } from '@grpc/grpc-js';
 import { QueryTotalSupplyRequest, QueryTotalSupplyResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
+import { deliverCosmosTx } from '../app/cosmos-deliver.ts';
+import { CosmosTxError } from '../app/cosmos-errors.ts';
+import { decodeCosmosTx } from '../app/cosmos-tx.ts';
 import { bankKeys, STORES } from '../app/store-keys.ts';
+import { type StateReader, StateOverlay } from '../state/overlay.ts';
 import { fromUtf8 } from '../primitives/bytes.ts';
 import { GRPC_QUERIES, type QueryHandler, QueryError } from '../rpc/consensus/grpc-queries.ts';
 import type { ConsensusRpcDeps, StateView } from '../rpc/consensus/types.ts';
@@ -60,7 +64,42 @@ const QUERIES: ReadonlyMap<string, QueryHandler> = new Map([
   ['/cosmos.bank.v1beta1.Query/TotalSupply', totalSupply],
 ]);
 
-export function grpcDeps(c: ConsensusRpcDeps, rpcAddress: () => string): GrpcDeps {
+/** What Simulate executes against: the latest committed state and the block's context. */
+export interface SimulationSource {
+  state(): StateReader;
+  chainId: string;
+  maxBlockGas(): bigint;
+}
+
+/**
+ * Runs the tx as block execution would (ante checks, fee, sequence, messages) on an overlay that is
+ * dropped afterwards, so the chain's state is untouched. The signature is verified like in a block:
+ * a tx signed for simulation with an empty signature (CosmJS's way) is refused.
+ */
+function simulator(src: SimulationSource): GrpcDeps['simulate'] {
+  return (raw) => {
+    let gasWanted = 0n;
+    try {
+      const tx = decodeCosmosTx(raw);
+      gasWanted = tx.gasLimit;
+      const ctx = { chainId: src.chainId, maxBlockGas: src.maxBlockGas() };
+      return deliverCosmosTx(tx, new StateOverlay(src.state()), ctx);
+    } catch (err) {
+      if (!(err instanceof CosmosTxError)) throw err;
+      // Ante failures consume nothing the block would keep: gas used 0, as the tx is not includable.
+      return {
+        code: err.abciCode,
+        codespace: err.codespace,
+        log: err.message,
+        gasWanted,
+        gasUsed: 0n,
+        events: [],
+      };
+    }
+  };
+}
+
+export function grpcDeps(c: ConsensusRpcDeps, rpcAddress: () => string, sim: SimulationSource): GrpcDeps {
   return {
     identity: { ...c.identity, rpcAddress },
     chain: c.chain,
@@ -76,6 +115,7 @@ export function grpcDeps(c: ConsensusRpcDeps, rpcAddress: () => string): GrpcDep
       }
     },
     submitter: c.submitter,
+    simulate: simulator(sim),
     // As /status reports catching_up: behind when a peer is ahead (never, until P2P exists).
     syncing: () => c.network.peers().some((p) => p.height > c.chain.latestHeight()),
   };

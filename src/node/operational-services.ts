@@ -135,7 +135,13 @@ export function grpcService(opts: NodeOptions, node: ChainNode): Service {
       if (!cfg.enable) return;
       const { host, port } = listenAddress(cfg.address, 'grpc.address', 'app.toml');
       const rpcAddress = () => handles.get(node)?.consensusRpc?.url ?? opts.config.config.rpc.laddr;
-      server = new GrpcServer(grpcDeps(deps(), rpcAddress), { host, port, logger: log });
+      const chain = node.chain!;
+      const sim = {
+        state: () => chain.state,
+        chainId: opts.genesis.chain_id,
+        maxBlockGas: () => chain.gasLimit,
+      };
+      server = new GrpcServer(grpcDeps(deps(), rpcAddress, sim), { host, port, logger: log });
       await server.start().catch((err) => {
         throw new ChainError(
           'LISTEN_FAILED',

@@ -15,4 +15,3 @@ export class GrpcStatusError extends ChainError {
 
 export const invalidArgument = (message: string) => new GrpcStatusError(status.INVALID_ARGUMENT, message);
 export const notFound = (message: string) => new GrpcStatusError(status.NOT_FOUND, message);
-export const unimplemented = (message: string) => new GrpcStatusError(status.UNIMPLEMENTED, message);

@@ -1,18 +1,21 @@
 /**
  * One handler per served method, by path. The module queries (bank, auth, staking) are the node's
  * query services (`deps.query`, the implementation `/abci_query` and REST answer from) at the height
- * the metadata selects; the tendermint and tx services read committed chain data and submit txs.
+ * the metadata selects; the tendermint and tx services read committed chain data, submit txs and
+ * simulate them.
  */
+import { status } from '@grpc/grpc-js';
 import {
   BroadcastMode,
   type BroadcastTxRequest,
   type GetTxRequest,
+  type SimulateRequest,
 } from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import type { GetBlockByHeightRequest } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query';
 import { txHash } from '../../codec/index.ts';
 import type { Logger } from '../../util/logger.ts';
 import { errorMessage } from '../../util/errors.ts';
-import { invalidArgument, notFound, unimplemented } from './errors.ts';
+import { GrpcStatusError, invalidArgument, notFound } from './errors.ts';
 import { queryHeight } from './height.ts';
 import { blockResponse, checkTxResponse, nodeInfoResponse, txOf, txResponse } from './proto.ts';
 import { type MethodSpec, methodPath, SERVICES, type ServiceSpec } from './services.ts';
@@ -114,10 +117,23 @@ const CHAIN_HANDLERS: Record<string, Handler> = {
     return { response: { tx, txResponse: txResponse(raw, tx, loc.height, block.header.time, result) } };
   },
 
-  '/cosmos.tx.v1beta1.Service/Simulate': async () => {
-    throw unimplemented(
-      'Simulate is not implemented by this node yet: estimate gas from a broadcast tx (gas_used of GetTx) or set a generous gas limit',
-    );
+  '/cosmos.tx.v1beta1.Service/Simulate': async (r: SimulateRequest, { deps }) => {
+    // The deprecated `tx` field would need re-encoding the signed bytes exactly; the SDK prefers tx_bytes.
+    if (r.txBytes.length === 0)
+      throw invalidArgument('empty txBytes is not allowed: send the signed TxRaw in tx_bytes');
+    const s = deps.simulate(r.txBytes);
+    if (s.code !== 0)
+      // The SDK's wording for a failed simulation, so clients that parse the gas out of it keep working.
+      throw new GrpcStatusError(
+        status.UNKNOWN,
+        `${s.log} With gas wanted: '${s.gasWanted}' and gas used: '${s.gasUsed}' `,
+      );
+    return {
+      response: {
+        gasInfo: { gasWanted: s.gasWanted, gasUsed: s.gasUsed },
+        result: { data: new Uint8Array(0), log: '', events: s.events, msgResponses: [] },
+      },
+    };
   },
 };
 

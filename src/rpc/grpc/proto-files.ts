@@ -132,6 +132,16 @@ export const PROTO_FILES: ProtoFile[] = [
     name: 'cosmos/base/abci/v1beta1/abci.proto',
     package: 'cosmos.base.abci.v1beta1',
     messages: {
+      GasInfo: [
+        ['gas_wanted', 1, 'uint64'],
+        ['gas_used', 2, 'uint64'],
+      ],
+      Result: [
+        ['data', 1, 'bytes'],
+        ['log', 2, 'string'],
+        ['events', 3, '.tendermint.abci.Event[]'],
+        ['msg_responses', 4, '.google.protobuf.Any[]'],
+      ],
       TxResponse: [
         ['height', 1, 'int64'],
         ['txhash', 2, 'string'],
@@ -194,7 +204,10 @@ export const PROTO_FILES: ProtoFile[] = [
     },
     messages: {
       SimulateRequest: [['tx_bytes', 2, 'bytes']],
-      SimulateResponse: [],
+      SimulateResponse: [
+        ['gas_info', 1, '.cosmos.base.abci.v1beta1.GasInfo'],
+        ['result', 2, '.cosmos.base.abci.v1beta1.Result'],
+      ],
       GetTxRequest: [['hash', 1, 'string']],
       GetTxResponse: [['tx_response', 2, TX_RESPONSE]],
       BroadcastTxRequest: [

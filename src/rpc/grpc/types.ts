@@ -69,6 +69,16 @@ export interface GrpcNodeIdentity {
   rpcAddress(): string;
 }
 
+/** The outcome of executing a tx against the latest state without keeping its effects. */
+export interface GrpcSimulation {
+  code: number;
+  codespace: string;
+  log: string;
+  gasWanted: bigint;
+  gasUsed: bigint;
+  events: { type: string; attributes: { key: string; value: string; index: boolean }[] }[];
+}
+
 export interface GrpcDeps {
   identity: GrpcNodeIdentity;
   chain: GrpcChainView;
@@ -76,6 +86,8 @@ export interface GrpcDeps {
   stateEarliestHeight(): number;
   query: GrpcQuery;
   submitter: GrpcTxSubmitter;
+  /** Executes a signed TxRaw on a throwaway copy of the latest state (the signature is verified). */
+  simulate(txRaw: Uint8Array): GrpcSimulation;
   /** True while the node is catching up with the network. */
   syncing(): boolean;
 }

@@ -1,7 +1,8 @@
 /**
  * cosmos.tx.v1beta1.Service over gRPC: a CosmJS-signed MsgSend broadcast with BroadcastTx, found
  * again with GetTx once included, its effect visible through the bank query at the inclusion height
- * and not before; refused inputs answer INVALID_ARGUMENT / NOT_FOUND / UNIMPLEMENTED or a CheckTx code.
+ * and not before, after a Simulate that reported its gas; refused inputs answer INVALID_ARGUMENT /
+ * NOT_FOUND / UNKNOWN or a CheckTx code.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -75,6 +76,26 @@ test('gRPC tx service', async (t) => {
       const hash = Buffer.from(txHash(raw)).toString('hex').toUpperCase();
       const heightBefore = node.chain!.latestHeight;
 
+      // Simulate first: it must leave the state alone, so the very same tx is then accepted.
+      const { response: sim } = await call(TX, 'Simulate', { txBytes: raw });
+      assert.equal(sim.gasInfo.gasWanted, 200000n);
+      assert.ok(
+        sim.gasInfo.gasUsed > 0n && sim.gasInfo.gasUsed <= 200000n,
+        `simulated gas ${sim.gasInfo.gasUsed}`,
+      );
+      assert.ok(
+        sim.result.events.some(
+          (e: any) =>
+            e.type === 'transfer' &&
+            e.attributes.some((a: any) => a.key === 'recipient' && a.value === fresh),
+        ),
+      );
+      assert.equal(
+        (await call(BANK, 'Balance', { address: fresh, denom: 'uchain' })).response.balance.amount,
+        '0',
+        'the simulation changed nothing',
+      );
+
       const { response: b } = await call(TX, 'BroadcastTx', {
         txBytes: raw,
         mode: BroadcastMode.BROADCAST_MODE_SYNC,
@@ -87,7 +108,7 @@ test('gRPC tx service', async (t) => {
       assert.equal(r.txhash, hash);
       assert.equal(r.code, 0);
       assert.ok(r.height > BigInt(heightBefore), `included at ${r.height}, after ${heightBefore}`);
-      assert.ok(r.gasUsed > 0n && r.gasUsed <= 200000n, `gas used ${r.gasUsed}`);
+      assert.equal(r.gasUsed, sim.gasInfo.gasUsed, 'the block used the gas the simulation reported');
       assert.equal(r.gasWanted, 200000n);
       assert.match(r.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
       assert.ok(
@@ -165,11 +186,26 @@ test('gRPC tx service', async (t) => {
     });
   });
 
-  await t.test('Simulate: UNIMPLEMENTED with the reason', async () => {
-    await assert.rejects(call(TX, 'Simulate', { txBytes: Uint8Array.of(1) }), (err: any) => {
-      assert.equal(err.code, status.UNIMPLEMENTED);
-      assert.match(err.details, /^Simulate is not implemented by this node yet/);
-      return true;
-    });
-  });
+  await t.test(
+    'Simulate refusals: a failing tx answers UNKNOWN with the gas, as the SDK; empty bytes INVALID_ARGUMENT',
+    async () => {
+      const acc = new AuthReader(node.chain!.state).account(alice.cosmosAddress)!;
+      const stale = await signSend(
+        alice.privateKey,
+        fresh,
+        '1',
+        Number(acc.accountNumber),
+        Number(acc.sequence) - 1,
+      );
+      await assert.rejects(call(TX, 'Simulate', { txBytes: stale }), (err: any) => {
+        assert.equal(err.code, status.UNKNOWN);
+        assert.match(err.details, /sequence.* With gas wanted: '200000' and gas used: '0' $/);
+        return true;
+      });
+      await assert.rejects(call(TX, 'Simulate', { txBytes: new Uint8Array(0) }), {
+        code: status.INVALID_ARGUMENT,
+        details: 'empty txBytes is not allowed: send the signed TxRaw in tx_bytes',
+      });
+    },
+  );
 });
