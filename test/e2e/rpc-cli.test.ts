@@ -27,7 +27,7 @@ test('chaind dev serves JSON-RPC on the logged address: identity, balances, a tr
 
   const health = await fetch(url);
   assert.equal(health.status, 200);
-  const provider = new JsonRpcProvider(url, undefined, { pollingInterval: 50 });
+  const provider = new JsonRpcProvider(url, undefined, { pollingInterval: 50, cacheTimeout: -1 });
   t.after(() => provider.destroy());
   assert.equal((await provider.getNetwork()).chainId, 713714n);
   assert.match(

@@ -17,7 +17,11 @@ type Transfer = [from: string, to: string, value: bigint];
 
 test('ethers contract.on (HTTP and WebSocket), provider.on("block"), viem watchContractEvent', async (t) => {
   const { node, url } = await rpcNode(t);
-  const provider = new JsonRpcProvider(url, undefined, { pollingInterval: 50, staticNetwork: true });
+  const provider = new JsonRpcProvider(url, undefined, {
+    pollingInterval: 50,
+    staticNetwork: true,
+    cacheTimeout: -1,
+  });
   t.after(() => provider.destroy());
   const wsProvider = new WebSocketProvider(node.ws!.url);
   t.after(() => wsProvider.destroy());
@@ -112,7 +116,11 @@ test('ethers contract.on (HTTP and WebSocket), provider.on("block"), viem watchC
 
 test('viem over WebSocket: watchBlockNumber and watchContractEvent use eth_subscribe', async (t) => {
   const { node, url } = await rpcNode(t);
-  const provider = new JsonRpcProvider(url, undefined, { pollingInterval: 50, staticNetwork: true });
+  const provider = new JsonRpcProvider(url, undefined, {
+    pollingInterval: 50,
+    staticNetwork: true,
+    cacheTimeout: -1,
+  });
   t.after(() => provider.destroy());
   const owner = new Wallet(wallets[0].privateKey, provider);
   const factory = new ContractFactory(artifacts.TestToken.abi, artifacts.TestToken.bytecode, owner);

@@ -12,7 +12,7 @@ import { CHAIN_ID, rpcNode, wallets } from './rpc-helpers.ts';
 
 test('ethers v6 and viem work against the node unchanged', async (t) => {
   const { url } = await rpcNode(t);
-  const provider = new JsonRpcProvider(url, undefined, { pollingInterval: 50 });
+  const provider = new JsonRpcProvider(url, undefined, { pollingInterval: 50, cacheTimeout: -1 });
   t.after(() => provider.destroy());
   const alice = new Wallet(wallets[0].privateKey, provider);
   const bob = wallets[1].address;
