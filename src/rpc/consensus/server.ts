@@ -6,7 +6,7 @@
  *    a single `/lag_status` over the threshold, which keeps its HTTP 417 so health checks see it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpListener } from '../server/listener.ts';
+import { HttpService } from '../server/http-service.ts';
 import { errorMessage } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { Json } from './encoding.ts';
@@ -57,12 +57,12 @@ class BodyTooLargeError extends ConsensusRpcError {
   }
 }
 
-export class ConsensusRpcServer {
+export class ConsensusRpcServer extends HttpService {
   private readonly o: ConsensusRpcServerOptions;
   private readonly ctx: RouteContext;
-  private readonly listener: HttpListener;
 
   constructor(deps: ConsensusRpcDeps, options: ConsensusRpcServerOptions) {
+    super(options.host, options.port, options.logger, 'consensus RPC');
     this.o = options;
     const routeOptions: ConsensusRpcOptions = {
       lagThreshold: options.lagThreshold,
@@ -70,34 +70,9 @@ export class ConsensusRpcServer {
       rpcAddress: () => this.url,
     };
     this.ctx = { deps, options: routeOptions };
-    this.listener = new HttpListener(
-      options.host,
-      options.port,
-      (req, res) => this.handle(req, res),
-      options.logger,
-      'consensus RPC',
-    );
   }
 
-  /** Binds the listener; port 0 picks a free port (see `address`). */
-  start(): Promise<void> {
-    return this.listener.start();
-  }
-
-  /** The bound address (after `start`). */
-  get address(): { host: string; port: number } {
-    return this.listener.address;
-  }
-
-  get url(): string {
-    return this.listener.url;
-  }
-
-  stop(): Promise<void> {
-    return this.listener.stop();
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.cors(req, res);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method === 'OPTIONS') return void res.writeHead(204).end();

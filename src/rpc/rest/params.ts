@@ -4,10 +4,11 @@
  * and the `x-cosmos-block-height` header that selects the state a query reads.
  */
 import type { PageRequest } from 'cosmjs-types/cosmos/base/query/v1beta1/pagination';
+import { HEIGHT_HEADER, QueryHeightError, queryHeightOf } from '../codecs/cosmos.ts';
 import { invalidArgument } from './errors.ts';
 import type { RestDeps } from './types.ts';
 
-export const HEIGHT_HEADER = 'x-cosmos-block-height';
+export { HEIGHT_HEADER };
 
 const TRUE = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
 const FALSE = new Set(['0', 'f', 'F', 'false', 'FALSE', 'False']);
@@ -50,29 +51,12 @@ export function pageRequest(q: URLSearchParams): PageRequest {
   };
 }
 
-/**
- * The height a state query reads: the `x-cosmos-block-height` header, or the latest committed
- * height when absent or 0 (as the SDK does). Heights above the latest or below what the State Store
- * still keeps are refused, not silently answered from another height.
- */
+/** The height a state query reads (the shared `x-cosmos-block-height` rule), as a REST 400. */
 export function queryHeight(header: string | string[] | undefined, deps: RestDeps): number {
-  const latest = deps.chain.latestHeight();
-  if (header === undefined) return latest;
-  const v = Array.isArray(header) ? header[0] : header;
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)))
-    throw invalidArgument(
-      `invalid height header ${JSON.stringify(HEIGHT_HEADER)}: ${JSON.stringify(v)} is not a non-negative integer`,
-    );
-  const height = Number(v);
-  if (height === 0) return latest;
-  if (height > latest)
-    throw invalidArgument(
-      `cannot query with height in the future; please provide a valid height: height ${height} is above the latest height ${latest}`,
-    );
-  const earliest = deps.stateEarliestHeight();
-  if (height < earliest)
-    throw invalidArgument(
-      `failed to load state at height ${height}; version does not exist (earliest height: ${earliest})`,
-    );
-  return height;
+  try {
+    const value = Array.isArray(header) ? header[0] : header;
+    return queryHeightOf(value, deps.chain.latestHeight(), () => deps.stateEarliestHeight());
+  } catch (err) {
+    throw err instanceof QueryHeightError ? invalidArgument(err.message) : err;
+  }
 }

@@ -5,7 +5,7 @@
  * 405 code 12, bad input 400 code 3, anything unexpected 500 code 13 and logged).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpListener } from '../server/listener.ts';
+import { HttpService } from '../server/http-service.ts';
 import { errorMessage } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
 import { errorBody, GrpcCode, invalidArgument, RestError } from './errors.ts';
@@ -25,42 +25,17 @@ export interface RestServerOptions {
 
 const ROUTES: CompiledRoute[] = [...QUERY_ROUTES, ...NODE_ROUTES].map(compile);
 
-export class RestServer {
+export class RestServer extends HttpService {
   private readonly o: RestServerOptions;
   private readonly ctx: RestContext;
-  private readonly listener: HttpListener;
 
   constructor(deps: RestDeps, options: RestServerOptions) {
+    super(options.host, options.port, options.logger, 'REST');
     this.o = options;
     this.ctx = { deps, logger: options.logger };
-    this.listener = new HttpListener(
-      options.host,
-      options.port,
-      (req, res) => this.handle(req, res),
-      options.logger,
-      'REST',
-    );
   }
 
-  /** Binds the listener; port 0 picks a free port (see `address`). */
-  start(): Promise<void> {
-    return this.listener.start();
-  }
-
-  /** The bound address (after `start`). */
-  get address(): { host: string; port: number } {
-    return this.listener.address;
-  }
-
-  get url(): string {
-    return this.listener.url;
-  }
-
-  stop(): Promise<void> {
-    return this.listener.stop();
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let result: RestResult;
     let status = 200;
     try {

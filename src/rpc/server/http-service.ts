@@ -1,29 +1,24 @@
 /**
- * An HTTP listener with the lifecycle every server of the node needs: bind (port 0 picks a free
- * port), report the bound address, and stop without waiting for keep-alive connections to time out.
+ * The lifecycle every HTTP server of the node needs: bind (port 0 picks a free port), report the
+ * bound address, and stop without waiting for keep-alive connections to time out. A server extends
+ * it and implements `handle`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errorMessage } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
 
-export class HttpListener {
+export abstract class HttpService {
   readonly server: Server;
   private readonly host: string;
   private readonly port: number;
 
   /** `what` names the server in the log line of a request that failed unexpectedly. */
-  constructor(
-    host: string,
-    port: number,
-    handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
-    logger: Logger,
-    what: string,
-  ) {
+  protected constructor(host: string, port: number, logger: Logger, what: string) {
     this.host = host;
     this.port = port;
     this.server = createServer((req, res) => {
-      handle(req, res).catch((err) => {
+      this.handle(req, res).catch((err) => {
         logger.error({ err: errorMessage(err) }, `${what} request failed`);
         if (!res.headersSent) res.writeHead(500);
         res.end();
@@ -31,6 +26,9 @@ export class HttpListener {
     });
   }
 
+  protected abstract handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+
+  /** Binds the listener; port 0 picks a free port (see `address`). */
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
