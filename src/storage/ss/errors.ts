@@ -94,3 +94,17 @@ export class SSRollbackRangeError extends ChainError {
     );
   }
 }
+
+/** A version pruning removed while a reader still needed it (a long replay of an old block). */
+export class SSVersionPrunedError extends ChainError {
+  readonly version: number;
+  readonly earliest: number;
+  constructor(version: number, earliest: number) {
+    super(
+      'SS_VERSION_PRUNED',
+      `state store version ${version} was pruned while being read: the earliest version is now ${earliest}`,
+    );
+    this.version = version;
+    this.earliest = earliest;
+  }
+}

@@ -50,6 +50,15 @@ export class MvccGroup {
     return this.databases[this.route(store, key)].read(store, key, version);
   }
 
+  get syncReads(): boolean {
+    return this.databases.every((db) => db.syncReads);
+  }
+
+  /** `read` without a promise; only when `syncReads` (the caller checks `earliest`). */
+  readSync(store: string, key: Uint8Array, version: number): Uint8Array | undefined {
+    return this.databases[this.route(store, key)].readSync(store, key, version);
+  }
+
   iterate(
     store: string,
     start: Uint8Array | undefined,

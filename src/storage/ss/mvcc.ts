@@ -117,6 +117,19 @@ export class MvccDatabase {
     return firstEntry(reader, range).then((e) => (e ? (decodeValue(e[1]) ?? undefined) : undefined));
   }
 
+  /** Whether `readSync` works: the engine reads from memory or a memory map (lmdb, memory). */
+  get syncReads(): boolean {
+    return this.kv.iterateSync !== undefined;
+  }
+
+  /** `read` without a promise, for engines with synchronous iteration (see `syncReads`). */
+  readSync(store: string, key: Uint8Array, version: number): Uint8Array | undefined {
+    const { gte, lt } = pointSeek(this.prefix(store), key, version);
+    for (const [, stored] of this.kv.iterateSync!({ gte, lt, limit: 1 }))
+      return decodeValue(stored) ?? undefined;
+    return undefined;
+  }
+
   /**
    * Live keys of `store` in [start, end) at `version`, on a snapshot so that concurrent pruning and
    * writes cannot tear the view. Each logical key costs one seek (two if its newest entry is above

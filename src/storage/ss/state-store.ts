@@ -7,13 +7,14 @@ import {
   SSClosedError,
   SSIterationDisabledError,
   SSVersionOrderError,
+  SSVersionPrunedError,
   SSVersionTooHighError,
   SSWriterFailedError,
 } from './errors.ts';
 import { EVM_STORE } from './evm-keys.ts';
 import type { MvccGroup } from './group.ts';
 import type { PruneStats } from './prune.ts';
-import type { ImportEntry, StateStore, StoreChange } from './types.ts';
+import type { ImportEntry, StateStore, StoreChange, SyncStateRead } from './types.ts';
 
 export interface CompositeParts {
   cosmos: MvccGroup;
@@ -93,6 +94,27 @@ export class CompositeStateStore implements StateStore {
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  /**
+   * Synchronous point reads at `version`, for re-executing a block (debug_trace*) with the same
+   * synchronous state code that executed it. Resolves once the background writer has applied
+   * `version` to both halves (after that, nothing at or below it changes except by pruning); resolves
+   * undefined when an engine cannot read synchronously (rocksdb). Each read routes exactly as `get`
+   * (the `evm` store to the EVM SS when split) and throws if pruning has since removed `version`,
+   * rather than answering from a partial history.
+   */
+  async syncReaderAt(version: number): Promise<SyncStateRead | undefined> {
+    this.assertOpen();
+    const { cosmos, evm } = this.p;
+    if (!cosmos.syncReads || (evm && !evm.syncReads)) return undefined;
+    await this.readable(cosmos, version);
+    if (evm) await this.readable(evm, version);
+    return (store, key) => {
+      const part = this.partOf(store);
+      if (version < part.earliest) throw new SSVersionPrunedError(version, part.earliest);
+      return part.readSync(store, key, version);
+    };
   }
 
   async has(store: string, key: Uint8Array, version: number): Promise<boolean> {

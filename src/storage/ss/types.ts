@@ -30,6 +30,11 @@ export interface StateStore {
     version: number,
     reverse?: boolean,
   ): AsyncIterable<KVEntry>;
+  /**
+   * Synchronous reads at `version` once it is applied (see CompositeStateStore.syncReaderAt);
+   * undefined (or absent) when the engines cannot read synchronously.
+   */
+  syncReaderAt?(version: number): Promise<SyncStateRead | undefined>;
   /** Records one block's writes; versions strictly increase. */
   applyChangeSet(version: number, changes: readonly StoreChange[]): Promise<void>;
   /** The newest version readable now (with async writes, the newest one applied). */
@@ -45,3 +50,6 @@ export interface StateStore {
   flush(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A synchronous point read at a fixed version: the value, or undefined if absent or deleted. */
+export type SyncStateRead = (store: string, key: Uint8Array) => Uint8Array | undefined;
