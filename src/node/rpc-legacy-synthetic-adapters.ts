@@ -1,0 +1,252 @@
+/**
+ * The synthetic legacy views' backend (rpc/legacy/synthetic SyntheticBackend) over the node's block
+ * store, the Cosmos tx decoder, the stored tx results and historical state; plus the chain_ filter
+ * table, which is a FilterStore of its own (eth_ filter ids are unknown to chain_ and the other way).
+ *
+ * What this chain gives the views (issue 9):
+ * - A block's txs are its TxRaws in block order; a TxRaw with a receipt is an EVM tx, every other one
+ *   is Cosmos-originated and has a stored result (code, gas used).
+ * - "Failed before execution" (included, nonce consumed, nothing executed): the block executor never
+ *   includes an EVM tx that fails before execution (bad nonce, cannot pay, intrinsic gas: runTx throws
+ *   and the proposer leaves it out; replay refuses a block with one), so no EVM tx is reported so.
+ *   A Cosmos tx whose message failed is included with its fee and sequence consumed and its messages
+ *   reverted: that is this chain's included-but-not-executed tx, and the views treat it as such.
+ * - Synthetic logs: the only Cosmos messages this chain executes are bank MsgSends, which run no EVM
+ *   code and which no contract stands for, so Cosmos-originated txs carry no synthetic logs; the
+ *   chain2_ bank entries show those transfers instead.
+ * - Addresses: a Cosmos address is shown as its associated EVM address in the state after the tx's
+ *   block (association is permanent, so the latest state answers for a pruned height), else its cast.
+ */
+import { AuthInfo, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
+import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
+import { ripemd160 } from '@noble/hashes/legacy.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { decodeCosmosTx, cosmosTxHash, type DecodedCosmosTx } from '../app/cosmos-tx.ts';
+import { evmKeys, STORES } from '../app/store-keys.ts';
+import type { Chain } from '../chain/chain.ts';
+import { HistoricalState } from '../chain/history.ts';
+import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
+import { BASE_DENOM, WEI_PER_UCHAIN } from '../primitives/identity.ts';
+import {
+  type ChainEvents,
+  type ChainReader,
+  DEFAULT_MAX_FILTERS,
+  type EvmRpcOptions,
+  FilterStore,
+  type TxPool,
+} from '../rpc/evm/index.ts';
+import {
+  type BlockTracer,
+  type BlockTxRef,
+  type CosmosTxView,
+  type SyntheticBackend,
+  syntheticLegacyMethods,
+} from '../rpc/legacy/synthetic/index.ts';
+import type { MethodTable } from '../rpc/server/dispatcher.ts';
+import type { BlockStore } from '../storage/blocks/store.ts';
+import type { CosmosTxResult } from '../storage/blocks/types.ts';
+import type { StateStore } from '../storage/ss/types.ts';
+import { ChainError } from '../util/errors.ts';
+
+const EMPTY_BLOOM = new Uint8Array(256);
+const ZERO_ADDRESS = new Uint8Array(20);
+
+export interface SyntheticBackendDeps {
+  chain: Chain;
+  blocks: BlockStore;
+  ss: StateStore;
+  /** The eth_ reader (its block views and caches are shared with eth_). */
+  reader: ChainReader;
+  options: EvmRpcOptions;
+  pool?: Pick<TxPool, 'get'>;
+  tracer?: BlockTracer;
+}
+
+/** The fields of a Cosmos tx the views show, for txs the full decoder refuses (another message type). */
+interface TxFacts {
+  signer: Uint8Array | undefined;
+  firstRecipient: Uint8Array | undefined;
+  sequence: bigint;
+  gasLimit: bigint;
+  feeUchain: bigint;
+  sends: { from: Uint8Array; to: Uint8Array; amount: bigint }[];
+}
+
+function factsOf(raw: Uint8Array): TxFacts {
+  let d: DecodedCosmosTx | undefined;
+  try {
+    d = decodeCosmosTx(raw);
+  } catch {
+    d = undefined;
+  }
+  if (d) {
+    return {
+      signer: d.signer,
+      firstRecipient: d.msgs[0]?.to,
+      sequence: d.sequence,
+      gasLimit: d.gasLimit,
+      feeUchain: d.fee,
+      sends: d.msgs.map((m) => ({ from: m.from, to: m.to, amount: m.amount })),
+    };
+  }
+  // Stored, so it executed: only what the envelope says is shown (no messages are known as sends).
+  const txRaw = TxRaw.decode(raw);
+  const auth = AuthInfo.decode(txRaw.authInfoBytes);
+  const info = auth.signerInfos[0];
+  let signer: Uint8Array | undefined;
+  if (info?.publicKey?.typeUrl === '/cosmos.crypto.secp256k1.PubKey') {
+    signer = ripemd160(sha256(PubKey.decode(info.publicKey.value).key));
+  }
+  const fee = (auth.fee?.amount ?? []).filter((c) => c.denom === BASE_DENOM);
+  return {
+    signer,
+    firstRecipient: undefined,
+    sequence: info?.sequence ?? 0n,
+    gasLimit: auth.fee?.gasLimit ?? 0n,
+    feeUchain: fee.reduce((s, c) => s + BigInt(c.amount), 0n),
+    sends: [],
+  };
+}
+
+/** A small insertion-ordered LRU (stored blocks never change, so their tx lists can be kept). */
+class Lru<K, V> {
+  private readonly map = new Map<K, V>();
+  private readonly max: number;
+  constructor(max: number) {
+    this.max = max;
+  }
+  get(k: K): V | undefined {
+    const v = this.map.get(k);
+    if (v !== undefined) {
+      this.map.delete(k);
+      this.map.set(k, v);
+    }
+    return v;
+  }
+  set(k: K, v: V): void {
+    this.map.delete(k);
+    this.map.set(k, v);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
+  }
+}
+
+export class NodeSyntheticBackend implements SyntheticBackend {
+  readonly chain: ChainReader;
+  readonly options: EvmRpcOptions;
+  readonly pool: Pick<TxPool, 'get'> | undefined;
+  readonly tracer: BlockTracer | undefined;
+  private readonly d: SyntheticBackendDeps;
+  private readonly cache = new Lru<number, BlockTxRef[]>(256);
+
+  constructor(d: SyntheticBackendDeps) {
+    this.d = d;
+    this.chain = d.reader;
+    this.options = d.options;
+    this.pool = d.pool;
+    this.tracer = d.tracer;
+  }
+
+  async blockTxs(height: number): Promise<BlockTxRef[] | undefined> {
+    if (height === 0) return [];
+    const cached = this.cache.get(height);
+    if (cached) return cached;
+    const { blocks } = this.d;
+    const block = blocks.blockByHeight(height);
+    const receipts = blocks.receiptsOfBlock(height);
+    const results = blocks.cosmosResultsOfBlock(height);
+    if (!block || !receipts || !results) return undefined;
+    const evmIndexOf = new Map(receipts.map((r) => [r.blockTxIndex, r.txIndex]));
+    const resultOf = new Map<number, CosmosTxResult>(results.map((r) => [r.index, r]));
+    const evmAddressOf = this.addressMapper(height);
+    const refs: BlockTxRef[] = [];
+    for (const [i, raw] of block.txs.entries()) {
+      const evmIndex = evmIndexOf.get(i);
+      if (evmIndex !== undefined) {
+        refs.push({ kind: 'evm', evmIndex, failedBeforeExecution: false });
+        continue;
+      }
+      const result = resultOf.get(i);
+      if (!result) {
+        throw new ChainError(
+          'STORES_INCONSISTENT',
+          `block ${height} tx ${i} has neither a receipt nor a Cosmos tx result`,
+        );
+      }
+      refs.push({ kind: 'cosmos', tx: await this.cosmosView(raw, result, evmAddressOf) });
+    }
+    this.cache.set(height, refs);
+    return refs;
+  }
+
+  private async cosmosView(
+    raw: Uint8Array,
+    result: CosmosTxResult,
+    evmAddressOf: (cosmos: Uint8Array) => Promise<Uint8Array>,
+  ): Promise<CosmosTxView> {
+    const f = factsOf(raw);
+    return {
+      hash: cosmosTxHash(raw),
+      from: f.signer ? await evmAddressOf(f.signer) : ZERO_ADDRESS,
+      to: f.firstRecipient ? await evmAddressOf(f.firstRecipient) : null,
+      nonce: f.sequence,
+      gasLimit: f.gasLimit,
+      fee: f.feeUchain * WEI_PER_UCHAIN,
+      code: result.code,
+      gasUsed: result.gasUsed,
+      logs: [],
+      logsBloom: EMPTY_BLOOM,
+      transfers: await Promise.all(
+        f.sends.map(async (s) => ({
+          from: await evmAddressOf(s.from),
+          to: await evmAddressOf(s.to),
+          amount: s.amount,
+        })),
+      ),
+    };
+  }
+
+  /** Cosmos address → associated EVM address in the state after block `height`, else its cast. */
+  private addressMapper(height: number): (cosmos: Uint8Array) => Promise<Uint8Array> {
+    const retained = height >= this.chain.earliestStateHeight();
+    const history = retained ? new HistoricalState(this.d.ss, height) : undefined;
+    const latest = this.d.chain.state;
+    return async (cosmos) => {
+      const key = evmKeys.associationByCosmos(cosmos);
+      const associated = history ? await history.get(STORES.evm, key) : latest.get(STORES.evm, key);
+      return associated ?? cosmos;
+    };
+  }
+
+  cosmosTxLocation(hash: Uint8Array): { height: number } | undefined {
+    const loc = this.d.blocks.txLocationByCosmosHash(hash);
+    if (!loc) return undefined;
+    const raw = this.d.blocks.txAt(loc.height, loc.index);
+    // A wrapped EVM tx is found by its keccak hash, not by the SHA-256 of its wrapper.
+    if (!raw || unwrapEthTransaction(raw)) return undefined;
+    return { height: loc.height };
+  }
+
+  syntheticLogHeights(): number[] {
+    return []; // no Cosmos-originated tx of this chain carries synthetic logs (module comment)
+  }
+}
+
+export interface SyntheticLegacy {
+  methods: MethodTable;
+  /** Stops the chain_ filter store's sweeper and drops its filters. */
+  close(): void;
+}
+
+/** The synthetic chain_/chain2_ table with its own filter store (`filterTimeoutMs`: `[evm] filter_timeout`). */
+export function createSyntheticLegacy(
+  d: SyntheticBackendDeps & { events: ChainEvents; filterTimeoutMs: number },
+): SyntheticLegacy {
+  const filters = new FilterStore(d.events, {
+    timeoutMs: d.filterTimeoutMs,
+    maxFilters: DEFAULT_MAX_FILTERS,
+  });
+  return {
+    methods: syntheticLegacyMethods(new NodeSyntheticBackend(d), { filters }),
+    close: () => filters.close(),
+  };
+}

@@ -1,0 +1,325 @@
+/**
+ * The chain_/chain2_ block, tx, receipt, log and filter methods over the synthetic views (views.ts).
+ * Heights are resolved exactly as eth_ resolves them (rpc/evm Resolver: the watermark, pruned heights),
+ * unknown blocks and txs answer null as in eth_; the chain_ filters live in their own FilterStore, so
+ * an eth_ filter id is unknown to chain_getFilterChanges and the other way round.
+ */
+import type { BlockRef } from '../../codecs/block-ref.ts';
+import { CodecError } from '../../codecs/errors.ts';
+import type { LogFilter } from '../../codecs/filter.ts';
+import { formatPendingTx } from '../../codecs/format.ts';
+import { hash32, quantity } from '../../codecs/hex.ts';
+import { p, type ParamCodec } from '../../codecs/params.ts';
+import type { BlockContext } from '../../codecs/views.ts';
+import { checkRange, logsAfter } from '../../evm/filters.ts';
+import { FilterNotFoundError, type FilterStore } from '../../evm/filters-store.ts';
+import { InvalidBlockRangeError, UnknownBlockError } from '../../evm/logs.ts';
+import type { Resolver } from '../../evm/resolve.ts';
+import { method, type MethodTable } from '../../server/dispatcher.ts';
+import { LimitExceededError } from '../../server/errors.ts';
+import { ChainError } from '../../../util/errors.ts';
+import type { SyntheticBackend } from './backend.ts';
+import {
+  assemble,
+  entryBloom,
+  findByHash,
+  formatEntryReceipt,
+  formatEntryTx,
+  formatLogAt,
+  formatSyntheticBlock,
+  isFailed,
+  logMatches,
+  type SyntheticBlock,
+  VIEWS,
+  type ViewKind,
+} from './views.ts';
+
+/** chain_getTransactionReceiptExcludeTraceFail for a tx that was included but never executed. */
+export class FailedBeforeExecutionError extends ChainError {
+  constructor(hash: Uint8Array, height: number) {
+    super(
+      'LEGACY_TX_FAILED_BEFORE_EXECUTION',
+      `transaction ${hash32(hash)} was included in block ${height} but failed before execution (nonce consumed, nothing executed), so it has no trace`,
+    );
+  }
+}
+
+/** The trace variants without the debug block tracer (issue 7's debug_traceBlockBy*). */
+export class TracerUnavailableError extends ChainError {
+  constructor(methodName: string) {
+    super(
+      'LEGACY_TRACER_UNAVAILABLE',
+      `${methodName} needs the debug block tracer (debug_traceBlockByNumber / debug_traceBlockByHash), which this node does not provide`,
+    );
+  }
+}
+
+export class BlockNotFoundError extends ChainError {
+  constructor(what: string) {
+    super('LEGACY_BLOCK_NOT_FOUND', `block ${what} not found`);
+  }
+}
+
+const filterId: ParamCodec<string> = {
+  optional: false,
+  parse(v) {
+    if (typeof v !== 'string') throw new CodecError('filter id must be a string');
+    return v;
+  },
+};
+
+/** A debug_trace* config object, handed to the tracer as sent (the tracer validates it). */
+const traceConfig: ParamCodec<unknown> = {
+  optional: true,
+  parse(v) {
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'object' || Array.isArray(v)) throw new CodecError('trace config must be an object');
+    return v;
+  },
+};
+
+const byHash = (hash: Uint8Array): BlockRef => ({ kind: 'hash', hash, requireCanonical: false });
+
+export interface SyntheticLive {
+  /** The chain_ filters (a FilterStore of their own, not eth_'s). */
+  filters?: FilterStore;
+}
+
+export function syntheticMethods(
+  backend: SyntheticBackend,
+  resolve: Resolver,
+  live: SyntheticLive = {},
+): MethodTable {
+  const { chain, options } = backend;
+
+  const blockAt = async (ref: BlockRef, kind: ViewKind) => {
+    const h = resolve.lookup(ref);
+    return h === undefined ? undefined : assemble(backend, h, kind);
+  };
+  const block = async (ref: BlockRef, full: boolean, kind: ViewKind) => {
+    const b = await blockAt(ref, kind);
+    return b ? formatSyntheticBlock(b, full, chain.chainId) : null;
+  };
+  const count = async (ref: BlockRef, kind: ViewKind) => {
+    const b = await blockAt(ref, kind);
+    return b ? quantity(b.entries.length) : null;
+  };
+  const receipts = async (ref: BlockRef, kind: ViewKind) => {
+    const b = await blockAt(ref, kind);
+    return b ? b.entries.map((e) => formatEntryReceipt(e, b.view, entryBloom)) : null;
+  };
+  const txAt = async (ref: BlockRef, index: number) => {
+    const b = await blockAt(ref, VIEWS.chain);
+    const e = b?.entries[index];
+    return b && e ? formatEntryTx(e, b.view, chain.chainId) : null;
+  };
+
+  /** The height of a mined tx (EVM or Cosmos-originated) under the watermark. */
+  const located = (hash: Uint8Array): number | undefined => {
+    const h = chain.txLocation(hash)?.height ?? backend.cosmosTxLocation(hash)?.height;
+    if (h === undefined || h > chain.latestHeight()) return undefined;
+    resolve.assertBlockRetained(h);
+    return h;
+  };
+  const txBlock = async (hash: Uint8Array, kind: ViewKind) => {
+    const h = located(hash);
+    return h === undefined ? undefined : assemble(backend, h, kind);
+  };
+
+  // ---- logs -------------------------------------------------------------------------------------
+
+  /** The view's logs of the blocks at `heights` (ascending) that match `f`. */
+  const logsOf = async (heights: Iterable<number>, f: LogFilter) => {
+    const out: Record<string, unknown>[] = [];
+    for (const h of heights) {
+      const b = await assemble(backend, h, VIEWS.chain);
+      if (!b) continue;
+      for (const e of b.entries)
+        for (const l of e.logs) if (logMatches(l, f)) out.push(formatLogAt(l, b.view));
+    }
+    return out;
+  };
+
+  /**
+   * Heights in [from, to] with a matching log: the EVM log index narrows the EVM side (and applies
+   * the eth_ limits), the backend names the heights whose Cosmos txs carry synthetic logs.
+   */
+  const candidateHeights = (f: LogFilter, from: number, to: number, limit: number) => {
+    const { logs, limitExceeded } = chain.getLogs({
+      fromBlock: from,
+      toBlock: to,
+      addresses: f.addresses,
+      topics: f.topics,
+      limit,
+    });
+    const heights = new Set(logs.map((l) => l.blockHeight));
+    for (const h of backend.syntheticLogHeights(from, to)) heights.add(h);
+    return { heights: [...heights].sort((a, b) => a - b), limitExceeded };
+  };
+
+  /** chain_getLogs: eth_getLogs's range rules and limits, over the chain_ view of each block. */
+  const getLogs = async (f: LogFilter) => {
+    const latest = chain.latestHeight();
+    let from: number;
+    let to: number;
+    let limit = Number.MAX_SAFE_INTEGER;
+    if (f.blockHash) {
+      const h = chain.heightByHash(f.blockHash);
+      if (h === undefined || h > latest) throw new UnknownBlockError();
+      from = to = h;
+    } else {
+      from = resolve.number(f.fromBlock ?? { kind: 'tag', tag: 'latest' });
+      to = resolve.number(f.toBlock ?? { kind: 'tag', tag: 'latest' });
+      if (from > to)
+        throw new InvalidBlockRangeError(
+          `invalid block range params: fromBlock ${from} is after toBlock ${to}`,
+        );
+      if (to - from + 1 > options.maxBlocksForLog) {
+        throw new LimitExceededError(
+          `query exceeds max block range ${options.maxBlocksForLog} (max_blocks_for_log): asked for ${to - from + 1} blocks`,
+        );
+      }
+      resolve.assertBlockRetained(from);
+      if (f.toBlock === undefined) limit = options.maxLogNoBlock;
+      to = Math.min(to, latest);
+      if (from > to) return [];
+    }
+    const { heights, limitExceeded } = candidateHeights(f, from, to, limit);
+    if (limitExceeded) {
+      throw new LimitExceededError(
+        `query returned more than ${options.maxLogNoBlock} results (max_log_no_block); give a toBlock or a narrower range`,
+      );
+    }
+    return logsOf(heights, f);
+  };
+
+  const numericBound = (ref: LogFilter['fromBlock']): number | undefined => {
+    if (!ref) return undefined;
+    if (ref.kind === 'number') return ref.height;
+    return ref.tag === 'earliest' ? 0 : undefined;
+  };
+
+  // ---- tables -----------------------------------------------------------------------------------
+
+  const blockPair = (prefix: string, suffix: string, kind: ViewKind): MethodTable => ({
+    [`${prefix}_getBlockByNumber${suffix}`]: method([p.blockNumber, p.bool], (ref, full) =>
+      block(ref, full, kind),
+    ),
+    [`${prefix}_getBlockByHash${suffix}`]: method([p.hash, p.bool], (hash, full) =>
+      block(byHash(hash), full, kind),
+    ),
+  });
+
+  const tables: MethodTable = {
+    ...blockPair('chain', '', VIEWS.chain),
+    ...blockPair('chain', 'ExcludeTraceFail', VIEWS.chainExcludeTraceFail),
+    ...blockPair('chain2', '', VIEWS.chain2),
+    ...blockPair('chain2', 'ExcludeTraceFail', VIEWS.chain2ExcludeTraceFail),
+
+    chain_getBlockReceipts: method([p.blockRef], (ref) => receipts(ref, VIEWS.chain)),
+    chain2_getBlockReceipts: method([p.blockRef], (ref) => receipts(ref, VIEWS.chain2)),
+    chain_getBlockTransactionCountByNumber: method([p.blockNumber], (ref) => count(ref, VIEWS.chain)),
+    chain_getBlockTransactionCountByHash: method([p.hash], (hash) => count(byHash(hash), VIEWS.chain)),
+    chain2_getBlockTransactionCountByNumber: method([p.blockNumber], (ref) => count(ref, VIEWS.chain2)),
+    chain2_getBlockTransactionCountByHash: method([p.hash], (hash) => count(byHash(hash), VIEWS.chain2)),
+
+    chain_getTransactionByBlockNumberAndIndex: method([p.blockNumber, p.index], txAt),
+    chain_getTransactionByBlockHashAndIndex: method([p.hash, p.index], (hash, index) =>
+      txAt(byHash(hash), index),
+    ),
+    chain_getTransactionByHash: method([p.hash], async (hash) => {
+      const b = await txBlock(hash, VIEWS.chain);
+      const e = b && findByHash(b, hash);
+      if (b && e) return formatEntryTx(e, b.view, chain.chainId);
+      const pending = backend.pool?.get(hash);
+      return pending ? formatPendingTx(pending) : null;
+    }),
+    chain_getTransactionReceipt: method([p.hash], async (hash) => {
+      const b = await txBlock(hash, VIEWS.chain);
+      const e = b && findByHash(b, hash);
+      return b && e ? formatEntryReceipt(e, b.view, entryBloom) : null;
+    }),
+    chain_getTransactionReceiptExcludeTraceFail: method([p.hash], async (hash) => {
+      const b = await txBlock(hash, VIEWS.chainExcludeTraceFail);
+      if (!b) return null;
+      if (isFailed(b, hash)) throw new FailedBeforeExecutionError(hash, b.view.height);
+      const e = findByHash(b, hash);
+      return e ? formatEntryReceipt(e, b.view, entryBloom) : null;
+    }),
+
+    chain_getLogs: method([p.filter], getLogs),
+
+    chain_traceBlockByNumberExcludeTraceFail: method([p.blockNumber, traceConfig], async (ref, config) => {
+      const h = resolve.lookup(ref);
+      if (h === undefined) throw new BlockNotFoundError(ref.kind === 'number' ? `#${ref.height}` : ref.tag);
+      return traceExcludingFailed('chain_traceBlockByNumberExcludeTraceFail', h, config);
+    }),
+    chain_traceBlockByHashExcludeTraceFail: method([p.hash, traceConfig], async (hash, config) => {
+      const h = resolve.lookup(byHash(hash));
+      if (h === undefined) throw new BlockNotFoundError(hash32(hash));
+      return traceExcludingFailed('chain_traceBlockByHashExcludeTraceFail', h, config);
+    }),
+
+    ...(live.filters ? filterTable(live.filters) : {}),
+  };
+
+  async function traceExcludingFailed(name: string, height: number, config: unknown) {
+    if (!backend.tracer) throw new TracerUnavailableError(name);
+    const [traces, b] = await Promise.all([
+      backend.tracer.traceBlock(height, config),
+      assemble(backend, height, VIEWS.chainExcludeTraceFail),
+    ]);
+    if (!b) throw new BlockNotFoundError(`#${height}`);
+    return traces.filter((t) => !b.failed.has(t.txHash.replace(/^0x/, '').toLowerCase()));
+  }
+
+  function filterTable(store: FilterStore): MethodTable {
+    return {
+      chain_newFilter: method([p.filter], (criteria) => {
+        checkRange(criteria, options);
+        return store.install({ kind: 'logs', lastUsed: 0, cursor: chain.latestHeight(), criteria });
+      }),
+      chain_newBlockFilter: method([], () =>
+        store.install({ kind: 'block', lastUsed: 0, cursor: chain.latestHeight() }),
+      ),
+      chain_uninstallFilter: method([filterId], (id) => store.uninstall(id)),
+      chain_getFilterChanges: method([filterId], async (id) => {
+        const f = store.use(id);
+        const latest = chain.latestHeight();
+        if (f.kind === 'pending') return f.hashes.splice(0).map(hash32);
+        if (f.kind === 'block') {
+          const hashes: string[] = [];
+          const through = Math.min(latest, f.cursor + options.maxBlocksForLog);
+          for (let h = f.cursor + 1; h <= through; h++) {
+            const ctx: BlockContext | undefined = chain.blockContext(h);
+            if (!ctx) break;
+            hashes.push(hash32(ctx.hash));
+            f.cursor = h;
+          }
+          return hashes;
+        }
+        const after = f.cursor;
+        const window = logsAfter(chain, options, f.criteria, after, latest);
+        const heights = new Set(window.logs.map((l) => l.blockHeight));
+        const from = Math.max(after + 1, numericBound(f.criteria.fromBlock) ?? 0);
+        const to = Math.min(window.through, numericBound(f.criteria.toBlock) ?? Number.MAX_SAFE_INTEGER);
+        if (!f.criteria.blockHash && from <= to)
+          for (const h of backend.syntheticLogHeights(from, to)) heights.add(h);
+        f.cursor = window.through;
+        return logsOf(
+          [...heights].sort((a, b) => a - b),
+          f.criteria,
+        );
+      }),
+      chain_getFilterLogs: method([filterId], (id) => {
+        const f = store.use(id);
+        if (f.kind !== 'logs') throw new FilterNotFoundError();
+        return getLogs(f.criteria);
+      }),
+    };
+  }
+
+  return tables;
+}
+
+export type { SyntheticBlock };
