@@ -14,6 +14,7 @@ import type { CosmosTxResult, TxEvent } from '../storage/blocks/types.ts';
 import { Auth, AuthReader } from './auth.ts';
 import { Bank, BankReader } from './bank.ts';
 import { CosmosTxError, SdkCode } from './cosmos-errors.ts';
+import { checkAssociation, deliverAssociation } from './association-tx.ts';
 import { type DecodedCosmosTx, MSG_SEND_TYPE_URL, signDocBytes } from './cosmos-tx.ts';
 import { Evm, FEE_COLLECTOR_ADDRESS } from './evm.ts';
 import { GasMeter, KV_GAS, MeteredState } from './gas-meter.ts';
@@ -54,6 +55,7 @@ export function checkCosmosTx(
   minGasPrice: MinGasPrice,
   expectedSequence?: bigint,
 ): void {
+  if (tx.association) return checkAssociation(tx.association, state);
   checkSigner(tx, state, ctx, expectedSequence);
   const required = ceilDiv(tx.gasLimit * minGasPrice.numerator, minGasPrice.denominator);
   if (tx.fee < required) {
@@ -121,6 +123,7 @@ export function deliverCosmosTx(
   overlay: StateOverlay,
   ctx: CosmosTxContext,
 ): CosmosTxOutcome {
+  if (tx.association) return deliverAssociation(tx.association, overlay);
   const meter = new GasMeter(tx.gasLimit);
   const state = new MeteredState(overlay, meter);
   const anteEvents: TxEvent[] = [];

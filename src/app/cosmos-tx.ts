@@ -13,6 +13,12 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { fromBech32 } from '../crypto/accounts.ts';
 import { BASE_DENOM, BECH32_ACCOUNT_PREFIX } from '../primitives/identity.ts';
 import { CosmosTxError, SdkCode } from './cosmos-errors.ts';
+import {
+  ASSOCIATION_GAS,
+  type Association,
+  decodeAssociationTx,
+  isAssociationBody,
+} from './association-tx.ts';
 
 export const MSG_SEND_TYPE_URL = '/cosmos.bank.v1beta1.MsgSend';
 const SECP256K1_PUBKEY_TYPE_URL = '/cosmos.crypto.secp256k1.PubKey';
@@ -43,6 +49,11 @@ export interface DecodedCosmosTx {
   fee: bigint;
   memo: string;
   msgs: SendMsg[];
+  /**
+   * Set for the fee-less association tx of `chain_associate` (association-tx.ts): no Cosmos signature,
+   * fee or sequence; `signer`/`publicKey` are the recovered key's, `msgs` is empty.
+   */
+  association?: Association;
 }
 
 export const MAX_MEMO_CHARACTERS = 256;
@@ -65,6 +76,7 @@ export function decodeCosmosTx(raw: Uint8Array): DecodedCosmosTx {
   } catch (err) {
     return fail(SdkCode.TxDecode, `tx parse error: ${(err as Error).message}`);
   }
+  if (isAssociationBody(body)) return associationTx(raw, body);
   if (body.messages.length === 0)
     fail(SdkCode.InvalidRequest, 'must contain at least one message: invalid request');
   if (body.memo.length > MAX_MEMO_CHARACTERS)
@@ -141,6 +153,25 @@ export function decodeCosmosTx(raw: Uint8Array): DecodedCosmosTx {
     fee: feeUchain,
     memo: body.memo,
     msgs,
+  };
+}
+
+function associationTx(raw: Uint8Array, body: TxBody): DecodedCosmosTx {
+  const association = decodeAssociationTx(raw, body);
+  return {
+    raw,
+    hash: cosmosTxHash(raw),
+    bodyBytes: TxRaw.decode(raw).bodyBytes,
+    authInfoBytes: new Uint8Array(0),
+    signature: Buffer.concat([association.r, association.s, Uint8Array.of(association.v)]),
+    publicKey: association.publicKey,
+    signer: association.cosmosAddress,
+    sequence: 0n,
+    gasLimit: ASSOCIATION_GAS,
+    fee: 0n,
+    memo: '',
+    msgs: [],
+    association,
   };
 }
 

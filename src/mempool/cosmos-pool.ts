@@ -36,6 +36,11 @@ export class CosmosPool {
   private readonly byHash = new Map<string, Entry>();
   /** per signer (hex), its pending txs in sequence order */
   private readonly bySigner = new Map<string, Entry[]>();
+  /**
+   * Pending association txs (chain_associate) by signer: they have no sequence, so they stay out of
+   * the sequence queues; one per key, since a second could only fail once the first executes.
+   */
+  private readonly associations = new Map<string, Entry>();
   private readonly seen: SeenCache;
   private readonly listeners = new Set<(tx: DecodedCosmosTx) => void>();
   private readonly now: () => number;
@@ -78,6 +83,7 @@ export class CosmosPool {
     try {
       const tx = decodeCosmosTx(raw);
       const signer = toHex(tx.signer);
+      if (tx.association) return this.admitAssociation(tx, signer, hashHex);
       const committed = new AuthReader(this.d.state()).account(tx.signer)?.sequence ?? 0n;
       // Entries below the committed sequence were executed by a block whose update() has not run yet.
       const queue: Entry[] = [];
@@ -99,11 +105,34 @@ export class CosmosPool {
     }
   }
 
-  /** Executable txs in arrival order, each sender's in sequence order, within the gas budget. */
+  private admitAssociation(tx: DecodedCosmosTx, signer: string, hashHex: string): DecodedCosmosTx {
+    if (this.associations.has(signer))
+      throw new CosmosTxError(
+        SdkCode.TxInMempoolCache,
+        'an association of this key is already pending: tx already exists in cache',
+      );
+    checkCosmosTx(tx, this.d.state(), this.d.ctx, this.d.minGasPrice);
+    const entry = { tx, seq: this.seq++, admittedAt: this.now(), admittedHeight: this.height };
+    this.associations.set(signer, entry);
+    this.byHash.set(hashHex, entry);
+    this.seen.add(hashHex);
+    for (const l of this.listeners) l(tx);
+    return tx;
+  }
+
+  /**
+   * Executable txs within the gas budget: association txs first (they unlock their key's balance for
+   * what follows), then the rest in arrival order, each sender's in sequence order.
+   */
   reap(maxGas: bigint): DecodedCosmosTx[] {
     const heads = [...this.bySigner.values()].map((q) => ({ q, i: 0 }));
     const out: DecodedCosmosTx[] = [];
     let gas = 0n;
+    for (const e of this.associations.values()) {
+      if (gas + e.tx.gasLimit > maxGas) return out;
+      gas += e.tx.gasLimit;
+      out.push(e.tx);
+    }
     for (;;) {
       let best: { q: Entry[]; i: number } | undefined;
       for (const h of heads) if (h.i < h.q.length && (!best || h.q[h.i].seq < best.q[best.i].seq)) best = h;
@@ -123,6 +152,18 @@ export class CosmosPool {
     const auth = new AuthReader(this.d.state());
     const { ttlDurationMs, ttlNumBlocks } = this.d.options;
     const now = this.now();
+    for (const e of [...this.associations.values()]) {
+      const expired =
+        (ttlDurationMs > 0 && now - e.admittedAt > ttlDurationMs) ||
+        (ttlNumBlocks > 0 && height - e.admittedHeight > ttlNumBlocks);
+      let executable = !expired;
+      try {
+        if (executable) checkCosmosTx(e.tx, this.d.state(), this.d.ctx, this.d.minGasPrice);
+      } catch {
+        executable = false; // associated meanwhile (by another tx of the key), or its balance left
+      }
+      if (!executable) this.removeHex(toHex(e.tx.hash));
+    }
     for (const [signer, queue] of this.bySigner) {
       const next = auth.account(queue[0].tx.signer)?.sequence ?? 0n;
       const keep: Entry[] = [];
@@ -157,6 +198,10 @@ export class CosmosPool {
     if (!e) return;
     this.byHash.delete(hashHex);
     const signer = toHex(e.tx.signer);
+    if (e.tx.association) {
+      this.associations.delete(signer);
+      return;
+    }
     const queue = (this.bySigner.get(signer) ?? []).filter((x) => x !== e);
     if (queue.length > 0) this.bySigner.set(signer, queue);
     else this.bySigner.delete(signer);

@@ -323,6 +323,7 @@ export class ChainNode {
           ss: this.ss!,
           sc: this.sc!,
           mempool: this.mempool!,
+          cosmosPool: this.cosmosPool!,
           genesis: this.opts.genesis,
           feeParams: this.chain!.feeParams,
           evm,

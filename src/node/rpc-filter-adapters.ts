@@ -18,7 +18,11 @@ import type { Dispatcher } from '../rpc/server/dispatcher.ts';
 import type { JsonRpcHttpServer } from '../rpc/server/http.ts';
 import { JsonRpcWsServer } from '../rpc/server/ws.ts';
 import { errorMessage } from '../util/errors.ts';
-import { createEvmDispatcher, createEvmRpcServer, evmBackend, type EvmRpcDeps } from './rpc-adapters.ts';
+import { createEvmDispatcher, createEvmRpcServer, evmBackend } from './rpc-adapters.ts';
+import { legacyHttpDispatcher, type LegacyRpcDeps, webSocketDispatcher } from './rpc-legacy-adapters.ts';
+import { blockTracer, createSyntheticLegacy, type SyntheticLegacy } from './rpc-legacy-synthetic-adapters.ts';
+import { traceServices } from './rpc-debug-adapters.ts';
+import { parseTraceOptions } from '../rpc/evm/debug-options.ts';
 
 export function chainEvents(chain: Chain, mempool: Mempool): ChainEvents {
   return {
@@ -30,12 +34,14 @@ export function chainEvents(chain: Chain, mempool: Mempool): ChainEvents {
 export class EvmRpc {
   readonly filters: FilterStore;
   readonly dispatcher: Dispatcher;
-  private readonly d: EvmRpcDeps;
+  private readonly d: LegacyRpcDeps;
   private readonly backend: EvmBackend;
   private readonly events: ChainEvents;
   private hub: SubscriptionHub | undefined;
+  /** The synthetic chain_/chain2_ views, with their own filter table (issue 9). */
+  private readonly synthetic: SyntheticLegacy;
 
-  constructor(d: Omit<EvmRpcDeps, 'filters'>) {
+  constructor(d: Omit<LegacyRpcDeps, 'filters'>) {
     this.events = chainEvents(d.chain, d.mempool);
     this.filters = new FilterStore(this.events, {
       timeoutMs: d.evm.filterTimeout,
@@ -44,10 +50,25 @@ export class EvmRpc {
     this.d = { ...d, filters: this.filters };
     this.backend = evmBackend(this.d);
     this.dispatcher = createEvmDispatcher(this.d, this.backend);
+    this.synthetic = createSyntheticLegacy({
+      chain: d.chain,
+      blocks: d.blocks,
+      ss: d.ss,
+      reader: this.backend.chain,
+      options: this.backend.options,
+      pool: this.backend.pool,
+      events: this.events,
+      filterTimeoutMs: d.evm.filterTimeout,
+      tracer: blockTracer(traceServices(this.d, this.backend.chain), (v) => parseTraceOptions(v)),
+    });
   }
 
   http(): JsonRpcHttpServer {
-    return createEvmRpcServer(this.d, this.dispatcher);
+    // The deprecated chain_/chain2_ surface is HTTP-only (issue 9).
+    return createEvmRpcServer(
+      this.d,
+      legacyHttpDispatcher(this.dispatcher, this.d, this.backend, this.synthetic.methods),
+    );
   }
 
   ws(): JsonRpcWsServer {
@@ -55,7 +76,7 @@ export class EvmRpc {
     const hub = (this.hub ??= new SubscriptionHub(this.backend, this.events, (err) =>
       log.error({ err: errorMessage(err) }, 'subscription notification failed'),
     ));
-    return new JsonRpcWsServer(this.dispatcher, {
+    return new JsonRpcWsServer(webSocketDispatcher(this.dispatcher), {
       // Local only, like the HTTP server (and geth's default --ws.addr).
       host: '127.0.0.1',
       port: this.d.evm.wsPort,
@@ -69,5 +90,6 @@ export class EvmRpc {
   close(): void {
     this.hub?.close();
     this.filters.close();
+    this.synthetic.close();
   }
 }

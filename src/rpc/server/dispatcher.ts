@@ -15,6 +15,7 @@ import {
   InvalidRequestError,
   type JsonRpcError,
   MethodNotFoundError,
+  type RpcError,
   toJsonRpcError,
 } from './errors.ts';
 import { RpcMetrics } from './metrics.ts';
@@ -29,6 +30,25 @@ export interface MethodDef {
 }
 
 export type MethodTable = Readonly<Record<string, MethodDef>>;
+
+/**
+ * A family of method names served only when allowed (the deprecated chain_/chain2_ surface): a
+ * covered name is checked before the method table, so a blocked name never reaches a handler.
+ */
+export interface MethodGate {
+  /** Cheap prefix test; everything it rejects pays nothing more. */
+  covers(name: string): boolean;
+  /** Why a covered name is refused, or undefined when it may be served. */
+  refusal(name: string): RpcError | undefined;
+  /** HTTP response headers of a request that ran a covered method (whatever its outcome). */
+  readonly servedHeaders?: Readonly<Record<string, string>>;
+}
+
+/** Per-request facts a transport reads after dispatch. */
+export interface CallContext {
+  /** Headers the HTTP answer must carry (a gate's `servedHeaders`). */
+  headers?: Readonly<Record<string, string>>;
+}
 
 /** Declares a method; the handler's argument types follow from the codecs. */
 export function method<const P extends readonly ParamCodec<any>[]>(
@@ -54,6 +74,8 @@ export interface DispatcherOptions {
   onInternalError?: (err: unknown, method: string) => void;
   /** Per-method request counts and latencies are recorded here (the node's /metrics registry). */
   registry?: Registry;
+  /** Names this gate covers are refused unless it allows them. */
+  gate?: MethodGate;
 }
 
 export class Dispatcher {
@@ -62,21 +84,27 @@ export class Dispatcher {
   private readonly onInternalError: (err: unknown, method: string) => void;
   private readonly options: DispatcherOptions;
   private readonly metrics: RpcMetrics | undefined;
+  private readonly gate: MethodGate | undefined;
 
   constructor(methods: MethodTable, options: DispatcherOptions = {}, metrics?: RpcMetrics) {
     this.methods = new Map(Object.entries(methods));
     this.denied = new Set(options.denyList ?? []);
     this.onInternalError = options.onInternalError ?? (() => {});
     this.options = options;
+    this.gate = options.gate;
     this.metrics = metrics ?? (options.registry ? new RpcMetrics(options.registry) : undefined);
   }
 
   /**
    * The same dispatcher with more methods (a WebSocket connection's eth_subscribe), sharing the deny
-   * list and the metrics.
+   * list and the metrics; `options` replaces individual options (the HTTP transport's legacy gate).
    */
-  extend(methods: MethodTable): Dispatcher {
-    return new Dispatcher({ ...Object.fromEntries(this.methods), ...methods }, this.options, this.metrics);
+  extend(methods: MethodTable, options: Partial<DispatcherOptions> = {}): Dispatcher {
+    return new Dispatcher(
+      { ...Object.fromEntries(this.methods), ...methods },
+      { ...this.options, ...options },
+      this.metrics,
+    );
   }
 
   /** Names of the methods served (deny-listed ones excluded). */
@@ -85,7 +113,13 @@ export class Dispatcher {
   }
 
   /** Decodes `params` and runs the method; throws ChainErrors the caller maps. */
-  async call(name: string, params: unknown[]): Promise<unknown> {
+  async call(name: string, params: unknown[], ctx?: CallContext): Promise<unknown> {
+    if (this.gate?.covers(name)) {
+      const refusal = this.gate.refusal(name);
+      if (refusal) throw refusal;
+      if (ctx && this.gate.servedHeaders && this.methods.has(name) && !this.denied.has(name))
+        ctx.headers = this.gate.servedHeaders;
+    }
     const def = this.methods.get(name);
     if (!def) throw new MethodNotFoundError(`the method ${name} does not exist/is not available`);
     if (this.denied.has(name))
@@ -97,12 +131,12 @@ export class Dispatcher {
    * One request object: the response, or undefined for a notification (no `id` member). Never
    * throws: every failure becomes an error response.
    */
-  async handle(message: unknown): Promise<JsonRpcResponse | undefined> {
+  async handle(message: unknown, ctx?: CallContext): Promise<JsonRpcResponse | undefined> {
     const notification =
       message !== null && typeof message === 'object' && !Array.isArray(message) && !('id' in message);
     const t0 = this.metrics ? performance.now() : 0;
     // A notification is run (and its outcome counted) like a request; only the answer is dropped.
-    const response = await this.answer(message);
+    const response = await this.answer(message, ctx);
     if (this.metrics) {
       const name = (message as { method?: unknown } | null)?.method;
       const served = typeof name === 'string' && this.methods.has(name) && !this.denied.has(name);
@@ -111,7 +145,7 @@ export class Dispatcher {
     return notification ? undefined : response;
   }
 
-  private async answer(message: unknown): Promise<JsonRpcResponse> {
+  private async answer(message: unknown, ctx: CallContext | undefined): Promise<JsonRpcResponse> {
     if (message === null || typeof message !== 'object' || Array.isArray(message)) {
       return errorResponse(null, { code: -32600, message: 'invalid request: not a JSON-RPC request object' });
     }
@@ -135,7 +169,7 @@ export class Dispatcher {
       if (m.params === undefined || m.params === null) params = [];
       else if (Array.isArray(m.params)) params = m.params;
       else throw new InvalidParamsError('non-array args: params must be an array of positional arguments');
-      result = await this.call(name, params);
+      result = await this.call(name, params, ctx);
     } catch (err) {
       return errorResponse(
         rid,
@@ -154,8 +188,9 @@ export class Dispatcher {
   async handlePayload(
     payload: unknown,
     batchLimit: number,
+    ctx?: CallContext,
   ): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
-    if (!Array.isArray(payload)) return this.handle(payload);
+    if (!Array.isArray(payload)) return this.handle(payload, ctx);
     if (payload.length === 0) return errorResponse(null, { code: -32600, message: 'empty batch' });
     if (payload.length > batchLimit) {
       return errorResponse(null, {
@@ -165,7 +200,7 @@ export class Dispatcher {
     }
     const out: JsonRpcResponse[] = [];
     for (const m of payload) {
-      const r = await this.handle(m);
+      const r = await this.handle(m, ctx);
       if (r) out.push(r);
     }
     return out.length > 0 ? out : undefined;

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { gzip as gzipCb } from 'node:zlib';
 import { ChainError } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
-import type { Dispatcher } from './dispatcher.ts';
+import type { CallContext, Dispatcher } from './dispatcher.ts';
 
 const gzip = promisify(gzipCb);
 
@@ -134,7 +134,9 @@ export class JsonRpcHttpServer {
         error: { code: -32700, message: 'parse error' },
       });
     }
-    const answer = await this.dispatcher.handlePayload(payload, this.o.batchLimit);
+    const ctx: CallContext = {};
+    const answer = await this.dispatcher.handlePayload(payload, this.o.batchLimit, ctx);
+    if (ctx.headers) for (const [k, v] of Object.entries(ctx.headers)) res.setHeader(k, v);
     if (answer === undefined) return send(res, 200, 'application/json', '');
     return this.reply(req, res, answer);
   }
