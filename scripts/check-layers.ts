@@ -26,8 +26,6 @@ const LAYERS: string[][] = [
   ['rpc/codecs'],
   ['rpc/server'],
   ['rpc/evm', 'rpc/consensus', 'rpc/rest', 'rpc/grpc'],
-  // the legacy views are the eth_ views plus Cosmos txs, so they build on rpc/evm
-  ['rpc/legacy'],
   // The deprecated chain_/chain2_ views are built on the eth_ ones (resolver, filters, formatters).
   ['rpc/legacy'],
   ['config'],

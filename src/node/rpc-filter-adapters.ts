@@ -20,9 +20,7 @@ import { JsonRpcWsServer } from '../rpc/server/ws.ts';
 import { errorMessage } from '../util/errors.ts';
 import { createEvmDispatcher, createEvmRpcServer, evmBackend } from './rpc-adapters.ts';
 import { legacyHttpDispatcher, type LegacyRpcDeps, webSocketDispatcher } from './rpc-legacy-adapters.ts';
-import { blockTracer, createSyntheticLegacy, type SyntheticLegacy } from './rpc-legacy-synthetic-adapters.ts';
-import { traceServices } from './rpc-debug-adapters.ts';
-import { parseTraceOptions } from '../rpc/evm/debug-options.ts';
+import { createSyntheticLegacy, type SyntheticLegacy } from './rpc-legacy-synthetic-adapters.ts';
 
 export function chainEvents(chain: Chain, mempool: Mempool): ChainEvents {
   return {
@@ -59,7 +57,6 @@ export class EvmRpc {
       pool: this.backend.pool,
       events: this.events,
       filterTimeoutMs: d.evm.filterTimeout,
-      tracer: blockTracer(traceServices(this.d, this.backend.chain), (v) => parseTraceOptions(v)),
     });
   }
 
