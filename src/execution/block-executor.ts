@@ -21,6 +21,8 @@ import { Evm } from '../app/evm.ts';
 import type { StateOverlay } from '../state/overlay.ts';
 import { errorMessage } from '../util/errors.ts';
 import { ChainStateManager } from './state-manager.ts';
+import { attachTracer, txStartOf } from './tracing/bridge.ts';
+import type { TxTracer } from './tracing/tracer.ts';
 import type { DecodedEthTx } from './transactions.ts';
 
 export interface BlockEnv {
@@ -61,6 +63,11 @@ export interface EthTxOutcome {
 export interface EthTxRejection {
   tx: DecodedEthTx;
   reason: string;
+}
+
+export interface ExecuteOptions {
+  /** traces this transaction (see tracing/index.ts); without it no EVM hooks are registered */
+  tracer?: TxTracer;
 }
 
 export class BlockExecutor {
@@ -120,13 +127,27 @@ export class BlockExecutor {
 
   /** Runs one transaction; state changes of a rejected transaction are undone. */
   /** `otherGas`: gas the block's non-EVM transactions already claimed from the block gas limit. */
-  async execute(tx: DecodedEthTx, otherGas = 0n): Promise<EthTxOutcome | EthTxRejection> {
+  async execute(
+    tx: DecodedEthTx,
+    otherGas = 0n,
+    opts?: ExecuteOptions,
+  ): Promise<EthTxOutcome | EthTxRejection> {
     if (this.gasUsed + otherGas + tx.gasLimit > this.env.gasLimit) {
       return {
         tx,
         reason: `block gas limit reached: ${this.gasUsed} used of ${this.env.gasLimit}, tx gas limit ${tx.gasLimit}`,
       };
     }
+    const trace = opts?.tracer
+      ? attachTracer(
+          this.vm,
+          opts.tracer,
+          txStartOf(tx.tx, tx.sender, this.env.coinbase),
+          this.vm.stateManager,
+        )
+      : undefined;
+    // the prestate is read before the sender's first-transaction association moves balances
+    await trace?.start();
     this.overlay.checkpoint();
     try {
       this.associateSender(tx);
@@ -138,6 +159,7 @@ export class BlockExecutor {
       const gasUsed = result.totalGasSpent;
       const effectiveGasPrice = gasUsed === 0n ? 0n : result.amountSpent / gasUsed;
       this.bank.addWei(this.evm.balanceAddressOf(this.env.coinbase), gasUsed * this.env.baseFee);
+      await trace?.end({ gasUsed });
       this.overlay.commit();
       this.gasUsed += gasUsed;
       const exec = result.execResult;
@@ -154,7 +176,12 @@ export class BlockExecutor {
       };
     } catch (err) {
       this.overlay.revert();
+      // an aborted trace (timeout, abort()) is the caller's error, not a property of the transaction
+      const stop = opts?.tracer?.abortReason;
+      if (stop) throw stop;
       return { tx, reason: errorMessage(err) };
+    } finally {
+      trace?.detach();
     }
   }
 

@@ -27,6 +27,8 @@ import { simulationCommon } from './simulate-common.ts';
 import { Deadline } from './simulate-deadline.ts';
 import { acquireVm, type PooledVm, releaseVm } from './simulate-pool.ts';
 import { type AccountOverride, SimulationStateManager, type StateSource } from './simulate-state.ts';
+import { attachTracer, txStartOf } from './tracing/bridge.ts';
+import type { TxTracer } from './tracing/tracer.ts';
 
 export type { AccountOverride, StateSource } from './simulate-state.ts';
 export { StateOverrideError } from './simulate-state.ts';
@@ -203,7 +205,12 @@ export class Simulation {
    * Runs `msg` with `gas` and undoes its effects. Throws SimulationError when the message cannot run
    * at all, SimulationTimeoutError past the deadline; EVM failures are results.
    */
-  async run(msg: CallMessage, gas: bigint, reportAccessList = false): Promise<RunResult> {
+  async run(
+    msg: CallMessage,
+    gas: bigint,
+    reportAccessList = false,
+    opts?: { tracer?: TxTracer },
+  ): Promise<RunResult> {
     this.deadline.check();
     const from = msg.from ?? ZERO_ADDRESS;
     const value = msg.value ?? 0n;
@@ -236,8 +243,14 @@ export class Simulation {
     }
     const block = this.buildBlock(fees.gasPrice === 0n ? 0n : this.env.baseFee);
     await this.state.checkpoint();
-    this.state.hideCodeOf(from);
+    // debug_traceCall: hooks on this VM for this run only (see tracing/index.ts)
+    const trace = opts?.tracer
+      ? attachTracer(this.vm, opts.tracer, txStartOf(tx, from, this.env.coinbase), this.vm.stateManager)
+      : undefined;
     try {
+      // the prestate sees the sender's code: it is hidden only from the EIP-3607 check
+      await trace?.start();
+      this.state.hideCodeOf(from);
       const res = await runTx(this.vm, {
         tx,
         block: block as never,
@@ -247,6 +260,7 @@ export class Simulation {
         skipHardForkValidation: true,
         reportAccessList,
       });
+      await trace?.end({ gasUsed: res.totalGasSpent });
       const exec = res.execResult;
       const accessList = res.accessList?.map((e) => ({
         address: fromHex(e.address),
@@ -263,9 +277,12 @@ export class Simulation {
     } catch (err) {
       // an aborted run may leave EVM-side state behind: this VM is not reused
       this.pooled.tainted = true;
+      const stop = opts?.tracer?.abortReason;
+      if (stop) throw stop;
       if (err instanceof ChainError) throw err;
       throw new SimulationError('invalid', errorMessage(err));
     } finally {
+      trace?.detach();
       this.state.hideCodeOf(undefined);
       await this.state.revert();
     }
