@@ -6,7 +6,8 @@
  *   npm run bench -- chain [txs=20000] [senders=200] [kind=erc20|transfer|both]
  *
  * Figures: admission tx/s, end-to-end tx/s (admission through commit), block commit time p50/p99
- * and txs per block, heap and RSS growth.
+ * and txs per block, the p50 of each commit step (block store, SS, SC), main-thread CPU time per
+ * tx (wall figures are noisy on a shared machine; CPU time is not), heap and RSS growth.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,6 +63,13 @@ async function run(kind: string): Promise<void> {
         'mempool.ttl-num-blocks': '0',
         'mempool.size': String(TOTAL + 10),
         'mempool.cache-size': String(TOTAL + 10),
+        // free ports: the listeners are idle here, and a fixed port may be taken on a shared machine
+        'evm.http_port': '0',
+        'evm.ws_port': '0',
+        'api.address': 'tcp://127.0.0.1:0',
+        'grpc.address': '127.0.0.1:0',
+        'rpc.laddr': 'tcp://127.0.0.1:0',
+        'instrumentation.prometheus-listen-addr': '127.0.0.1:0',
       },
     });
     const node = new ChainNode({
@@ -135,12 +143,20 @@ async function run(kind: string): Promise<void> {
       }
     }
 
+    const steps = { blockStore: [] as number[], stateStore: [] as number[], stateCommit: [] as number[] };
+    node.chain!.onBlock(({ timings }) => {
+      steps.blockStore.push(timings.blockStore * 1000);
+      steps.stateStore.push(timings.stateStore * 1000);
+      steps.stateCommit.push(timings.stateCommit * 1000);
+    });
     global.gc?.();
     const profiler = process.env.BENCH_PROFILE ? await startProfile() : undefined;
     const heap0 = process.memoryUsage();
+    const cpu0 = process.threadCpuUsage();
     const t0 = performance.now();
     for (const raw of raws) await mempool.checkTx(raw);
     const admitted = performance.now();
+    const cpuAdmitted = process.threadCpuUsage();
     const blockMs: number[] = [];
     const blockTxs: number[] = [];
     let included = 0;
@@ -152,6 +168,7 @@ async function run(kind: string): Promise<void> {
       included += block.txs.length;
     }
     const t1 = performance.now();
+    const cpu1 = process.threadCpuUsage();
     if (profiler) await profiler.stop(`${process.env.BENCH_PROFILE}-${kind}.cpuprofile`);
     global.gc?.();
     const heap1 = process.memoryUsage();
@@ -173,6 +190,13 @@ async function run(kind: string): Promise<void> {
       'tx/s',
       labels,
     );
+    const cpuUs = (a: NodeJS.CpuUsage, b: NodeJS.CpuUsage) => b.user - a.user + (b.system - a.system);
+    report('chain', 'admission_cpu_us_per_tx', cpuUs(cpu0, cpuAdmitted) / TOTAL, 'us', labels);
+    report('chain', 'block_cpu_us_per_tx', cpuUs(cpuAdmitted, cpu1) / included, 'us', labels);
+    report('chain', 'end_to_end_cpu_tx_per_s', (included / cpuUs(cpu0, cpu1)) * 1e6, 'tx/s', labels);
+    for (const [step, ms] of Object.entries(steps)) {
+      report('chain', `${step}_ms_p50`, percentile(ms, 50), 'ms', labels);
+    }
     report('chain', 'heap_growth_mb', (heap1.heapUsed - heap0.heapUsed) / 2 ** 20, 'MiB', labels);
     report('chain', 'rss_growth_mb', (heap1.rss - heap0.rss) / 2 ** 20, 'MiB', labels);
     if (included !== TOTAL) report('chain', 'missing_txs', TOTAL - included, 'txs', labels);

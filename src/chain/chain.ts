@@ -16,7 +16,7 @@ import type { Common } from '../execution/chain-config.ts';
 import { createEthTxDecoder, type EthTxDecoder } from '../execution/transactions.ts';
 import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
 import { equalBytes, toHex } from '../primitives/bytes.ts';
-import { StateOverlay, type StoreChanges } from '../state/overlay.ts';
+import { StateOverlay, type StateReader, type StoreChanges } from '../state/overlay.ts';
 import type { BlockStore } from '../storage/blocks/store.ts';
 import type { Block } from '../storage/blocks/types.ts';
 import type { CommitStore } from '../storage/sc/commit-store.ts';
@@ -85,9 +85,13 @@ export class Chain {
     return this.sc.appHash();
   }
 
-  /** Latest committed state, for execution and admission. */
-  get state() {
-    return { get: (store: string, key: Uint8Array) => this.sc.get(store, key) };
+  /**
+   * Latest committed state, for execution and admission. Stable for an overlay's life: SC changes
+   * only in commit(), after the block's overlay is done with (a longer-lived reader such as an
+   * eth_call keeps the version it started on, which is what it should see anyway).
+   */
+  get state(): StateReader {
+    return { get: (store: string, key: Uint8Array) => this.sc.get(store, key), stable: true };
   }
 
   onBlock(listener: BlockListener): () => void {

@@ -14,8 +14,6 @@
  * produces, which makes the mapping a bijection: one Ethereum tx has exactly one Cosmos tx hash
  * (SHA-256 of the wrapper) and no second encoding can smuggle the same Ethereum tx in twice.
  */
-import { Any } from 'cosmjs-types/google/protobuf/any';
-import { TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import { putUvarint, readUvarint } from '../codec/varint.ts';
 import { equalBytes } from '../primitives/bytes.ts';
 
@@ -47,16 +45,50 @@ export function decodeMsgEVMTransaction(bytes: Uint8Array): Uint8Array | undefin
   }
 }
 
-/** The Cosmos `TxRaw` bytes that carry a raw Ethereum transaction in a block. */
+/** `TxRaw.body_bytes` and `TxBody.messages` are field 1, `Any.type_url` field 1, `Any.value` field 2. */
+const FIELD_1_BYTES = 0x0a;
+const FIELD_2_BYTES = 0x12;
+const TYPE_URL_FIELD = Uint8Array.from([
+  FIELD_1_BYTES,
+  MSG_EVM_TRANSACTION_TYPE_URL.length,
+  ...Buffer.from(MSG_EVM_TRANSACTION_TYPE_URL, 'latin1'),
+]);
+
+const uvarintSize = (n: number): number =>
+  n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5;
+
+/**
+ * The Cosmos `TxRaw` bytes that carry a raw Ethereum transaction in a block. Written by hand, in one
+ * allocation, because the producer wraps every tx of every block (the generic protobuf writer cost
+ * more than the block store write); the bytes are exactly what the cosmjs-types encoders produce.
+ */
 export function wrapEthTransaction(raw: Uint8Array): Uint8Array {
-  const bodyBytes = TxBody.encode(
-    TxBody.fromPartial({
-      messages: [
-        Any.fromPartial({ typeUrl: MSG_EVM_TRANSACTION_TYPE_URL, value: encodeMsgEVMTransaction(raw) }),
-      ],
-    }),
-  ).finish();
-  return TxRaw.encode(TxRaw.fromPartial({ bodyBytes })).finish();
+  const msgLen = raw.length === 0 ? 0 : 1 + uvarintSize(raw.length) + raw.length;
+  // proto3 omits an empty bytes field: no Any.value when the message is empty
+  const anyLen = TYPE_URL_FIELD.length + (msgLen === 0 ? 0 : 1 + uvarintSize(msgLen) + msgLen);
+  const bodyLen = 1 + uvarintSize(anyLen) + anyLen;
+  const out = new Uint8Array(1 + uvarintSize(bodyLen) + bodyLen);
+  out[0] = FIELD_1_BYTES;
+  let off = putUvarint(out, 1, bodyLen);
+  out[off++] = FIELD_1_BYTES;
+  off = putUvarint(out, off, anyLen);
+  out.set(TYPE_URL_FIELD, off);
+  off += TYPE_URL_FIELD.length;
+  if (msgLen > 0) {
+    out[off++] = FIELD_2_BYTES;
+    off = putUvarint(out, off, msgLen);
+    out[off++] = DATA_FIELD_KEY;
+    off = putUvarint(out, off, raw.length);
+    out.set(raw, off);
+  }
+  return out;
+}
+
+/** Reads `key ‖ uvarint length` at off and checks the field runs exactly to `end`; the field's start. */
+function exactField(buf: Uint8Array, off: number, key: number, end: number): number | undefined {
+  if (buf[off] !== key) return undefined;
+  const [len, start] = readUvarint(buf, off + 1);
+  return start + len === end ? start : undefined;
 }
 
 /**
@@ -66,16 +98,21 @@ export function wrapEthTransaction(raw: Uint8Array): Uint8Array {
 export function unwrapEthTransaction(txRaw: Uint8Array): Uint8Array | undefined {
   let data: Uint8Array | undefined;
   try {
-    const { bodyBytes, authInfoBytes, signatures } = TxRaw.decode(txRaw);
-    if (authInfoBytes.length !== 0 || signatures.length !== 0) return undefined;
-    const body = TxBody.decode(bodyBytes);
-    if (body.messages.length !== 1 || body.messages[0].typeUrl !== MSG_EVM_TRANSACTION_TYPE_URL)
-      return undefined;
-    data = decodeMsgEVMTransaction(body.messages[0].value);
+    // The only shape wrapEthTransaction writes: TxRaw{body} ‖ TxBody{one Any} ‖ Any{type_url, value}.
+    const end = txRaw.length;
+    const body = exactField(txRaw, 0, FIELD_1_BYTES, end);
+    if (body === undefined) return undefined;
+    const any = exactField(txRaw, body, FIELD_1_BYTES, end);
+    if (any === undefined) return undefined;
+    for (let i = 0; i < TYPE_URL_FIELD.length; i++)
+      if (txRaw[any + i] !== TYPE_URL_FIELD[i]) return undefined;
+    const value = exactField(txRaw, any + TYPE_URL_FIELD.length, FIELD_2_BYTES, end);
+    if (value === undefined) return undefined;
+    data = decodeMsgEVMTransaction(txRaw.subarray(value));
   } catch {
     return undefined;
   }
   if (data === undefined || data.length === 0) return undefined;
-  // Re-encoding is cheap and rules out every non-canonical variant (extra fields, memo, reordering).
+  // Re-encoding is cheap and rules out every non-canonical variant (e.g. over-long length varints).
   return equalBytes(wrapEthTransaction(data), txRaw) ? data.slice() : undefined;
 }

@@ -2,12 +2,23 @@
  * The write buffer of the block being built: reads fall through to the last committed state, writes
  * stay here until the block commits and become its change sets. Checkpoints are journaled, so a
  * checkpoint costs nothing and a revert costs the writes made since it (never a copy of the buffer).
+ *
+ * Over a base that declares itself `stable`, reads are kept too: a block reads the same few keys
+ * (sender accounts, the contract's code, its hot slots) many times per tx, and each base read is a
+ * State Commit lookup. Cached values are shared, so callers must not modify returned bytes (none do:
+ * the keepers decode them, ethereumjs copies what it pads).
  */
-import { compareBytes, toHex } from '../primitives/bytes.ts';
+import { compareBytes } from '../primitives/bytes.ts';
 
 /** The committed state the block builds on (State Commit at its latest version). */
 export interface StateReader {
   get(store: string, key: Uint8Array): Uint8Array | undefined;
+  /**
+   * True when a key reads the same for as long as an overlay over this reader is in use (a committed
+   * version), so the overlay may remember what it read. Readers whose answers change under an
+   * overlay (a simulation's source with overrides applied later) leave it unset.
+   */
+  readonly stable?: boolean;
 }
 
 export interface StoreWrite {
@@ -27,8 +38,16 @@ interface Entry {
   value: Uint8Array | undefined;
 }
 
-/** Map key of (store, key): the store name cannot contain NUL, so the join is unambiguous. */
-const slotId = (store: string, key: Uint8Array) => `${store}\0${toHex(key)}`;
+/**
+ * Map key of (store, key): the key's bytes as latin1 chars (one char per byte, so byte order and
+ * prefixes carry over; half the length of hex and no hex table); the store name cannot contain NUL,
+ * so the join is unambiguous.
+ */
+const slotId = (store: string, key: Uint8Array) =>
+  store + '\0' + Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+
+/** A cached base read of a key the base does not hold. */
+const ABSENT = null;
 
 export class StateOverlay implements StateReader {
   private readonly base: StateReader;
@@ -36,14 +55,24 @@ export class StateOverlay implements StateReader {
   /** Previous entry (or undefined = not buffered) of each slot written since each open checkpoint. */
   private readonly journal: { id: string; previous: Entry | undefined }[] = [];
   private readonly marks: number[] = [];
+  /** Base reads (ABSENT for a missing key), when the base is stable. */
+  private readonly reads: Map<string, Uint8Array | typeof ABSENT> | undefined;
 
   constructor(base: StateReader) {
     this.base = base;
+    this.reads = base.stable ? new Map() : undefined;
   }
 
   get(store: string, key: Uint8Array): Uint8Array | undefined {
-    const e = this.entries.get(slotId(store, key));
-    return e ? e.value : this.base.get(store, key);
+    const id = slotId(store, key);
+    const e = this.entries.get(id);
+    if (e) return e.value;
+    if (!this.reads) return this.base.get(store, key);
+    const cached = this.reads.get(id);
+    if (cached !== undefined) return cached ?? undefined;
+    const v = this.base.get(store, key);
+    this.reads.set(id, v ?? ABSENT);
+    return v;
   }
 
   /** Whether this buffer holds a write (or delete) for the slot. */

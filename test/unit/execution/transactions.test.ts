@@ -246,3 +246,28 @@ test('another wallet signs, the sender follows', async () => {
   const d = decodeEthTransaction(await signTx(other as unknown as Wallet), common);
   assert.equal(hex(d.sender), other.address.toLowerCase());
 });
+
+test('the hand-written TxRaw wrapper is byte for byte the cosmjs-types encoding', () => {
+  for (const size of [1, 2, 100, 115, 116, 127, 128, 300, 16_370, 16_384, 70_000]) {
+    const raw = new Uint8Array(size).map((_, i) => (i * 7 + size) & 0xff);
+    const viaCosmjs = TxRaw.encode(
+      TxRaw.fromPartial({
+        bodyBytes: TxBody.encode(
+          TxBody.fromPartial({
+            messages: [{ typeUrl: MSG_EVM_TRANSACTION_TYPE_URL, value: encodeMsgEVMTransaction(raw) }],
+          }),
+        ).finish(),
+      }),
+    ).finish();
+    assert.deepEqual(wrapEthTransaction(raw), viaCosmjs, `size ${size}`);
+    assert.deepEqual(unwrapEthTransaction(viaCosmjs), raw, `size ${size}`);
+    // an over-long length varint decodes to the same tx but is not the canonical wrapper
+    const overlong = Uint8Array.from([
+      viaCosmjs[0],
+      ...[0x80 | viaCosmjs[1]],
+      0x00,
+      ...viaCosmjs.subarray(2),
+    ]);
+    if (viaCosmjs[1] < 0x80) assert.equal(unwrapEthTransaction(overlong), undefined);
+  }
+});
