@@ -231,6 +231,33 @@ export class NodeSyntheticBackend implements SyntheticBackend {
   }
 }
 
+/** What this adapter needs of debug_trace*'s Tracing (rpc/evm/debug.ts): block traces with their limits. */
+export interface BlockTracing<O> {
+  traceBlock(
+    height: number,
+    options?: O,
+  ): Promise<({ txHash: Uint8Array; result: unknown } | { txHash: Uint8Array; error: string })[]>;
+}
+
+/**
+ * The trace variants' tracer over debug_trace*'s Tracing, so they share its limits (trace_timeout,
+ * max_concurrent_trace_calls, max_trace_lookback_blocks) and its config decoding.
+ */
+export function blockTracer<O>(tracing: BlockTracing<O>, parseConfig: (v: unknown) => O): BlockTracer {
+  const hex = (b: Uint8Array) => '0x' + Buffer.from(b).toString('hex');
+  return {
+    parseConfig,
+    async traceBlock(height, config) {
+      const entries = await tracing.traceBlock(height, config as O | undefined);
+      return entries.map((e) =>
+        'error' in e
+          ? { txHash: hex(e.txHash), error: e.error }
+          : { txHash: hex(e.txHash), result: e.result },
+      );
+    },
+  };
+}
+
 export interface SyntheticLegacy {
   methods: MethodTable;
   /** Stops the chain_ filter store's sweeper and drops its filters. */

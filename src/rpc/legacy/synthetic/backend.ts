@@ -64,8 +64,11 @@ export interface BlockTrace {
   error?: string;
 }
 
+/** The debug block tracer (debug_traceBlockBy*'s, with its limits), as the trace variants use it. */
 export interface BlockTracer {
-  /** `config` is the debug_trace* config object as the client sent it (undefined when absent). */
+  /** Decodes a trace config param as debug_trace* does; throws CodecError naming the problem. */
+  parseConfig(v: unknown): unknown;
+  /** `config`: what parseConfig returned, or undefined when the param was absent. */
   traceBlock(height: number, config: unknown): Promise<BlockTrace[]>;
 }
 

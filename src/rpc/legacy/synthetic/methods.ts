@@ -68,16 +68,6 @@ const filterId: ParamCodec<string> = {
   },
 };
 
-/** A debug_trace* config object, handed to the tracer as sent (the tracer validates it). */
-const traceConfig: ParamCodec<unknown> = {
-  optional: true,
-  parse(v) {
-    if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'object' || Array.isArray(v)) throw new CodecError('trace config must be an object');
-    return v;
-  },
-};
-
 const byHash = (hash: Uint8Array): BlockRef => ({ kind: 'hash', hash, requireCanonical: false });
 
 export interface SyntheticLive {
@@ -91,6 +81,18 @@ export function syntheticMethods(
   live: SyntheticLive = {},
 ): MethodTable {
   const { chain, options } = backend;
+  /** A debug_trace* config, decoded by the tracer's own rules (so both answer the same -32602). */
+  const traceConfig: ParamCodec<unknown> = {
+    optional: true,
+    parse(v) {
+      if (v === undefined || v === null) return undefined;
+      if (!backend.tracer) {
+        if (typeof v !== 'object' || Array.isArray(v)) throw new CodecError('trace config must be an object');
+        return v;
+      }
+      return backend.tracer.parseConfig(v);
+    },
+  };
 
   const blockAt = async (ref: BlockRef, kind: ViewKind) => {
     const h = resolve.lookup(ref);

@@ -20,6 +20,7 @@ import {
   syntheticLegacyMethods,
 } from '../../../../src/rpc/legacy/synthetic/index.ts';
 import { Dispatcher } from '../../../../src/rpc/server/dispatcher.ts';
+import { CodecError } from '../../../../src/rpc/codecs/errors.ts';
 
 const CHAIN_ID = 713714n;
 const hx = (b: Uint8Array) => '0x' + Buffer.from(b).toString('hex');
@@ -269,6 +270,11 @@ async function fixture(t: { after(fn: () => void): void }) {
   const withTracer: SyntheticBackend = {
     ...backend,
     tracer: {
+      parseConfig(v) {
+        if (typeof v !== 'object' || v === null || Array.isArray(v))
+          throw new CodecError('want a TraceConfig object');
+        return v;
+      },
       async traceBlock(h) {
         traced.push(h);
         return chain.blocks.get(h)!.evm.map((t) => ({ txHash: hx(t.receipt.txHash), result: { gas: 1 } }));
@@ -538,6 +544,8 @@ test('chain_traceBlockBy*ExcludeTraceFail: the debug tracer’s answer without t
   const byHash = await traceCall('chain_traceBlockByHashExcludeTraceFail', hx(bytes(0xb1, 32)));
   assert.deepEqual(byHash?.result, r?.result);
   assert.deepEqual(traced, [1, 1]);
+  const bad = await traceCall('chain_traceBlockByNumberExcludeTraceFail', '0x1', 'callTracer');
+  assert.deepEqual(bad?.error, { code: -32602, message: 'invalid argument 1: want a TraceConfig object' });
   const missing = await traceCall('chain_traceBlockByNumberExcludeTraceFail', '0x9');
   assert.equal(missing?.error?.message, 'block #9 not found');
 });
