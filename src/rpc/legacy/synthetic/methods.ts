@@ -21,7 +21,6 @@ import { ChainError } from '../../../util/errors.ts';
 import type { SyntheticBackend } from './backend.ts';
 import {
   assemble,
-  entryBloom,
   findByHash,
   formatEntryReceipt,
   formatEntryTx,
@@ -29,7 +28,6 @@ import {
   formatSyntheticBlock,
   isFailed,
   logMatches,
-  type SyntheticBlock,
   VIEWS,
   type ViewKind,
 } from './views.ts';
@@ -108,7 +106,7 @@ export function syntheticMethods(
   };
   const receipts = async (ref: BlockRef, kind: ViewKind) => {
     const b = await blockAt(ref, kind);
-    return b ? b.entries.map((e) => formatEntryReceipt(e, b.view, entryBloom)) : null;
+    return b ? b.entries.map((e) => formatEntryReceipt(e, b.view)) : null;
   };
   const txAt = async (ref: BlockRef, index: number) => {
     const b = await blockAt(ref, VIEWS.chain);
@@ -239,14 +237,14 @@ export function syntheticMethods(
     chain_getTransactionReceipt: method([p.hash], async (hash) => {
       const b = await txBlock(hash, VIEWS.chain);
       const e = b && findByHash(b, hash);
-      return b && e ? formatEntryReceipt(e, b.view, entryBloom) : null;
+      return b && e ? formatEntryReceipt(e, b.view) : null;
     }),
     chain_getTransactionReceiptExcludeTraceFail: method([p.hash], async (hash) => {
       const b = await txBlock(hash, VIEWS.chainExcludeTraceFail);
       if (!b) return null;
       if (isFailed(b, hash)) throw new FailedBeforeExecutionError(hash, b.view.height);
       const e = findByHash(b, hash);
-      return e ? formatEntryReceipt(e, b.view, entryBloom) : null;
+      return e ? formatEntryReceipt(e, b.view) : null;
     }),
 
     chain_getLogs: method([p.filter], getLogs),
@@ -323,5 +321,3 @@ export function syntheticMethods(
 
   return tables;
 }
-
-export type { SyntheticBlock };

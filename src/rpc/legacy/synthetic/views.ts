@@ -186,7 +186,7 @@ export function formatEntryTx(p: Placed, ctx: BlockContext, chainId: bigint): Re
   };
 }
 
-export function formatEntryReceipt(p: Placed, ctx: BlockContext, bloomOf: (p: Placed) => Uint8Array) {
+export function formatEntryReceipt(p: Placed, ctx: BlockContext): Record<string, unknown> {
   const e = p.entry;
   const logs = p.logs.map((l) => formatLogAt(l, ctx));
   if (e.kind === 'evm') {
@@ -207,7 +207,7 @@ export function formatEntryReceipt(p: Placed, ctx: BlockContext, bloomOf: (p: Pl
     from: address(bank ? e.transfer.from : e.tx.from),
     gasUsed: quantity(entryGas(e)),
     logs,
-    logsBloom: data(bloomOf(p)),
+    logsBloom: data(entryBloom(p)),
     status: quantity(e.tx.code === 0 ? 1 : 0),
     to: bank ? address(e.transfer.to) : e.tx.to ? address(e.tx.to) : null,
     transactionHash: hash32(entryHash(e)),
