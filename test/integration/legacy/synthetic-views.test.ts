@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
 import { SigningStargateClient } from '@cosmjs/stargate';
 import { TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
-import { getCreateAddress, Interface, parseEther } from 'ethers';
+import { getCreateAddress, Interface, parseEther, Signature, Wallet } from 'ethers';
 import { AuthReader } from '../../../src/app/auth.ts';
 import { accountFromPrivateKey, toAccAddress } from '../../../src/crypto/accounts.ts';
 import type { ChainNode } from '../../../src/node/node.ts';
@@ -505,5 +505,66 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
       assert.equal(bad.error?.code, -32602);
       assert.deepEqual(bad.error, (await raw('debug_traceBlockByNumber', N, 'callTracer')).error);
     },
+  );
+});
+
+test('a chain_associate tx is a synthetic entry: from the key it associated, no recipient, no fee', async (t) => {
+  const { node, url } = await rpcNode(t, {
+    'consensus.create-empty-blocks': 'false',
+    'evm.enabled_legacy_chain_apis': [...SYNTHETIC_METHODS, 'chain_associate'].join(','),
+  });
+  const call = async (method: string, ...params: unknown[]) => {
+    const r = await rpc(url, method, params);
+    assert.equal(r.error, undefined, `${method}: ${JSON.stringify(r.error)}`);
+    return r.result;
+  };
+  const key = new Wallet('0x' + '7a'.repeat(32));
+  // An association needs some balance on one of the key's addresses.
+  await waitReceipt(
+    url,
+    await call(
+      'eth_sendRawTransaction',
+      await wallets[1].signTransaction({
+        type: 2,
+        chainId: CHAIN_ID,
+        nonce: 0,
+        to: key.address,
+        value: 1n,
+        gasLimit: 21_000,
+        maxFeePerGas: 10n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+      }),
+    ),
+  );
+  const text = 'associate me';
+  const sig = Signature.from(await key.signMessage(text));
+  const hash = await call('chain_associate', {
+    custom_message: `\x19Ethereum Signed Message:\n${text.length}${text}`,
+    r: sig.r,
+    s: sig.s,
+    v: sig.v,
+  });
+  const location = await until(() => {
+    const r = node.blocks!.cosmosResultByHash(Buffer.from(hash.slice(2), 'hex'));
+    return r && r.location.height <= node.chain!.latestHeight ? r : undefined;
+  });
+  assert.equal(location.result.code, 0);
+  const N = q(location.location.height);
+  const tx = await call('chain_getTransactionByHash', hash);
+  assert.deepEqual(
+    [tx.hash, tx.from, tx.to, tx.value, tx.gasPrice, tx.nonce, tx.type, tx.blockNumber],
+    [hash, key.address.toLowerCase(), null, '0x0', '0x0', '0x0', SYNTHETIC, N],
+  );
+  const receipt = await call('chain_getTransactionReceipt', hash);
+  assert.deepEqual(
+    [receipt.status, receipt.gasUsed, receipt.to, receipt.transactionIndex],
+    ['0x1', q(location.result.gasUsed), null, tx.transactionIndex],
+  );
+  assert.ok((await call('chain_getBlockByNumber', N, false)).transactions.includes(hash));
+  assert.equal((await call('eth_getBlockByNumber', N, false)).transactions.includes(hash), false);
+  // it sends nothing: chain2_ adds no bank entry for it
+  assert.deepEqual(
+    (await call('chain2_getBlockByNumber', N, false)).transactions,
+    (await call('chain_getBlockByNumber', N, false)).transactions,
   );
 });
