@@ -14,6 +14,7 @@ import { readBaseFee } from '../chain/block-execution.ts';
 import type { Chain } from '../chain/chain.ts';
 import { HistoricalState } from '../chain/history.ts';
 import { simulationServices } from './rpc-simulation-adapters.ts';
+import { traceServices } from './rpc-debug-adapters.ts';
 import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
 import type { Mempool } from '../mempool/mempool.ts';
 import type { BlockContext, BlockView, MinedTx } from '../rpc/codecs/views.ts';
@@ -275,7 +276,11 @@ export function evmBackend(d: EvmRpcDeps): EvmBackend {
 /** The one dispatcher of the eth_ table, shared by the HTTP and WebSocket servers. */
 export function createEvmDispatcher(d: EvmRpcDeps, backend: EvmBackend = evmBackend(d)): Dispatcher {
   const log = d.logger.child({ module: 'rpc' });
-  const methods = evmMethods(backend, { filters: d.filters, ...simulationServices(d, backend.chain) });
+  const methods = evmMethods(backend, {
+    filters: d.filters,
+    ...simulationServices(d, backend.chain),
+    tracing: traceServices(d, backend.chain),
+  });
   return new Dispatcher(methods, {
     denyList: d.evm.denyList,
     registry: d.registry,

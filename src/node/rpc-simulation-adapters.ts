@@ -64,11 +64,13 @@ export class NodeSimulation implements SimulationBackend {
     };
   }
 
-  private async simulation(
+  /** A simulation on the state after `height`; the caller must `close()` it (debug_traceCall uses it too). */
+  async open(
     height: number,
     call: CallObject,
     stateOverrides?: AccountOverride[],
     blockOverrides?: BlockOverrides,
+    timeoutMs = this.d.timeoutMs,
   ): Promise<Simulation> {
     const chainId = this.d.chain.common.chainId();
     if (call.chainId !== undefined && call.chainId !== chainId) {
@@ -86,7 +88,7 @@ export class NodeSimulation implements SimulationBackend {
           ? this.d.sc.get(store, key)
           : this.d.ss.get(store, key, version),
       gasCap: this.d.gasCap,
-      timeoutMs: this.d.timeoutMs,
+      timeoutMs,
       stateOverrides,
       blockOverrides,
     });
@@ -99,7 +101,7 @@ export class NodeSimulation implements SimulationBackend {
     blockOverrides?: BlockOverrides,
   ): Promise<CallResult> {
     const msg = call as CallMessage;
-    return this.with(this.simulation(height, call, stateOverrides, blockOverrides), (sim) =>
+    return this.with(this.open(height, call, stateOverrides, blockOverrides), (sim) =>
       sim.run(msg, sim.callGas(msg)),
     );
   }
@@ -120,13 +122,13 @@ export class NodeSimulation implements SimulationBackend {
     stateOverrides?: AccountOverride[],
     blockOverrides?: BlockOverrides,
   ) {
-    return this.with(this.simulation(height, call, stateOverrides, blockOverrides), (sim) =>
+    return this.with(this.open(height, call, stateOverrides, blockOverrides), (sim) =>
       estimateGas(sim, call),
     );
   }
 
   async createAccessList(height: number, call: CallObject) {
-    return this.with(this.simulation(height, call), (sim) => createAccessList(sim, call));
+    return this.with(this.open(height, call), (sim) => createAccessList(sim, call));
   }
 }
 

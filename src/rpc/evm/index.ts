@@ -3,6 +3,7 @@ import type { MethodTable } from '../server/dispatcher.ts';
 import type { EvmBackend } from './backend.ts';
 import { blockMethods } from './blocks.ts';
 import { chainInfoMethods } from './chain-info.ts';
+import { debugMethods, type Tracing } from './debug.ts';
 import { feeMethods } from './fees.ts';
 import { filterMethods } from './filters.ts';
 import type { FilterStore } from './filters-store.ts';
@@ -29,11 +30,24 @@ export { SubscriptionHub, subscriptionMethods } from './subscriptions.ts';
 /** `filters`: the node's installed filters; without it the filter methods are not served. */
 export type { ProofReader } from './proof.ts';
 export type { SimulationBackend } from './simulate.ts';
+export {
+  type BlockTraceEntry,
+  type TraceBackend,
+  type TraceCallOptions,
+  type TraceLimits,
+  type TraceOptions,
+  Tracing,
+} from './debug.ts';
 
-/** `simulation`/`proofs`: eth_call & co. and eth_getProof, served when given. */
+/** `simulation`/`proofs`/`tracing`: eth_call & co., eth_getProof and debug_trace*, served when given. */
 export function evmMethods(
   backend: EvmBackend,
-  live: { filters?: FilterStore; simulation?: SimulationBackend; proofs?: ProofReader } = {},
+  live: {
+    filters?: FilterStore;
+    simulation?: SimulationBackend;
+    proofs?: ProofReader;
+    tracing?: Tracing;
+  } = {},
 ): MethodTable {
   const resolve = new Resolver(backend.chain);
   return {
@@ -46,5 +60,6 @@ export function evmMethods(
     ...feeMethods(backend, resolve),
     ...(live.simulation ? simulateMethods(live.simulation, resolve) : {}),
     ...(live.proofs ? proofMethods(live.proofs, resolve) : {}),
+    ...(live.tracing ? debugMethods(live.tracing, resolve, backend.chain) : {}),
   };
 }

@@ -1,0 +1,208 @@
+/**
+ * The trace backend rpc/evm/debug.ts declares, over chain/trace-replay.ts (faithful block replays
+ * from the State Store) and execution/tracing (the tracers), plus execution/simulate for
+ * debug_traceCall. `NodeTracer.traceBlock` is also what the legacy chain_traceBlock* methods call.
+ *
+ * The deadline: checked before every tx of a replay (which also yields to the event loop every few
+ * milliseconds, so a long block trace does not stall block production), and handed to the tracer,
+ * which aborts the EVM run it is attached to (see execution/tracing/index.ts).
+ */
+import type { Chain } from '../chain/chain.ts';
+import { TraceReplayer } from '../chain/trace-replay.ts';
+import { type CallMessage, SimulationTimeoutError } from '../execution/simulate.ts';
+import {
+  createTracer,
+  type TraceConfig,
+  TraceConfigError,
+  TraceDeadline,
+  TraceTimeoutError,
+  type TxTracer,
+} from '../execution/tracing/index.ts';
+import type { CallObject } from '../rpc/codecs/call.ts';
+import {
+  type BlockTraceEntry,
+  type ChainReader,
+  type TraceBackend,
+  type TraceCallOptions,
+  type TraceOptions,
+  Tracing,
+} from '../rpc/evm/index.ts';
+import type { StateStore } from '../storage/ss/types.ts';
+import { InvalidParamsError } from '../rpc/server/errors.ts';
+import { errorMessage } from '../util/errors.ts';
+import { NodeSimulation, type SimulationDeps } from './rpc-simulation-adapters.ts';
+
+/**
+ * The deadline between the txs of a replay (the tracer checks it on every traced opcode): expiry, and
+ * a macrotask turn every few milliseconds, since untraced txs before the traced one never yield.
+ */
+function pacer(deadline: TraceDeadline): () => Promise<void> {
+  let lastYield = performance.now();
+  return async () => {
+    if (deadline.expired()) throw new TraceTimeoutError();
+    if (performance.now() - lastYield > 8) {
+      await new Promise((r) => setImmediate(r));
+      lastYield = performance.now();
+    }
+  };
+}
+
+export interface TraceDeps {
+  chain: Chain;
+  ss: StateStore;
+  /** for debug_traceCall */
+  simulation: NodeSimulation;
+}
+
+/** The tracer options of a request, as execution/tracing takes them. */
+function traceConfig(o: TraceOptions): TraceConfig {
+  return {
+    tracer: o.tracer,
+    tracerConfig: o.tracerConfig,
+    disableStack: o.disableStack,
+    disableStorage: o.disableStorage,
+    enableMemory: o.enableMemory,
+    enableReturnData: o.enableReturnData,
+    limit: o.limit,
+  };
+}
+
+export class NodeTracer implements TraceBackend {
+  private readonly d: TraceDeps;
+  readonly replayer: TraceReplayer;
+
+  constructor(d: TraceDeps) {
+    this.d = d;
+    this.replayer = new TraceReplayer(d.chain, d.ss);
+  }
+
+  /**
+   * Refuses an unknown tracer or a bad tracerConfig before any replay work (createTracer would too,
+   * but only once the replay reaches the traced tx). A bad tracerConfig is a bad parameter (-32602).
+   */
+  private checkTracer(o: TraceOptions): void {
+    try {
+      createTracer(traceConfig(o), { blockHeight: 0n });
+    } catch (err) {
+      if (err instanceof TraceConfigError) throw new InvalidParamsError(`invalid argument 1: ${err.message}`);
+      throw err;
+    }
+  }
+
+  async traceTransaction(
+    height: number,
+    evmIndex: number,
+    o: TraceOptions,
+    timeoutMs: number,
+  ): Promise<unknown> {
+    this.checkTracer(o);
+    const deadline = new TraceDeadline(timeoutMs);
+    const config = traceConfig(o);
+    const blockHash = this.d.chain.blocks.blockHashByHeight(height);
+    let tracer: TxTracer | undefined;
+    await this.replayer.replay(height, {
+      lastEvmIndex: evmIndex,
+      check: pacer(deadline),
+      execOptions: (i, txHash) =>
+        i === evmIndex
+          ? {
+              tracer: (tracer = createTracer(config, {
+                txHash,
+                txIndex: i,
+                blockHeight: BigInt(height),
+                blockHash,
+                deadline,
+              })),
+            }
+          : undefined,
+    });
+    return tracer!.result();
+  }
+
+  /** Traces of every Ethereum tx of block `height`; the legacy chain_traceBlock* methods use it too. */
+  async traceBlock(height: number, o: TraceOptions, timeoutMs: number): Promise<BlockTraceEntry[]> {
+    this.checkTracer(o);
+    const deadline = new TraceDeadline(timeoutMs);
+    const config = traceConfig(o);
+    const blockHash = this.d.chain.blocks.blockHashByHeight(height);
+    const tracers: TxTracer[] = [];
+    const replayed = await this.replayer.replay(height, {
+      check: pacer(deadline),
+      execOptions: (i, txHash) => ({
+        tracer: (tracers[i] = createTracer(config, {
+          txHash,
+          txIndex: i,
+          blockHeight: BigInt(height),
+          blockHash,
+          deadline,
+        })),
+      }),
+    });
+    return replayed.map(({ evmIndex, hash }) => {
+      try {
+        return { txHash: hash, result: tracers[evmIndex].result() };
+      } catch (err) {
+        return { txHash: hash, error: errorMessage(err) };
+      }
+    });
+  }
+
+  async traceCall(
+    height: number,
+    call: CallObject,
+    o: TraceCallOptions,
+    timeoutMs: number,
+  ): Promise<unknown> {
+    this.checkTracer(o);
+    const deadline = new TraceDeadline(timeoutMs);
+    const sim = await this.d.simulation.open(height, call, o.stateOverrides, o.blockOverrides, timeoutMs);
+    try {
+      const msg = call as CallMessage;
+      const tracer = createTracer(traceConfig(o), { blockHeight: sim.env.height, deadline });
+      await sim.run(msg, sim.callGas(msg), false, { tracer });
+      return tracer.result();
+    } catch (err) {
+      // the simulation's own budget (the same length) may be the one that fires
+      if (err instanceof SimulationTimeoutError) throw new TraceTimeoutError();
+      throw err;
+    } finally {
+      sim.close();
+    }
+  }
+}
+
+/** One per chain, so debug_trace* and the legacy chain_trace* methods share the concurrency cap. */
+const shared = new WeakMap<Chain, Tracing>();
+
+/**
+ * debug_trace* with the `[evm]` limits (a simulation for debug_traceCall gets eth_call's gas cap);
+ * every call for the same chain returns the same `Tracing`.
+ */
+export function traceServices(
+  d: Omit<SimulationDeps, 'reader' | 'gasCap' | 'timeoutMs'> & {
+    evm: {
+      simulationGasLimit: number;
+      simulationEvmTimeout: number;
+      traceTimeout: number;
+      maxConcurrentTraceCalls: number;
+      maxTraceLookbackBlocks: number;
+    };
+  },
+  reader: ChainReader,
+): Tracing {
+  const existing = shared.get(d.chain);
+  if (existing) return existing;
+  const simulation = new NodeSimulation({
+    ...d,
+    reader,
+    gasCap: BigInt(d.evm.simulationGasLimit),
+    timeoutMs: d.evm.simulationEvmTimeout,
+  });
+  const tracing = new Tracing(new NodeTracer({ chain: d.chain, ss: d.ss, simulation }), reader, {
+    timeoutMs: d.evm.traceTimeout,
+    maxConcurrent: d.evm.maxConcurrentTraceCalls,
+    maxLookback: d.evm.maxTraceLookbackBlocks,
+  });
+  shared.set(d.chain, tracing);
+  return tracing;
+}

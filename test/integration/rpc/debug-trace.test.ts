@@ -1,0 +1,501 @@
+/**
+ * debug_trace* end to end: a real node (lmdb stores, HTTP server), a mixed block built from signed
+ * txs, and ethers / plain fetch clients.
+ *
+ * Faithful replay: for every tx of the mixed block (success, nested calls with a caught revert,
+ * revert, out of gas, contract creation, CREATE2 + same-tx self-destruct, self-destruct of an old
+ * contract, an EIP-7702 delegation, transient storage, and a Cosmos MsgSend in between) the replay's
+ * gas used, status, logs, contract address and cumulative gas equal the stored receipt — with a
+ * tracer attached to every tx and with none. Receipts do not keep return data; it is checked against
+ * what is known independently (the deployed code, the ABI-encoded return and revert reason).
+ *
+ * The tracer outputs' field formats are the tracer tests' subject (test/unit/execution/tracing);
+ * here each RPC method is shown to return them over HTTP, and every limit and error is checked with
+ * its exact code and message.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
+import { SigningStargateClient } from '@cosmjs/stargate';
+import { TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
+import {
+  getCreate2Address,
+  getCreateAddress,
+  Interface,
+  JsonRpcProvider,
+  keccak256,
+  type TransactionRequest,
+} from 'ethers';
+import { TraceReplayer } from '../../../src/chain/trace-replay.ts';
+import { AuthReader } from '../../../src/app/auth.ts';
+import { toAccAddress } from '../../../src/crypto/accounts.ts';
+import type { ChainNode } from '../../../src/node/node.ts';
+import { artifacts } from '../../helpers/dev-chain.ts';
+import { DEV_ACCOUNTS, makeHome, startNode, until } from '../../helpers/node.ts';
+import { CHAIN_ID, error, GWEI, result, waitReceipt, wallets } from './rpc-helpers.ts';
+
+const fee = { maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, type: 2 };
+const callee = new Interface(artifacts.ReplayCallee.abi);
+const caller = new Interface(artifacts.ReplayCaller.abi);
+const doomed = new Interface(artifacts.ReplayDoomed.abi);
+const counter = new Interface(artifacts.Counter.abi);
+const transient = new Interface(artifacts.TransientProbe.abi);
+const hex = (b: Uint8Array) => '0x' + Buffer.from(b).toString('hex');
+const lower = (s: string) => s.toLowerCase();
+
+async function send(url: string, w: number, tx: TransactionRequest): Promise<string> {
+  const raw = await wallets[w].signTransaction({ chainId: CHAIN_ID, ...fee, ...tx });
+  return result(url, 'eth_sendRawTransaction', [raw]);
+}
+
+async function cosmosSend(
+  node: ChainNode,
+  from: number,
+  to: Uint8Array,
+  amount: string,
+): Promise<Uint8Array> {
+  const key = DEV_ACCOUNTS[from];
+  const acc = new AuthReader(node.chain!.state).account(key.cosmosAddress)!;
+  const wallet = await DirectSecp256k1Wallet.fromKey(key.privateKey, 'chain');
+  const [{ address }] = await wallet.getAccounts();
+  const client = await SigningStargateClient.offline(wallet);
+  const signed = await client.sign(
+    address,
+    [
+      {
+        typeUrl: '/cosmos.bank.v1beta1.MsgSend',
+        value: { fromAddress: address, toAddress: toAccAddress(to), amount: [{ denom: 'uchain', amount }] },
+      },
+    ],
+    { amount: [{ denom: 'uchain', amount: '200' }], gas: '200000' },
+    '',
+    { accountNumber: acc.accountNumber, sequence: Number(acc.sequence), chainId: 'it-1' },
+  );
+  return node.cosmosPool!.checkTx(TxRaw.encode(signed).finish()).hash;
+}
+
+interface Scenario {
+  node: ChainNode;
+  url: string;
+  /** height of the mixed block */
+  height: number;
+  /** tx hashes of the mixed block by name */
+  tx: Record<string, string>;
+  addresses: { callee: string; caller: string; doomed: string; counter: string; transient: string };
+}
+
+/**
+ * Deploys the fixtures (one block), then puts the mixed txs into one block by sending them while the
+ * producer is stopped.
+ */
+async function scenario(
+  t: { after(fn: () => unknown): void },
+  flags: Record<string, string> = {},
+): Promise<Scenario> {
+  const home = makeHome(t);
+  const node = await startNode(home, { 'consensus.create-empty-blocks': 'false', ...flags });
+  t.after(() => node.stop());
+  const url = node.rpc!.url;
+  const d = wallets[0].address;
+  const at = (nonce: number) => getCreateAddress({ from: d, nonce });
+  const addresses = {
+    callee: at(0),
+    caller: at(1),
+    doomed: at(2),
+    counter: at(3),
+    transient: at(4),
+  };
+  const deploys = [
+    artifacts.ReplayCallee.bytecode,
+    artifacts.ReplayCaller.bytecode + caller.encodeDeploy([addresses.callee]).slice(2),
+    artifacts.ReplayDoomed.bytecode,
+    artifacts.Counter.bytecode,
+    artifacts.TransientProbe.bytecode,
+  ];
+  const hashes = [];
+  for (const [nonce, data] of deploys.entries())
+    hashes.push(await send(url, 0, { nonce, data, gasLimit: 3_000_000, value: nonce === 2 ? 5000n : 0n }));
+  for (const h of hashes) assert.equal((await waitReceipt(url, h)).status, '0x1');
+
+  await node.producer!.stop();
+  const tx: Record<string, string> = {};
+  tx.transfer = await send(url, 1, { nonce: 0, to: wallets[2].address, value: 10n ** 15n, gasLimit: 21000 });
+  tx.nested = await send(url, 1, {
+    nonce: 1,
+    to: addresses.caller,
+    data: caller.encodeFunctionData('nested', [7n]),
+    gasLimit: 300_000,
+  });
+  tx.revert = await send(url, 2, {
+    nonce: 0,
+    to: addresses.caller,
+    data: caller.encodeFunctionData('mustFail'),
+    gasLimit: 100_000,
+  });
+  tx.outOfGas = await send(url, 2, {
+    nonce: 1,
+    to: addresses.caller,
+    data: caller.encodeFunctionData('fill', [1000n]),
+    gasLimit: 90_000,
+  });
+  const cosmosHash = await cosmosSend(node, 7, DEV_ACCOUNTS[3].cosmosAddress, '1000');
+  tx.create = await send(url, 3, { nonce: 0, data: artifacts.ReplayCallee.bytecode, gasLimit: 1_000_000 });
+  tx.spawn = await send(url, 3, {
+    nonce: 1,
+    to: addresses.caller,
+    data: caller.encodeFunctionData('spawnAndDestroy', ['0x' + '11'.repeat(32)]),
+    value: 777n,
+    gasLimit: 400_000,
+  });
+  tx.selfdestruct = await send(url, 4, {
+    nonce: 0,
+    to: addresses.doomed,
+    data: doomed.encodeFunctionData('destroy', [wallets[4].address]),
+    gasLimit: 100_000,
+  });
+  const auth = await wallets[5].authorize({ address: addresses.counter, nonce: 1, chainId: CHAIN_ID });
+  tx.delegation = await send(url, 5, {
+    type: 4,
+    nonce: 0,
+    to: wallets[5].address,
+    data: counter.encodeFunctionData('increment'),
+    authorizationList: [auth],
+    gasLimit: 200_000,
+  });
+  tx.transient = await send(url, 6, {
+    nonce: 0,
+    to: addresses.transient,
+    data: transient.encodeFunctionData('storeAndLoad', [42n]),
+    gasLimit: 100_000,
+  });
+  node.producer!.start();
+  const receipts = await Promise.all(Object.values(tx).map((h) => waitReceipt(url, h)));
+  const height = Number(receipts[0].blockNumber);
+  assert.deepEqual(
+    receipts.map((r) => Number(r.blockNumber)),
+    receipts.map(() => height),
+    'every tx of the scenario in one block',
+  );
+  await until(() => {
+    const r = node.blocks!.cosmosResultByHash(cosmosHash);
+    return r && r.location.height === height && r.result.code === 0;
+  });
+  return { node, url, height, tx, addresses };
+}
+
+test('debug_trace* over a mixed block', async (t) => {
+  const s = await scenario(t);
+  const { node, url, height } = s;
+  const provider = new JsonRpcProvider(url, Number(CHAIN_ID), { staticNetwork: true, cacheTimeout: -1 });
+  t.after(() => provider.destroy());
+  const receipts = await result(url, 'eth_getBlockReceipts', [`0x${height.toString(16)}`]);
+  const block = node.blocks!.blockByHeight(height)!;
+  assert.ok(
+    block.txs.some((raw) => node.chain!.decodeBlockTx(raw).kind === 'cosmos'),
+    'the block carries a Cosmos tx besides the EVM ones',
+  );
+  const statusOf = Object.fromEntries(
+    Object.entries(s.tx).map(([name, h]) => [
+      name,
+      receipts.find((r: any) => r.transactionHash === h).status,
+    ]),
+  );
+  assert.deepEqual(statusOf, {
+    transfer: '0x1',
+    nested: '0x1',
+    revert: '0x0',
+    outOfGas: '0x0',
+    create: '0x1',
+    spawn: '0x1',
+    selfdestruct: '0x1',
+    delegation: '0x1',
+    transient: '0x1',
+  });
+
+  await t.test('the replay reproduces every receipt, traced or not', async () => {
+    const replayer = new TraceReplayer(node.chain!, node.ss!);
+    for (const traced of [false, true]) {
+      const { createTracer } = await import('../../../src/execution/tracing/index.ts');
+      const replayed = await replayer.replay(height, {
+        execOptions: traced
+          ? (i, hash) => ({
+              tracer: createTracer(
+                { tracer: 'callTracer' },
+                { txHash: hash, txIndex: i, blockHeight: BigInt(height) },
+              ),
+            })
+          : undefined,
+      });
+      assert.equal(replayed.length, receipts.length);
+      for (const [i, r] of receipts.entries()) {
+        const o = replayed[i].outcome;
+        const what = `tx ${i} (${r.transactionHash}), traced=${traced}`;
+        assert.equal(hex(o.tx.hash), r.transactionHash, what);
+        assert.equal('0x' + o.gasUsed.toString(16), r.gasUsed, what);
+        assert.equal('0x' + o.cumulativeGasUsed.toString(16), r.cumulativeGasUsed, what);
+        assert.equal('0x' + o.effectiveGasPrice.toString(16), r.effectiveGasPrice, what);
+        assert.equal(`0x${o.status}`, r.status, what);
+        assert.equal(o.contractAddress ? hex(o.contractAddress) : null, r.contractAddress, what);
+        assert.deepEqual(
+          o.logs.map((l) => ({ address: hex(l.address), topics: l.topics.map(hex), data: hex(l.data) })),
+          r.logs.map((l: any) => ({ address: l.address, topics: l.topics, data: l.data })),
+          what,
+        );
+      }
+      // return data, known independently of the replay
+      const byName = (name: string) =>
+        replayed[receipts.findIndex((r: any) => r.transactionHash === s.tx[name])].outcome;
+      assert.equal(hex(byName('nested').returnData), caller.encodeFunctionResult('nested', [21n]));
+      assert.equal(hex(byName('revert').returnData), callee.encodeErrorResult('Error', ['outer']));
+      const created: string = receipts.find((r: any) => r.transactionHash === s.tx.create).contractAddress;
+      assert.equal(hex(byName('create').returnData), await result(url, 'eth_getCode', [created, 'latest']));
+      const spawned = getCreate2Address(
+        s.addresses.caller,
+        '0x' + '11'.repeat(32),
+        keccak256(artifacts.ReplayDoomed.bytecode),
+      );
+      assert.equal(
+        hex(byName('spawn').returnData),
+        caller.encodeFunctionResult('spawnAndDestroy', [spawned]),
+      );
+      assert.equal(
+        await result(url, 'eth_getCode', [spawned, 'latest']),
+        '0x',
+        'destroyed in its creating tx',
+      );
+      assert.equal(byName('outOfGas').error, 'out of gas');
+    }
+  });
+
+  await t.test('debug_traceTransaction: struct logger over ethers', async () => {
+    const trace = await provider.send('debug_traceTransaction', [s.tx.nested]);
+    const r = receipts.find((x: any) => x.transactionHash === s.tx.nested);
+    assert.equal(trace.gas, Number(r.gasUsed));
+    assert.equal(trace.failed, false);
+    assert.equal('0x' + trace.returnValue.replace(/^0x/, ''), caller.encodeFunctionResult('nested', [21n]));
+    assert.ok(trace.structLogs.length > 100);
+    const first = trace.structLogs[0];
+    assert.deepEqual(
+      Object.keys(first)
+        .filter((k) => ['pc', 'op', 'gas', 'gasCost', 'depth', 'stack'].includes(k))
+        .sort(),
+      ['depth', 'gas', 'gasCost', 'op', 'pc', 'stack'],
+    );
+    assert.equal(first.pc, 0);
+    assert.equal(first.depth, 1);
+    assert.ok(
+      trace.structLogs.some((l: any) => l.depth === 2),
+      'steps of the nested calls',
+    );
+    assert.ok(trace.structLogs.some((l: any) => l.op === 'SSTORE' && l.storage));
+
+    const bare = await provider.send('debug_traceTransaction', [
+      s.tx.nested,
+      { disableStack: true, disableStorage: true, limit: 10 },
+    ]);
+    assert.equal(bare.structLogs.length, 10);
+    assert.ok(bare.structLogs.every((l: any) => l.stack === undefined && l.storage === undefined));
+
+    const failed = await provider.send('debug_traceTransaction', [s.tx.revert]);
+    assert.equal(failed.failed, true);
+    assert.equal('0x' + failed.returnValue.replace(/^0x/, ''), callee.encodeErrorResult('Error', ['outer']));
+  });
+
+  await t.test(
+    'debug_traceBlockByNumber / ByHash: callTracer, one entry per EVM tx in block order',
+    async () => {
+      const hashOfBlock = (await result(url, 'eth_getBlockByNumber', [`0x${height.toString(16)}`, false]))
+        .hash;
+      const byNumber = await provider.send('debug_traceBlockByNumber', [
+        `0x${height.toString(16)}`,
+        { tracer: 'callTracer' },
+      ]);
+      const byHash = await provider.send('debug_traceBlockByHash', [hashOfBlock, { tracer: 'callTracer' }]);
+      assert.deepEqual(byHash, byNumber);
+      assert.deepEqual(
+        byNumber.map((e: any) => e.txHash),
+        receipts.map((r: any) => r.transactionHash),
+      );
+      for (const [i, e] of byNumber.entries()) {
+        const r = receipts[i];
+        assert.equal(e.error, undefined);
+        assert.equal(e.result.gasUsed, r.gasUsed, `callTracer gasUsed of ${r.transactionHash}`);
+        assert.equal(lower(e.result.from), r.from);
+        assert.equal(e.result.type, r.to === null ? 'CREATE' : 'CALL');
+        assert.equal(e.result.error !== undefined, r.status === '0x0');
+      }
+      const get = (name: string) =>
+        byNumber[receipts.findIndex((r: any) => r.transactionHash === s.tx[name])].result;
+      assert.equal(get('revert').error, 'execution reverted');
+      assert.equal(get('revert').revertReason, 'outer');
+      assert.equal(get('outOfGas').error, 'out of gas');
+      const nested = get('nested');
+      assert.deepEqual(
+        nested.calls.map((c: any) => c.type),
+        ['CALL', 'STATICCALL', 'STATICCALL'], // fail() is pure and value() a view: both STATICCALL
+      );
+      assert.equal(nested.calls[1].error, 'execution reverted');
+      assert.deepEqual(
+        get('spawn').calls.map((c: any) => c.type),
+        ['CREATE2', 'CALL'],
+      );
+      assert.equal(get('spawn').calls[1].calls[0].type, 'SELFDESTRUCT');
+
+      const top = await provider.send('debug_traceBlockByNumber', [
+        `0x${height.toString(16)}`,
+        { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } },
+      ]);
+      assert.ok(top.every((e: any) => e.result.calls === undefined));
+    },
+  );
+
+  await t.test('the other tracers answer over HTTP', async () => {
+    const tag = `0x${height.toString(16)}`;
+    for (const tracer of ['flatCallTracer', 'prestateTracer', '4byteTracer', 'noopTracer']) {
+      const entries = await result(url, 'debug_traceBlockByNumber', [tag, { tracer }]);
+      assert.equal(entries.length, receipts.length, tracer);
+      assert.ok(
+        entries.every((e: any) => e.result !== undefined && e.error === undefined),
+        tracer,
+      );
+    }
+    const noop = await result(url, 'debug_traceTransaction', [s.tx.transfer, { tracer: 'noopTracer' }]);
+    assert.deepEqual(noop, {});
+    const diff = await result(url, 'debug_traceTransaction', [
+      s.tx.transient,
+      { tracer: 'prestateTracer', tracerConfig: { diffMode: true } },
+    ]);
+    assert.ok(diff.pre && diff.post);
+  });
+
+  await t.test('debug_traceCall with state and block overrides', async () => {
+    const call = {
+      from: wallets[8].address,
+      to: s.addresses.caller,
+      data: caller.encodeFunctionData('nested', [5n]),
+      gas: '0x100000',
+    };
+    const trace = await provider.send('debug_traceCall', [call, 'latest', { tracer: 'callTracer' }]);
+    assert.equal(trace.output, caller.encodeFunctionResult('nested', [15n]));
+    assert.equal(trace.calls.length, 3);
+    // the callee's code replaced by one that returns NUMBER: the overrides reach the traced run
+    const probe = '0x43600052' + '60206000f3';
+    const overridden = await provider.send('debug_traceCall', [
+      { from: wallets[8].address, to: s.addresses.callee, data: '0x', gas: '0x10000' },
+      'latest',
+      {
+        tracer: 'callTracer',
+        stateOverrides: { [s.addresses.callee]: { code: probe } },
+        blockOverrides: { number: '0x1234' },
+      },
+    ]);
+    assert.equal(overridden.output, '0x' + '1234'.padStart(64, '0'));
+    const logged = await provider.send('debug_traceCall', [call, 'latest', {}]);
+    assert.equal(logged.failed, false);
+    assert.ok(logged.structLogs.length > 0);
+  });
+
+  await t.test('errors and limits, with their codes and messages', async () => {
+    const unknownTx = '0x' + 'ab'.repeat(32);
+    assert.deepEqual(await error(url, 'debug_traceTransaction', [unknownTx]), {
+      code: -32000,
+      message: 'transaction not found',
+    });
+    assert.deepEqual(await error(url, 'debug_traceBlockByNumber', ['0x0']), {
+      code: -32000,
+      message: 'genesis is not traceable',
+    });
+    assert.deepEqual(await error(url, 'debug_traceBlockByNumber', ['earliest']), {
+      code: -32000,
+      message: 'genesis is not traceable',
+    });
+    assert.deepEqual(await error(url, 'debug_traceBlockByHash', ['0x' + '00'.repeat(32)]), {
+      code: -32000,
+      message: 'genesis is not traceable',
+    });
+    const future = height + 1000;
+    assert.deepEqual(await error(url, 'debug_traceBlockByNumber', [`0x${future.toString(16)}`]), {
+      code: -32000,
+      message: `block #${future} not found`,
+    });
+    assert.deepEqual(await error(url, 'debug_traceBlockByHash', [unknownTx]), {
+      code: -32000,
+      message: `block ${unknownTx} not found`,
+    });
+    const js = await error(url, 'debug_traceTransaction', [s.tx.nested, { tracer: '{step: function() {}}' }]);
+    assert.equal(js.code, -32000);
+    for (const name of ['callTracer', 'flatCallTracer', 'prestateTracer', '4byteTracer', 'noopTracer'])
+      assert.ok(js.message.includes(name), `${js.message} names ${name}`);
+    const bad: [unknown, RegExp][] = [
+      [{ timeout: 'soon' }, /^invalid argument 1: timeout: time: invalid duration "soon"/],
+      [{ timeout: 5 }, /^invalid argument 1: .*TraceConfig\.timeout of type \*string/],
+      [{ limit: 'all' }, /^invalid argument 1: .*TraceConfig\.limit of type int/],
+      [{ limit: -1 }, /^invalid argument 1: limit: must not be negative/],
+      [{ disableStack: 'yes' }, /^invalid argument 1: .*TraceConfig\.disableStack of type bool/],
+      [{ tracer: 7 }, /^invalid argument 1: .*TraceConfig\.tracer of type \*string/],
+      [{ tracerConfig: [] }, /^invalid argument 1: tracerConfig: want a JSON object/],
+      [
+        'callTracer',
+        /^invalid argument 1: json: cannot unmarshal string into Go value of type tracers\.TraceConfig/,
+      ],
+    ];
+    for (const [options, message] of bad) {
+      const e = await error(url, 'debug_traceTransaction', [s.tx.nested, options]);
+      assert.equal(e.code, -32602, JSON.stringify(options));
+      assert.match(e.message, message);
+    }
+    const callBad = await error(url, 'debug_traceCall', [
+      { to: s.addresses.callee },
+      'latest',
+      { txIndex: '0x1' },
+    ]);
+    assert.equal(callBad.code, -32602);
+    assert.match(callBad.message, /txIndex/);
+    // a timeout shorter than anything the trace can do
+    assert.deepEqual(await error(url, 'debug_traceTransaction', [s.tx.outOfGas, { timeout: '1ns' }]), {
+      code: -32000,
+      message: 'execution timeout',
+    });
+  });
+
+  await t.test('over WebSocket too (the same dispatcher)', async () => {
+    const ws = new WebSocket(node.ws!.url);
+    t.after(() => ws.close());
+    await new Promise((resolve, reject) => {
+      ws.onopen = resolve;
+      ws.onerror = reject;
+    });
+    const answer = new Promise<any>((resolve) => (ws.onmessage = (m) => resolve(JSON.parse(String(m.data)))));
+    ws.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'debug_traceTransaction',
+        params: [s.tx.transfer, { tracer: 'callTracer' }],
+      }),
+    );
+    const a = await answer;
+    assert.equal(a.result.type, 'CALL');
+    assert.equal(a.result.gasUsed, '0x5208');
+  });
+});
+
+test('[evm] max_trace_lookback_blocks refuses older blocks, naming the limit', async (t) => {
+  const home = makeHome(t);
+  const node = await startNode(home, {
+    'evm.max_trace_lookback_blocks': '2',
+  });
+  t.after(() => node.stop());
+  const url = node.rpc!.url;
+  const h = await send(url, 1, { nonce: 0, to: wallets[2].address, value: 1n, gasLimit: 21000 });
+  const mined = Number((await waitReceipt(url, h)).blockNumber);
+  await until(() => node.chain!.latestHeight >= mined + 3);
+  const e = await error(url, 'debug_traceTransaction', [h]);
+  assert.equal(e.code, -32000);
+  assert.match(
+    e.message,
+    new RegExp(
+      `^block ${mined} is \\d+ blocks behind the latest block \\d+: tracing reaches back at most max_trace_lookback_blocks = 2 blocks$`,
+    ),
+  );
+});
