@@ -3,7 +3,7 @@
  * memiavl; `evm` to flatkv or to a memiavl tree named `evm`, per the chain's state_commitment) and
  * defines the app hash as the commit info hash over all store roots (flatkv's as `evm_lattice`).
  *
- * Crash consistency: memiavl (changelog) and flatkv (one KV transaction per block) commit separately,
+ * Crash consistency: memiavl and flatkv (each with its own write-ahead log) commit separately,
  * so after a crash they may be one block apart (or up to asyncCommitBuffer blocks, when memiavl's
  * changelog is async); open() rolls the one ahead back to the other, and a rollback marker makes an
  * interrupted rollback finish on the next open.
@@ -56,6 +56,8 @@ export interface CommitStoreOptions {
   initialVersion?: number;
   /** Worker threads hashing large flatkv blocks (default cores - 1, at most 3; 0 = none). */
   flatkvHashWorkers?: number;
+  /** Blocks between flatkv's background flushes of its log into the KV store (default 20). */
+  flatkvFlushInterval?: number;
   /** Opens flatkv's KV database; default lmdb under `<dir>/flatkv`. Unit tests pass a memory engine. */
   openKV?: (path: string) => Promise<KVStore>;
   logger?: Logger;
@@ -146,6 +148,8 @@ export class CommitStore {
         flat = await FlatKV.open(kv, {
           undoWindow: opts.flatkvUndoWindow,
           hashWorkers: opts.flatkvHashWorkers,
+          walDir: join(opts.dir, 'flatkv-wal'),
+          flushInterval: opts.flatkvFlushInterval,
           initialVersion: opts.initialVersion,
           logger: log,
         });
