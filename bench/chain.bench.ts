@@ -152,6 +152,7 @@ async function run(kind: string): Promise<void> {
     global.gc?.();
     const profiler = process.env.BENCH_PROFILE ? await startProfile() : undefined;
     const heap0 = process.memoryUsage();
+    const rss0 = rssSplit();
     const cpu0 = process.threadCpuUsage();
     const t0 = performance.now();
     for (const raw of raws) await mempool.checkTx(raw);
@@ -172,6 +173,7 @@ async function run(kind: string): Promise<void> {
     if (profiler) await profiler.stop(`${process.env.BENCH_PROFILE}-${kind}.cpuprofile`);
     global.gc?.();
     const heap1 = process.memoryUsage();
+    const rss1 = rssSplit();
     const labels = { kind, txs: TOTAL, senders: SENDERS };
     report('chain', 'admission_tx_per_s', (TOTAL / (admitted - t0)) * 1000, 'tx/s', labels);
     report('chain', 'end_to_end_tx_per_s', (included / (t1 - t0)) * 1000, 'tx/s', labels);
@@ -199,10 +201,27 @@ async function run(kind: string): Promise<void> {
     }
     report('chain', 'heap_growth_mb', (heap1.heapUsed - heap0.heapUsed) / 2 ** 20, 'MiB', labels);
     report('chain', 'rss_growth_mb', (heap1.rss - heap0.rss) / 2 ** 20, 'MiB', labels);
+    // RSS counts the touched pages of the stores' memory maps (file-backed, reclaimable) as well as
+    // the process's own memory; Linux tells them apart.
+    if (rss0 && rss1) {
+      report('chain', 'rss_anon_growth_mb', (rss1.anon - rss0.anon) / 1024, 'MiB', labels);
+      report('chain', 'rss_file_growth_mb', (rss1.file - rss0.file) / 1024, 'MiB', labels);
+    }
     if (included !== TOTAL) report('chain', 'missing_txs', TOTAL - included, 'txs', labels);
     await node.stop();
   } finally {
     rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** Resident KiB by kind (anonymous, file-backed) from /proc; undefined where there is no /proc. */
+function rssSplit(): { anon: number; file: number } | undefined {
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { anon: kib('RssAnon'), file: kib('RssFile') + kib('RssShmem') };
+  } catch {
+    return undefined;
   }
 }
 

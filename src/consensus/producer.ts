@@ -19,7 +19,7 @@ import { type BlockTx, executeBlock, type ExecutedBlock } from '../chain/block-e
 import { cosmosTxHash } from '../app/cosmos-tx.ts';
 import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
 import { EvmReader } from '../app/evm.ts';
-import { toHex } from '../primitives/bytes.ts';
+import { equalBytes, toHex } from '../primitives/bytes.ts';
 import { encodeBlock } from '../storage/blocks/block-codec.ts';
 import type { Block, CosmosTxResult, Receipt } from '../storage/blocks/types.ts';
 import { errorMessage } from '../util/errors.ts';
@@ -57,6 +57,8 @@ export class BlockProducer {
   private unsubscribe: (() => void)[] = [];
   /** last_results_hash for the next block, from the block just committed (recomputed after a restart). */
   private nextResultsHash: { height: number; hash: Uint8Array } | undefined;
+  /** The last block this producer committed: the next block's parent time and last commit. */
+  private last: { height: number; time: Timestamp; commit: Commit } | undefined;
 
   constructor(o: ProducerOptions) {
     this.o = o;
@@ -125,12 +127,23 @@ export class BlockProducer {
   async produce(): Promise<Block> {
     const { chain, mempool } = this.o;
     const height = chain.latestHeight + 1;
-    const prev = height > 1 ? chain.blocks.blockByHeight(height - 1) : undefined;
-    const time = blockTime(prev?.header.time);
-    const lastBlockId = prev ? blockIdOf(prev) : EMPTY_BLOCK_ID;
-    const lastCommit = prev
-      ? this.commitFor(prev)
-      : { height: 0, round: 0, blockId: EMPTY_BLOCK_ID, signatures: [] };
+    // The block this producer just committed is the usual parent: its header and commit are kept,
+    // so the parent (all its txs) is not read back, decoded and re-encoded for its block ID.
+    const last = this.last;
+    const cached =
+      last &&
+      last.height === height - 1 &&
+      equalBytes(last.commit.blockId.hash, chain.blocks.blockHashByHeight(height - 1) ?? new Uint8Array(0))
+        ? last
+        : undefined;
+    const prev = cached || height === 1 ? undefined : chain.blocks.blockByHeight(height - 1);
+    const time = blockTime(cached ? cached.time : prev?.header.time);
+    const lastCommit: Commit = cached
+      ? cached.commit
+      : prev
+        ? this.commitFor(prev)
+        : { height: 0, round: 0, blockId: EMPTY_BLOCK_ID, signatures: [] };
+    const lastBlockId = lastCommit.blockId;
 
     // Ethereum txs by fee priority first, then Cosmos txs in arrival order with the gas left.
     const eth = mempool.reap(chain.gasLimit);
@@ -151,7 +164,7 @@ export class BlockProducer {
       nextValidatorsHash: validatorSetHash(this.validators),
       consensusHash: this.consensusHash,
       appHash: chain.appHash,
-      lastResultsHash: prev ? this.resultsHashOf(prev) : EMPTY_MERKLE_ROOT,
+      lastResultsHash: height > 1 ? this.resultsHashOf(height - 1, prev) : EMPTY_MERKLE_ROOT,
       evidenceHash: EMPTY_MERKLE_ROOT,
       proposerAddress: this.proposer,
     };
@@ -167,7 +180,8 @@ export class BlockProducer {
     const block: Block = { header, hash: headerHash(header)!, txs: executed.txs, lastCommit };
     const committed = await chain.commit(block, executed);
     this.rememberResults(height, executed);
-    this.commitFor(block); // sign now: the signature is durable before the next block needs it
+    // sign now: the signature is durable before the next block needs it
+    this.last = { height, time: header.time, commit: this.commitFor(block) };
     this.lastBlockAt = Date.now();
     // A candidate the block could not take would be reaped again every block: drop it (and remember it
     // as invalid, so the same bytes are refused if resubmitted while cached).
@@ -215,11 +229,13 @@ export class BlockProducer {
     };
   }
 
-  private resultsHashOf(block: Block): Uint8Array {
+  private resultsHashOf(height: number, stored: Block | undefined): Uint8Array {
     const cached = this.nextResultsHash;
-    if (cached && cached.height === block.header.height) return cached.hash;
+    if (cached && cached.height === height) return cached.hash;
     // After a restart: gas wanted is each tx's gas limit, so the stored txs are decoded once.
     const blocks = this.o.chain.blocks;
+    const block = stored ?? blocks.blockByHeight(height);
+    if (!block) return EMPTY_MERKLE_ROOT; // as for a parent that is not stored (pruned below it)
     const gasLimits = block.txs.map((raw) => this.o.chain.decodeBlockTx(raw).tx.gasLimit);
     const receipts = blocks.receiptsOfBlock(block.header.height) ?? [];
     const cosmos = blocks.cosmosResultsOfBlock(block.header.height) ?? [];

@@ -44,7 +44,11 @@ interface Entry {
  * so the join is unambiguous.
  */
 const slotId = (store: string, key: Uint8Array) =>
-  store + '\0' + Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+  store +
+  '\0' +
+  (key.length <= 1024
+    ? String.fromCharCode.apply(null, key as unknown as number[])
+    : Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1'));
 
 /** A cached base read of a key the base does not hold. */
 const ABSENT = null;

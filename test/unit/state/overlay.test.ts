@@ -72,3 +72,52 @@ test('bufferedKeys finds buffered keys by prefix only in the given store', () =>
     .sort();
   assert.deepEqual(keys, ['0102', '0103']);
 });
+
+test('over a stable base each key is read once (absent keys too); other bases are read every time', () => {
+  const reads: string[] = [];
+  const reader = (stable: boolean) => ({
+    stable,
+    get: (store: string, key: Uint8Array) => {
+      reads.push(`${store}:${key[0]}`);
+      return base.get(store, key);
+    },
+  });
+  const o = new StateOverlay(reader(true));
+  for (let i = 0; i < 3; i++) {
+    assert.deepEqual(o.get('s', b(1)), b(9));
+    assert.equal(o.get('s', b(2)), undefined);
+  }
+  o.checkpoint();
+  o.set('s', b(1), b(5));
+  o.revert();
+  assert.deepEqual(o.get('s', b(1)), b(9), 'a reverted write falls back to the kept read');
+  assert.deepEqual(reads, ['s:1', 's:2']);
+
+  reads.length = 0;
+  const plain = new StateOverlay(reader(false));
+  plain.get('s', b(1));
+  plain.get('s', b(1));
+  assert.deepEqual(reads, ['s:1', 's:1']);
+});
+
+test('slot keys keep byte order and prefixes: bufferedKeys by prefix, high bytes included', () => {
+  const o = new StateOverlay(base);
+  o.set('s', b(0xff, 0x00, 1), b(1));
+  o.set('s', b(0xff, 0x00), b(2));
+  o.set('s', b(0xff, 0x01), b(3));
+  o.set('s', b(0x7f, 0xff), b(4));
+  o.set('t', b(0xff, 0x00, 2), b(5));
+  assert.deepEqual(
+    o.bufferedKeys('s', b(0xff, 0x00)).sort((x, y) => Buffer.compare(x, y)),
+    [b(0xff, 0x00), b(0xff, 0x00, 1)],
+  );
+  assert.deepEqual(
+    o.changes()[0].writes.map((w) => [...w.key]),
+    [
+      [0x7f, 0xff],
+      [0xff, 0x00],
+      [0xff, 0x00, 1],
+      [0xff, 0x01],
+    ],
+  );
+});
