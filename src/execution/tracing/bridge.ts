@@ -36,6 +36,10 @@ import type { TxTracer } from './tracer.ts';
 import type { CallType, TraceState, TxEnd, TxStart } from './types.ts';
 
 const EMPTY = new Uint8Array(0);
+/** EIP-2200: SSTORE fails when no more than the call stipend is left */
+const SSTORE_SENTRY = 2300n;
+
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
 
 interface Pending {
   type: CallType;
@@ -53,7 +57,7 @@ interface Frame {
   isStatic: boolean;
   returnData: Uint8Array;
   selfdestruct?: { from: Uint8Array; to: Uint8Array; value: bigint };
-  lastStep?: { code: number; name: string; stackLen: number; seq: number };
+  lastStep?: { code: number; name: string; stackLen: number; seq: number; gas: bigint };
 }
 
 export interface TraceSession {
@@ -124,6 +128,7 @@ export function attachTracer(
   const deadline = tracer.ctx.deadline;
 
   const onBefore = (msg: Message, resolve?: (r?: unknown) => void) => {
+    let entered: void | Promise<void> = undefined;
     try {
       const depth = msg.depth;
       let type: CallType;
@@ -155,9 +160,23 @@ export function attachTracer(
         isStatic: msg.isStatic,
         returnData: EMPTY,
       });
-      tracer.onEnter?.({ depth, type, from, to, input: msg.data, gas: msg.gasLimit, value });
+      // ethereumjs hands the callee a view of the caller's memory: copied before it changes
+      entered = tracer.onEnter?.({
+        depth,
+        type,
+        from,
+        to,
+        input: msg.data.slice(),
+        gas: msg.gasLimit,
+        value,
+      });
     } finally {
-      resolve?.();
+      if (entered)
+        entered.then(
+          () => resolve?.(),
+          (e) => (tracer.abort(asError(e)), resolve?.()),
+        );
+      else resolve?.();
     }
   };
 
@@ -182,10 +201,14 @@ export function attachTracer(
       }
       const last = frame.lastStep;
       const opInfo = last ? { code: last.code, name: last.name, stackLen: last.stackLen } : undefined;
-      const error = err ? gethError(err, opInfo) : undefined;
+      let error = err ? gethError(err, opInfo) : undefined;
+      // geth's SSTORE gas function fails with ErrOutOfGas wrapping the EIP-2200 sentry error
+      if (err === 'out of gas' && last?.code === 0x55 && last.gas <= SSTORE_SENTRY) {
+        error = 'out of gas: not enough gas for reentrancy sentry';
+      }
       if (err && last && last.seq === seq && isPreExecutionError(err)) tracer.onOpcodeFault?.(error!);
       const reverted = err === 'revert';
-      const output = !err || reverted ? exec.returnValue : EMPTY;
+      const output = !err || reverted ? exec.returnValue.slice() : EMPTY;
       tracer.onExit?.({ depth: frame.depth, output, gasUsed: exec.executionGasUsed, error, reverted: !!err });
       const parent = frames[frames.length - 1];
       if (parent) {
@@ -204,7 +227,7 @@ export function attachTracer(
     step(ev).then(
       () => resolve?.(),
       (e) => {
-        tracer.abort(e instanceof Error ? e : new Error(String(e)));
+        tracer.abort(asError(e));
         resolve?.();
       },
     );
@@ -274,7 +297,7 @@ export function attachTracer(
     }
     seq++;
     const name = gethOpName(code, ev.opcode.name);
-    if (frame) frame.lastStep = { code, name, stackLen: n, seq };
+    if (frame) frame.lastStep = { code, name, stackLen: n, seq, gas: ev.gasLeft };
     await tracer.onOpcode?.({
       pc: ev.pc,
       op: code,

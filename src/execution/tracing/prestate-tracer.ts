@@ -14,7 +14,7 @@
 import { boolFields } from './config.ts';
 import { addrKey, addressOfWord, bareHex, hexBytes, memorySlice, quantity, word } from './hex.ts';
 import { TxTracer, type TraceTxContext } from './tracer.ts';
-import type { OpStep, TraceState, TxStart } from './types.ts';
+import type { Enter, OpStep, TraceState, TxStart } from './types.ts';
 import { generateAddress, generateAddress2 } from '@ethereumjs/util';
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util';
 import { equalBytes } from '../../primitives/bytes.ts';
@@ -99,6 +99,15 @@ export class PrestateTracer extends TxTracer {
           this.created.add(addrKey(addr));
         }
         return;
+    }
+  }
+
+  /** A call into an EIP-7702 delegated account runs the delegate's code: geth reads that account too. */
+  override async onEnter(e: Enter): Promise<void> {
+    if (e.type === 'CREATE' || e.type === 'CREATE2' || e.type === 'SELFDESTRUCT') return;
+    const code = await this.state!.code(e.to);
+    if (code.length === 23 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00) {
+      await this.lookupAccount(code.slice(3));
     }
   }
 

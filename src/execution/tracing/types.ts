@@ -92,7 +92,8 @@ export interface TraceLog {
 export interface TracerHooks {
   onTxStart?(tx: TxStart, state: TraceState): Promise<void> | void;
   onTxEnd?(end: TxEnd, state: TraceState): Promise<void> | void;
-  onEnter?(e: Enter): void;
+  /** awaited: a tracer may read state here */
+  onEnter?(e: Enter): Promise<void> | void;
   onExit?(e: Exit): void;
   /** awaited: a tracer may read state here */
   onOpcode?(s: OpStep): Promise<void> | void;
