@@ -106,12 +106,14 @@ export class CosmosPool {
   }
 
   private admitAssociation(tx: DecodedCosmosTx, signer: string, hashHex: string): DecodedCosmosTx {
+    // State first: once the key is associated that is the answer, even while the block that did it
+    // has not yet removed its tx from this pool.
+    checkCosmosTx(tx, this.d.state(), this.d.ctx, this.d.minGasPrice);
     if (this.associations.has(signer))
       throw new CosmosTxError(
         SdkCode.TxInMempoolCache,
         'an association of this key is already pending: tx already exists in cache',
       );
-    checkCosmosTx(tx, this.d.state(), this.d.ctx, this.d.minGasPrice);
     const entry = { tx, seq: this.seq++, admittedAt: this.now(), admittedHeight: this.height };
     this.associations.set(signer, entry);
     this.byHash.set(hashHex, entry);

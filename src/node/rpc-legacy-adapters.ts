@@ -57,11 +57,43 @@ export function legacyBackend(d: LegacyRpcDeps): LegacyBackend {
     txFailure: (hash) => {
       const stored = d.blocks.receiptByEvmHash(hash);
       if (!stored) return undefined;
-      if (stored.receipt.status === 1) return { vmError: '', message: '' };
-      // TODO(lead): receipts do not keep the VM's error text yet; see the report.
-      return { vmError: 'execution failed', message: 'execution failed' };
+      const { status, vmError, revertData } = stored.receipt;
+      if (status === 1) return { vmError: '', message: '' };
+      return txFailureOf(vmError, revertData);
     },
   };
+}
+
+/** ethereumjs words a revert "revert"; geth (whose wording clients match) says "execution reverted". */
+const GETH_VM_ERRORS: Readonly<Record<string, string>> = { revert: 'execution reverted' };
+const ERROR_SELECTOR = '08c379a0'; // Error(string)
+const PANIC_SELECTOR = '4e487b71'; // Panic(uint256)
+
+/** The receipt's VM error in geth's words, and the message with the decoded revert reason. */
+export function txFailureOf(vmError: string | undefined, revertData: Uint8Array | undefined) {
+  // receipts stored before VM errors were kept say nothing more than the status
+  const words =
+    vmError === undefined || vmError === '' ? 'execution failed' : (GETH_VM_ERRORS[vmError] ?? vmError);
+  const reason = revertData ? revertReason(revertData) : undefined;
+  return { vmError: words, message: reason ? `${words}: ${reason}` : words };
+}
+
+function revertReason(data: Uint8Array): string | undefined {
+  const hex = Buffer.from(data).toString('hex');
+  const word = (i: number) => BigInt('0x' + (hex.slice(8 + i * 64, 8 + (i + 1) * 64) || '0'));
+  try {
+    if (hex.startsWith(ERROR_SELECTOR) && data.length >= 68) {
+      const offset = Number(word(0));
+      const len = Number(BigInt('0x' + hex.slice(8 + offset * 2, 8 + offset * 2 + 64)));
+      const start = 4 + offset + 32;
+      if (start + len > data.length) return undefined;
+      return new TextDecoder('utf-8', { fatal: true }).decode(data.subarray(start, start + len));
+    }
+    if (hex.startsWith(PANIC_SELECTOR) && data.length === 36) return `panic code 0x${word(0).toString(16)}`;
+  } catch {
+    return undefined;
+  }
+  return undefined;
 }
 
 /**

@@ -15,6 +15,7 @@ import { signModeToJSON } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
 import { AuthInfo, type ModeInfo, TxBody } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import { decodeMsgEVMTransaction, MSG_EVM_TRANSACTION_TYPE_URL } from '../../execution/tx-wrap.ts';
+import { decodeMsgAssociate, MSG_ASSOCIATE_TYPE_URL } from '../../app/association-tx.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -73,6 +74,12 @@ const ANY_DECODERS: ReadonlyMap<string, (b: Uint8Array) => Record<string, Json>>
     [MSG_EVM_TRANSACTION_TYPE_URL]: (b: Uint8Array) => ({
       data: bytesJson(decodeMsgEVMTransaction(b) ?? new Uint8Array(0)),
     }),
+    // chain_associate's message (app/association-tx.ts); bytes as base64, v a uint32
+    [MSG_ASSOCIATE_TYPE_URL]: (b: Uint8Array): Record<string, Json> => {
+      const m = decodeMsgAssociate(b);
+      if (!m) return { value: base64(b) };
+      return { custom_message: bytesJson(m.customMessage), r: bytesJson(m.r), s: bytesJson(m.s), v: m.v };
+    },
   }),
 );
 

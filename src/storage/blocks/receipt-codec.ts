@@ -6,7 +6,9 @@
  *   big gasUsed, big cumulativeGasUsed, big effectiveGasPrice,
  *   bloom: u8 mode (0 = all zero, 1 = sparse: uv n, n × u16 bit positions, 2 = raw 256 bytes),
  *   uv firstLogIndex, uv logCount, logCount × (raw address(20), u8 nTopics, nTopics × raw topic(32),
- *   bytes data).
+ *   bytes data),
+ *   then, for a failed tx only, str vmError, bytes revertData (records written before these existed
+ *   end after the logs, and decode without them).
  * A log's logIndex is firstLogIndex + its position, and its txIndex/txHash are the receipt's, so
  * they are not repeated. The bloom is sparse because a receipt with a few logs sets a few dozen of
  * its 2048 bits: 2 bytes per set bit instead of 256 bytes.
@@ -90,6 +92,7 @@ export function encodeReceipt(rc: Receipt): Uint8Array {
     for (const t of l.topics) w.raw(t);
     w.bytes(l.data);
   }
+  if (rc.vmError !== undefined) w.str(rc.vmError).bytes(rc.revertData ?? new Uint8Array(0));
   return w.finish();
 }
 
@@ -132,6 +135,11 @@ export function decodeReceipt(buf: Uint8Array): Receipt {
     logs: [],
   };
   readLogs(r, { txHash, txIndex }, () => true, rc.logs);
+  if (r.off < buf.length) {
+    rc.vmError = r.str();
+    const revertData = r.bytes();
+    if (revertData.length > 0) rc.revertData = revertData;
+  }
   r.end();
   return rc;
 }

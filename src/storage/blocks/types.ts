@@ -61,6 +61,10 @@ export interface Receipt {
   logs: Log[];
   /** 256 bytes: the Ethereum bloom of this receipt's logs (as execution computes it; the block bloom ORs them). */
   logsBloom: Uint8Array;
+  /** A failed tx's VM error as the VM words it ("revert", "out of gas", …); absent on success. */
+  vmError?: string;
+  /** A failed tx's return data (the revert data of a revert); absent when empty. */
+  revertData?: Uint8Array;
 }
 
 export interface EventAttribute {
