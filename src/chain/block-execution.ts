@@ -61,6 +61,24 @@ export interface ExecutedBlock {
   overlay: StateOverlay;
 }
 
+/** What the executor's run of one tx may take (debug_trace* attaches a tracer). */
+export type EthExecOptions = Parameters<BlockExecutor['execute']>[2];
+
+/**
+ * Hooks of a traced replay (chain/trace-replay.ts); a block executed without them runs exactly as
+ * before, with nothing attached.
+ */
+export interface ReplayHooks {
+  /** Options for the run of the tx at this index of the block (undefined: a plain run). */
+  execOptions?(blockTxIndex: number): EthExecOptions | undefined;
+  /** Called with each Ethereum tx's outcome, in block order. */
+  onEthOutcome?(blockTxIndex: number, outcome: EthTxOutcome): void;
+  /** Awaited before each tx; may throw to stop the replay (a deadline) or yield to the event loop. */
+  beforeTx?(blockTxIndex: number): void | Promise<void>;
+  /** The block's txs after this index are not run (a trace of one tx needs nothing after it). */
+  lastTxIndex?: number;
+}
+
 export async function executeBlock(
   common: Common,
   state: StateReader,
@@ -68,6 +86,7 @@ export async function executeBlock(
   feeParams: BaseFeeParams,
   candidates: BlockTx[],
   mode: 'propose' | 'replay',
+  hooks?: ReplayHooks,
 ): Promise<ExecutedBlock> {
   const overlay = new StateOverlay(state);
   const baseFee = readBaseFee(overlay, feeParams);
@@ -100,13 +119,17 @@ export async function executeBlock(
     }
     rejected.push({ hash, reason });
   };
-  for (const c of candidates) {
+  const last = hooks?.lastTxIndex ?? candidates.length - 1;
+  for (let i = 0; i <= last; i++) {
+    const c = candidates[i];
+    if (hooks?.beforeTx) await hooks.beforeTx(i);
     if (c.kind === 'eth') {
-      const r = await executor.execute(c.tx, cosmosGas);
+      const r = await executor.execute(c.tx, cosmosGas, hooks?.execOptions?.(i));
       if (isRejection(r)) {
         reject(c.tx.hash, r.reason);
         continue;
       }
+      hooks?.onEthOutcome?.(i, r);
       ethOutcomes.push({ outcome: r, blockTxIndex: txs.length });
       txs.push(wrapEthTransaction(c.tx.raw));
       gasLimits.push(c.tx.gasLimit);
