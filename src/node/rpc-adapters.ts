@@ -28,6 +28,7 @@ import {
   type LogMatch,
   type LogSearch,
   type StateAt,
+  type Tracing,
   type TxPool,
 } from '../rpc/evm/index.ts';
 import { Dispatcher } from '../rpc/server/dispatcher.ts';
@@ -273,13 +274,20 @@ export function evmBackend(d: EvmRpcDeps): EvmBackend {
   };
 }
 
-/** The one dispatcher of the eth_ table, shared by the HTTP and WebSocket servers. */
-export function createEvmDispatcher(d: EvmRpcDeps, backend: EvmBackend = evmBackend(d)): Dispatcher {
+/**
+ * The one dispatcher of the eth_ table, shared by the HTTP and WebSocket servers. `tracing`: pass the
+ * node's one Tracing when other methods trace too (the legacy chain_trace*), so its limits count all.
+ */
+export function createEvmDispatcher(
+  d: EvmRpcDeps,
+  backend: EvmBackend = evmBackend(d),
+  tracing: Tracing = traceServices(d, backend.chain),
+): Dispatcher {
   const log = d.logger.child({ module: 'rpc' });
   const methods = evmMethods(backend, {
     filters: d.filters,
     ...simulationServices(d, backend.chain),
-    tracing: traceServices(d, backend.chain),
+    tracing,
   });
   return new Dispatcher(methods, {
     denyList: d.evm.denyList,

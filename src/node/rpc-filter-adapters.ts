@@ -20,7 +20,9 @@ import { JsonRpcWsServer } from '../rpc/server/ws.ts';
 import { errorMessage } from '../util/errors.ts';
 import { createEvmDispatcher, createEvmRpcServer, evmBackend } from './rpc-adapters.ts';
 import { legacyHttpDispatcher, type LegacyRpcDeps, webSocketDispatcher } from './rpc-legacy-adapters.ts';
-import { createSyntheticLegacy, type SyntheticLegacy } from './rpc-legacy-synthetic-adapters.ts';
+import { blockTracer, createSyntheticLegacy, type SyntheticLegacy } from './rpc-legacy-synthetic-adapters.ts';
+import { traceServices } from './rpc-debug-adapters.ts';
+import { parseTraceOptions } from '../rpc/evm/debug-options.ts';
 
 export function chainEvents(chain: Chain, mempool: Mempool): ChainEvents {
   return {
@@ -47,7 +49,9 @@ export class EvmRpc {
     });
     this.d = { ...d, filters: this.filters };
     this.backend = evmBackend(this.d);
-    this.dispatcher = createEvmDispatcher(this.d, this.backend);
+    // One Tracing for debug_trace* and chain_trace*: max_concurrent_trace_calls counts both.
+    const tracing = traceServices(this.d, this.backend.chain);
+    this.dispatcher = createEvmDispatcher(this.d, this.backend, tracing);
     this.synthetic = createSyntheticLegacy({
       chain: d.chain,
       blocks: d.blocks,
@@ -57,6 +61,7 @@ export class EvmRpc {
       pool: this.backend.pool,
       events: this.events,
       filterTimeoutMs: d.evm.filterTimeout,
+      tracer: blockTracer(tracing, (v) => parseTraceOptions(v)),
     });
   }
 

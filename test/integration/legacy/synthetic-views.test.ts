@@ -485,15 +485,6 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
       const debug = await raw('debug_traceBlockByNumber', N, { tracer: 'callTracer' });
       const byNumber = await raw('chain_traceBlockByNumberExcludeTraceFail', N, { tracer: 'callTracer' });
       const byHash = await raw('chain_traceBlockByHashExcludeTraceFail', blockHash, { tracer: 'callTracer' });
-      if (debug.error?.code === -32601) {
-        // A node without issue 7's debug tracer: the variants name the missing dependency.
-        assert.deepEqual(byNumber.error, {
-          code: -32000,
-          message:
-            'chain_traceBlockByNumberExcludeTraceFail needs the debug block tracer (debug_traceBlockByNumber / debug_traceBlockByHash), which this node does not provide',
-        });
-        return;
-      }
       assert.equal(debug.error, undefined, JSON.stringify(debug.error));
       assert.deepEqual(
         debug.result.map((e: any) => e.txHash),
