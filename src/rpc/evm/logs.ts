@@ -10,7 +10,8 @@ import type { BlockContext } from '../codecs/views.ts';
 import { method, type MethodTable } from '../server/dispatcher.ts';
 import { LimitExceededError } from '../server/errors.ts';
 import { ChainError } from '../../util/errors.ts';
-import type { EvmBackend } from './backend.ts';
+import type { EvmBackend, LogMatch } from './backend.ts';
+import { logsCacheOf } from './logs-cache.ts';
 import type { Resolver } from './resolve.ts';
 
 export class InvalidBlockRangeError extends ChainError {
@@ -26,6 +27,7 @@ export class UnknownBlockError extends ChainError {
 }
 
 export function logMethods({ chain, options }: EvmBackend, resolve: Resolver): MethodTable {
+  const cache = logsCacheOf(chain);
   const getLogs = (f: LogFilter) => {
     const latest = chain.latestHeight();
     let from: number;
@@ -53,21 +55,18 @@ export function logMethods({ chain, options }: EvmBackend, resolve: Resolver): M
       to = Math.min(to, latest);
       if (from > to) return [];
     }
-    const { logs, limitExceeded } = chain.getLogs({
-      fromBlock: from,
-      toBlock: to,
-      addresses: f.addresses,
-      topics: f.topics,
-      limit,
-    });
+    const search = { fromBlock: from, toBlock: to, addresses: f.addresses, topics: f.topics, limit };
+    const cached = cache.query(search);
+    const { logs, limitExceeded } = cached ?? chain.getLogs(search);
     if (limitExceeded) {
       throw new LimitExceededError(
         `query returned more than ${options.maxLogNoBlock} results (max_log_no_block); give a toBlock or a narrower range`,
       );
     }
+    if (cached) return cached.logs;
     // Logs of one block are adjacent: look each block's context up once.
     let ctx: BlockContext | undefined;
-    return logs.map((l) => {
+    return (logs as LogMatch[]).map((l) => {
       if (!ctx || ctx.height !== l.blockHeight) {
         ctx = chain.blockContext(l.blockHeight) ?? { height: l.blockHeight, hash: l.blockHash, timestamp: 0 };
       }

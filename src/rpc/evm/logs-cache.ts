@@ -1,0 +1,142 @@
+/**
+ * Formatted logs of committed blocks, by height, for eth_getLogs (geth keeps such a per-block logs
+ * cache in its filter system for the same reason: clients repeat range queries over the same recent
+ * blocks). Blocks are final once committed (instant finality; a rollback only happens with the node
+ * stopped), so an entry never goes stale.
+ *
+ * A query is answered from the cache when every height of its range is cached; missing heights are
+ * loaded first, in chunks, with one unfiltered store query each (a block without logs is cached as
+ * empty). A chunk with more than LOAD_LIMIT logs is remembered as busy and queries touching it go to
+ * the store's filtered search as before, so a busy chain never pays for unfiltered loads it cannot
+ * keep. The cache holds at most `maxLogs` logs and `maxBlocks` heights; the oldest loaded go first.
+ * The answer's log objects are shared between answers: they are only ever serialised.
+ */
+import { address as hexAddress, hash32 } from '../codecs/hex.ts';
+import { formatLog } from '../codecs/format.ts';
+import type { BlockContext } from '../codecs/views.ts';
+import type { ChainReader, LogMatch, LogSearch } from './backend.ts';
+
+interface CachedLog {
+  /** The formatted object (its `address` and `topics` are what a filter is matched against). */
+  json: { address: string; topics: string[] } & Record<string, unknown>;
+}
+
+/** A chunk of heights whose logs were too many to cache. */
+const BUSY = 'busy';
+type Entry = CachedLog[] | typeof BUSY;
+
+const CHUNK = 256;
+const LOAD_LIMIT = 4_096;
+const EMPTY: CachedLog[] = [];
+
+export class BlockLogsCache {
+  private readonly chain: ChainReader;
+  private readonly maxLogs: number;
+  private readonly maxBlocks: number;
+  private readonly blocks = new Map<number, Entry>();
+  private logs = 0;
+
+  constructor(chain: ChainReader, maxLogs = 20_000, maxBlocks = 200_000) {
+    this.chain = chain;
+    this.maxLogs = maxLogs;
+    this.maxBlocks = maxBlocks;
+  }
+
+  /**
+   * The formatted logs of `search` (heights at most the latest committed one), or undefined when the
+   * range touches a busy chunk: the caller then asks the store.
+   */
+  query(search: LogSearch): { logs: Record<string, unknown>[]; limitExceeded: boolean } | undefined {
+    const { fromBlock, toBlock } = search;
+    const entries: Entry[] = new Array(toBlock - fromBlock + 1);
+    for (let h = fromBlock; h <= toBlock; h++) {
+      let e = this.blocks.get(h);
+      if (e === undefined) {
+        this.load(h, toBlock);
+        e = this.blocks.get(h);
+        // evicted by its own load (a cache smaller than one query): let the store answer
+        if (e === undefined) return undefined;
+      }
+      if (e === BUSY) return undefined;
+      entries[h - fromBlock] = e;
+    }
+    const addresses = search.addresses.length > 0 ? new Set(search.addresses.map(hexAddress)) : undefined;
+    // geth's filterLogs: a null or empty position is a wildcard
+    const topics = search.topics.map((alts) => (alts && alts.length > 0 ? new Set(alts.map(hash32)) : null));
+    const out: Record<string, unknown>[] = [];
+    for (const logs of entries) {
+      for (const { json } of logs as CachedLog[]) {
+        if (addresses && !addresses.has(json.address)) continue;
+        if (!matchesTopics(json.topics, topics)) continue;
+        if (out.length === search.limit) return { logs: out, limitExceeded: true };
+        out.push(json);
+      }
+    }
+    return { logs: out, limitExceeded: false };
+  }
+
+  /** Loads the chunk of heights from `from` (at most CHUNK, not past `to`, stopping at a cached one). */
+  private load(from: number, to: number): void {
+    let end = from;
+    while (end < to && end - from + 1 < CHUNK && !this.blocks.has(end + 1)) end++;
+    const { logs, limitExceeded } = this.chain.getLogs({
+      fromBlock: from,
+      toBlock: end,
+      addresses: [],
+      topics: [],
+      limit: LOAD_LIMIT,
+    });
+    if (limitExceeded) {
+      for (let h = from; h <= end; h++) this.blocks.set(h, BUSY);
+      this.evict();
+      return;
+    }
+    const byHeight = new Map<number, CachedLog[]>();
+    let ctx: BlockContext | undefined;
+    for (const l of logs) {
+      if (!ctx || ctx.height !== l.blockHeight) ctx = this.context(l);
+      let list = byHeight.get(l.blockHeight);
+      if (!list) byHeight.set(l.blockHeight, (list = []));
+      list.push({ json: formatLog(l, ctx) as CachedLog['json'] });
+    }
+    for (let h = from; h <= end; h++) {
+      const list = byHeight.get(h) ?? EMPTY;
+      this.blocks.set(h, list);
+      this.logs += list.length;
+    }
+    this.evict();
+  }
+
+  private context(l: LogMatch): BlockContext {
+    return (
+      this.chain.blockContext(l.blockHeight) ?? { height: l.blockHeight, hash: l.blockHash, timestamp: 0 }
+    );
+  }
+
+  private evict(): void {
+    for (const [h, e] of this.blocks) {
+      if (this.logs <= this.maxLogs && this.blocks.size <= this.maxBlocks) break;
+      this.blocks.delete(h);
+      if (e !== BUSY) this.logs -= e.length;
+    }
+  }
+}
+
+function matchesTopics(logTopics: string[], want: (Set<string> | null)[]): boolean {
+  // fewer topics than the filter has positions never matches, even if the extra positions are null
+  if (want.length > logTopics.length) return false;
+  for (let i = 0; i < want.length; i++) {
+    const alts = want[i];
+    if (alts && !alts.has(logTopics[i])) return false;
+  }
+  return true;
+}
+
+const caches = new WeakMap<ChainReader, BlockLogsCache>();
+
+/** The cache of a chain (one per node, shared by every method table built over it). */
+export function logsCacheOf(chain: ChainReader): BlockLogsCache {
+  let c = caches.get(chain);
+  if (!c) caches.set(chain, (c = new BlockLogsCache(chain)));
+  return c;
+}

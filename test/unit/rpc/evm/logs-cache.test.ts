@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { formatLog } from '../../../../src/rpc/codecs/format.ts';
+import type { ChainReader, LogMatch, LogSearch } from '../../../../src/rpc/evm/backend.ts';
+import { BlockLogsCache } from '../../../../src/rpc/evm/logs-cache.ts';
+
+const bytes = (n: number, len: number) => {
+  const b = new Uint8Array(len);
+  b[len - 1] = n;
+  b[0] = 0xaa;
+  return b;
+};
+const ADDRS = [1, 2, 3].map((n) => bytes(n, 20));
+const TOPICS = [1, 2, 3, 4].map((n) => bytes(n, 32));
+
+/** Heights 1..60: every third block empty, one with `busyLogs` logs; topics of 0 to 3 positions. */
+function chainWith(busyHeight = -1, busyLogs = 0) {
+  const all: LogMatch[] = [];
+  let seed = 7;
+  const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+  for (let h = 1; h <= 60; h++) {
+    const count = h === busyHeight ? busyLogs : h % 3 === 0 ? 0 : 1 + rnd(3);
+    for (let i = 0; i < count; i++) {
+      all.push({
+        address: ADDRS[rnd(3)],
+        topics: Array.from({ length: rnd(4) }, () => TOPICS[rnd(4)]),
+        data: bytes(i, 8),
+        logIndex: i,
+        txIndex: i,
+        txHash: bytes(h, 32),
+        blockHeight: h,
+        blockHash: bytes(h + 100, 32),
+      });
+    }
+  }
+  const queries: LogSearch[] = [];
+  // geth's filter semantics, as the block store implements them
+  const matches = (l: LogMatch, s: LogSearch) =>
+    (s.addresses.length === 0 || s.addresses.some((a) => a.every((b, i) => b === l.address[i]))) &&
+    s.topics.length <= l.topics.length &&
+    s.topics.every(
+      (alts, i) => !alts || alts.length === 0 || alts.some((t) => t.every((b, j) => b === l.topics[i][j])),
+    );
+  const getLogs = (s: LogSearch) => {
+    queries.push(s);
+    const hits = all.filter(
+      (l) => l.blockHeight >= s.fromBlock && l.blockHeight <= s.toBlock && matches(l, s),
+    );
+    return { logs: hits.slice(0, s.limit), limitExceeded: hits.length > s.limit };
+  };
+  const chain = {
+    getLogs,
+    blockContext: (h: number) => ({ height: h, hash: bytes(h + 100, 32), timestamp: 1000 + h }),
+  } as unknown as ChainReader;
+  const expected = (s: LogSearch) => {
+    const { logs, limitExceeded } = getLogs(s);
+    queries.pop();
+    return { logs: logs.map((l) => formatLog(l, chain.blockContext(l.blockHeight)!)), limitExceeded };
+  };
+  return { chain, expected, queries };
+}
+
+test('cached answers are the store answers for address, topic, range and limit filters', () => {
+  const { chain, expected } = chainWith();
+  const cache = new BlockLogsCache(chain);
+  const filters: Pick<LogSearch, 'addresses' | 'topics'>[] = [
+    { addresses: [], topics: [] },
+    { addresses: [ADDRS[0]], topics: [] },
+    { addresses: [ADDRS[0], ADDRS[2]], topics: [] },
+    { addresses: [], topics: [[TOPICS[1]]] },
+    { addresses: [], topics: [null, [TOPICS[0], TOPICS[3]]] },
+    { addresses: [], topics: [[], null] },
+    { addresses: [ADDRS[1]], topics: [null, null, [TOPICS[2]]] },
+  ];
+  for (const f of filters) {
+    for (const [fromBlock, toBlock] of [
+      [1, 60],
+      [5, 9],
+      [3, 3],
+      [40, 60],
+    ]) {
+      for (const limit of [Number.MAX_SAFE_INTEGER, 4]) {
+        const s = { ...f, fromBlock, toBlock, limit };
+        assert.deepEqual(cache.query(s), expected(s), JSON.stringify({ fromBlock, toBlock, limit }));
+      }
+    }
+  }
+});
+
+test('a range is loaded once, unfiltered, in chunks; later queries do not reach the store', () => {
+  const { chain, queries } = chainWith();
+  const cache = new BlockLogsCache(chain);
+  cache.query({ fromBlock: 10, toBlock: 20, addresses: [ADDRS[0]], topics: [], limit: 100 });
+  assert.deepEqual(
+    queries.map((q) => [q.fromBlock, q.toBlock, q.addresses.length, q.topics.length]),
+    [[10, 20, 0, 0]],
+  );
+  cache.query({ fromBlock: 1, toBlock: 30, addresses: [], topics: [[TOPICS[0]]], limit: 100 });
+  // only the missing heights around the cached ones
+  assert.deepEqual(
+    queries.slice(1).map((q) => [q.fromBlock, q.toBlock]),
+    [
+      [1, 9],
+      [21, 30],
+    ],
+  );
+  cache.query({ fromBlock: 2, toBlock: 29, addresses: [], topics: [], limit: 100 });
+  assert.equal(queries.length, 3);
+});
+
+test('a chunk with too many logs is left to the store; so is a range larger than the cache', () => {
+  const busy = chainWith(30, 5_000);
+  const cache = new BlockLogsCache(busy.chain);
+  assert.equal(cache.query({ fromBlock: 1, toBlock: 60, addresses: [], topics: [], limit: 10 }), undefined);
+  // the whole chunk it was loaded with is left to the store, without loading it again
+  const before = busy.queries.length;
+  assert.equal(cache.query({ fromBlock: 1, toBlock: 10, addresses: [], topics: [], limit: 100 }), undefined);
+  assert.equal(busy.queries.length, before);
+
+  const tiny = new BlockLogsCache(chainWith().chain, 5, 100);
+  assert.equal(tiny.query({ fromBlock: 1, toBlock: 60, addresses: [], topics: [], limit: 100 }), undefined);
+  // what is left fits the bound
+  assert.ok(tiny.query({ fromBlock: 3, toBlock: 3, addresses: [], topics: [], limit: 100 }));
+});
