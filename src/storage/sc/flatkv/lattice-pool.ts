@@ -6,6 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { LtHash, LTHASH_LIMBS } from './lthash.ts';
+import { latticeSimd } from './lattice-simd.ts';
 
 export interface LatticeRow {
   table: number;
@@ -38,9 +39,11 @@ export function packRows(rows: LatticeRow[], from: number, to: number): ArrayBuf
 
 /** Sums packed rows into `tables` partial lattices; returns their limbs back to back. */
 export function sumPacked(buffer: ArrayBuffer, tables: number): Uint16Array {
-  const parts = Array.from({ length: tables }, () => new LtHash());
   const buf = new Uint8Array(buffer);
   const dv = new DataView(buffer);
+  const simd = tables <= 8 ? latticeSimd() : undefined;
+  const parts = simd ? undefined : Array.from({ length: tables }, () => new LtHash());
+  simd?.reset(tables);
   let o = 0;
   while (o < buf.length) {
     const t = buf[o];
@@ -51,11 +54,13 @@ export function sumPacked(buffer: ArrayBuffer, tables: number): Uint16Array {
     const vl = dv.getUint32(o, true);
     const value = buf.subarray(o + 4, o + 4 + vl);
     o += 4 + vl;
-    if (remove) parts[t].remove(key, value);
-    else parts[t].add(key, value);
+    if (simd) simd.mix(t, key, value, remove);
+    else if (remove) parts![t].remove(key, value);
+    else parts![t].add(key, value);
   }
+  if (simd) return simd.sums(tables).slice();
   const out = new Uint16Array(tables * LTHASH_LIMBS);
-  parts.forEach((p, i) => out.set(p.limbs, i * LTHASH_LIMBS));
+  parts!.forEach((p, i) => out.set(p.limbs, i * LTHASH_LIMBS));
   return out;
 }
 

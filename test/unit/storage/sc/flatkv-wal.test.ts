@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { openLmdbStore } from '../../../../src/storage/kv/lmdb.ts';
 import type { KVStore } from '../../../../src/storage/kv/types.ts';
+import type { KVPair } from '../../../../src/storage/sc/types.ts';
 import { FlatKV, type FlatKVOptions } from '../../../../src/storage/sc/flatkv/store.ts';
 import { LtHash } from '../../../../src/storage/sc/flatkv/lthash.ts';
 import { fromHex, toHex } from '../../../../src/primitives/bytes.ts';
@@ -63,7 +64,7 @@ test('flatkv with a write-ahead log: reads, roots, crash mid-flush, reopen, roll
     const ever = new Set<string>();
     const roots: string[] = [];
     const models: Map<string, Uint8Array>[] = [];
-    const blocks = [];
+    const blocks: KVPair[][] = [];
     let fk = await FlatKV.open(shared(db), opts);
     roots[0] = toHex(fk.committedHash());
     models[0] = new Map();
