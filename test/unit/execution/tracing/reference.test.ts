@@ -26,62 +26,18 @@
  *   `returnData: "0x"` that geth 1.14 omits; anvil's are rewritten to geth 1.14's form.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { FEE_COLLECTOR_ADDRESS } from '../../../../src/app/evm.ts';
-import { BlockExecutor, isRejection } from '../../../../src/execution/block-executor.ts';
-import { createChainCommon } from '../../../../src/execution/chain-config.ts';
-import { createTracer, type TraceConfig } from '../../../../src/execution/tracing/index.ts';
+import type { TraceConfig } from '../../../../src/execution/tracing/index.ts';
 import { decodeEthTransaction } from '../../../../src/execution/transactions.ts';
-import { CHAIN_ID, devState } from '../../../helpers/dev-chain.ts';
+import { common, load, traceScenario } from './run-scenario.ts';
 import { CONFIGS, scenario } from './scenario.ts';
 
-const common = createChainCommon({ chainId: CHAIN_ID });
-const dir = new URL('../../../fixtures/traces/', import.meta.url);
-const load = (file: string) => JSON.parse(readFileSync(new URL(file, dir), 'utf8'));
-const meta = load('meta.json').txs as Record<
-  string,
-  { blockNumber: string; status: string; gasUsed: string }
->;
 const FEE_COLLECTOR = '0x' + Buffer.from(FEE_COLLECTOR_ADDRESS).toString('hex');
 const gasLimits: Record<string, bigint> = Object.fromEntries(
   (await scenario()).map((t) => [t.name, decodeEthTransaction(t.raw, common).gasLimit]),
 );
 const ZERO = '0x' + '00'.repeat(20);
-
-/** Runs the whole scenario, tracing each transaction with `config`; checks receipts against the reference. */
-export async function traceScenario(config: TraceConfig, only?: string[]): Promise<Record<string, any>> {
-  const { overlay } = devState();
-  const out: Record<string, any> = {};
-  for (const tx of await scenario()) {
-    const m = meta[tx.name];
-    const height = BigInt(m.blockNumber);
-    const ex = await BlockExecutor.create(
-      common,
-      {
-        height,
-        timestamp: 1_800_000_000n + height,
-        gasLimit: 30_000_000n,
-        baseFee: 0n,
-        coinbase: FEE_COLLECTOR_ADDRESS,
-        parentAppHash: new Uint8Array(32),
-        blockHash: () => undefined,
-      },
-      overlay,
-    );
-    const decoded = decodeEthTransaction(tx.raw, common);
-    const traced = !only || only.includes(tx.name);
-    const tracer = traced
-      ? createTracer(config, { txHash: decoded.hash, txIndex: 0, blockHeight: height })
-      : undefined;
-    const r = await ex.execute(decoded, 0n, { tracer });
-    if (isRejection(r)) assert.fail(`${tx.name} rejected: ${r.reason}`);
-    assert.equal(r.status, Number(m.status), `${tx.name}: status as the reference node's receipt`);
-    assert.equal(r.gasUsed, BigInt(m.gasUsed), `${tx.name}: gas used as the reference node's receipt`);
-    if (tracer) out[tx.name] = tracer.result();
-  }
-  return out;
-}
 
 /** anvil's struct logs in geth 1.14's form (see the header). */
 function gethStructLogs(ref: any): any {
@@ -89,8 +45,11 @@ function gethStructLogs(ref: any): any {
   return {
     ...ref,
     returnValue: strip(ref.returnValue),
-    structLogs: ref.structLogs.map((l: any) => {
+    structLogs: ref.structLogs.map((l: any, i: number, all: any[]) => {
       const o = { ...l };
+      // geth's SSTORE gas function moves the refund counter before the step is logged; anvil after
+      const next = all[i + 1];
+      if (o.op === 'SSTORE' && !o.error && next?.depth === o.depth) o.refund = next.refund;
       if (o.refund === 0) delete o.refund;
       if (o.returnData === '0x') delete o.returnData;
       if (o.memory) o.memory = o.memory.map(strip);
@@ -131,7 +90,9 @@ const refCalls = load('call.json');
  *   (testdata prestate_tracer/create_create.json), anvil keeps them as {balance: 0x0};
  * - 4byteTracer: geth skips precompile calls, anvil counts the sha256 call;
  * - struct logger: for CREATE/CREATE2 geth's gasCost is the opcode's own cost (the 63/64 handed to
- *   the new contract is charged inside the opcode), anvil adds the handed-over gas.
+ *   the new contract is charged inside the opcode), anvil adds the handed-over gas; on an SSTORE step
+ *   geth's `refund` already includes that SSTORE's refund (its gas function adjusts the counter before
+ *   the step is logged), anvil's does from the next step on.
  */
 function gethForm(file: string, name: string, ref: any, ours: any, gasLimit: bigint): any {
   const r = structuredClone(ref);

@@ -110,6 +110,16 @@ export async function scenario(): Promise<ScenarioTx[]> {
         data: iface('TransientProbe').encodeFunctionData('storeAndLoad', [42n]),
       }),
     ],
+    [
+      'refund',
+      signed(w0, {
+        ...fees,
+        nonce: 8,
+        to: addresses.target,
+        gasLimit: 100_000,
+        data: target.encodeFunctionData('store', [0n]),
+      }),
+    ],
     ['transfer', signed(w3, { ...fees, nonce: 0, to: w4.address, value: 12345n, gasLimit: 21_000 })],
   ];
   const out: ScenarioTx[] = [];
@@ -123,6 +133,7 @@ export async function scenario(): Promise<ScenarioTx[]> {
  * the big deployments are left out to keep the files small).
  */
 export const STRUCT_TXS = [
+  'refund',
   'deploy-target',
   'nested',
   'revert',
