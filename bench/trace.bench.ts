@@ -246,7 +246,7 @@ try {
     timed(() =>
       fn(
         chain.common,
-        { get: read },
+        { get: read, stable: true },
         ctx,
         chain.feeParams,
         txs,

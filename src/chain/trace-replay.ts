@@ -97,7 +97,8 @@ export class TraceReplayer {
     try {
       await executeBlock(
         this.chain.common,
-        { get: read },
+        // a version never changes (pruning it makes reads throw), so the overlay may keep what it read
+        { get: read, stable: true },
         this.chain.contextFor(block),
         this.chain.feeParams,
         txs,
