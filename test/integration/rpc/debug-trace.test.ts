@@ -444,6 +444,12 @@ test('debug_trace* over a mixed block', async (t) => {
       assert.equal(e.code, -32602, JSON.stringify(options));
       assert.match(e.message, message);
     }
+    const badConfig = await error(url, 'debug_traceTransaction', [
+      s.tx.nested,
+      { tracer: 'callTracer', tracerConfig: { onlyTopCall: 'yes' } },
+    ]);
+    assert.equal(badConfig.code, -32602);
+    assert.match(badConfig.message, /^invalid argument 1: .*onlyTopCall/);
     const callBad = await error(url, 'debug_traceCall', [
       { to: s.addresses.callee },
       'latest',
