@@ -110,7 +110,7 @@ export function legacyHttpDispatcher(
     chain_getTransactionCount: evmMethods(evm).eth_getTransactionCount,
     synthetic,
   });
-  return base.extend(methods, { gate: legacyGate(d.evm.enabledLegacyChainApis) });
+  return base.extend(methods, { gate: legacyGate(d.evm.enabledLegacyChainApis, Object.keys(methods)) });
 }
 
 /** The WebSocket dispatcher: `base` with every chain_/chain2_ name refused as not available. */

@@ -36,18 +36,31 @@ export function blockedMessage(name: string): string {
   );
 }
 
+/** An allowlisted name that no legacy method has (a typo, or the wrong case): adding it cannot help. */
+export function unknownLegacyMessage(name: string): string {
+  return (
+    `the method ${name} is not enabled on this node: no chain_* or chain2_* method has this name ` +
+    '(names are case-sensitive), and the chain_* and chain2_* JSON-RPC methods are deprecated and ' +
+    'scheduled for removal (prefer eth_* and debug_*)'
+  );
+}
+
 /**
- * The HTTP gate: names are compared case-insensitively after trimming both sides, so an app.toml
- * entry " CHAIN_getEvmAddress " enables chain_getEVMAddress. A call is still dispatched by its exact
- * name, so an allowed name in the wrong case reaches no method (-32601 as for any unknown name).
+ * The HTTP gate: the allowlist is compared case-insensitively after trimming both sides, so an
+ * app.toml entry " CHAIN_getEvmAddress " enables chain_getEVMAddress. `known`: the legacy methods
+ * this node implements; any other name with a legacy prefix is blocked with the same code and data,
+ * whatever the list says (a call is dispatched by its exact name).
  */
-export function legacyGate(allowlist: readonly string[]): MethodGate {
+export function legacyGate(allowlist: readonly string[], known: Iterable<string>): MethodGate {
   const allowed = new Set(allowlist.map((n) => n.trim().toLowerCase()).filter((n) => n !== ''));
+  const implemented = new Set(known);
   return {
     covers: isLegacyName,
     servedHeaders: LEGACY_HTTP_HEADERS,
-    refusal: (name) =>
-      allowed.has(name.trim().toLowerCase()) ? undefined : new LegacyRefusal(blockedMessage(name)),
+    refusal: (name) => {
+      if (!allowed.has(name.trim().toLowerCase())) return new LegacyRefusal(blockedMessage(name));
+      return implemented.has(name) ? undefined : new LegacyRefusal(unknownLegacyMessage(name));
+    },
   };
 }
 

@@ -22,6 +22,7 @@ export {
   LEGACY_HTTP_HEADERS,
   blockedMessage,
   isLegacyName,
+  unknownLegacyMessage,
   legacyGate,
   webSocketLegacyGate,
 } from './gate.ts';

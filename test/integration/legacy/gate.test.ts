@@ -62,19 +62,23 @@ test('default allowlist: the three default methods are served with the deprecati
     'chain_traceBlockByNumberExcludeTraceFail',
     'chain_noSuchMethod',
     'chain2_',
-    'chain_getchainaddress', // the allowlist ignores case, but this name is then dispatched as given
   ]) {
     const b = await post(url, call(9, method, []));
-    if (method === 'chain_getchainaddress') {
-      // allowed by the gate (case-insensitive match), yet no method has this exact name
-      assert.equal(b.answer.error.code, -32601);
-      assert.equal(b.answer.error.data, undefined);
-      assert.equal(b.header, null, method);
-      continue;
-    }
     assert.deepEqual(b.answer, { jsonrpc: '2.0', id: 9, error: blocked(method) }, method);
     assert.equal(b.header, null, `${method}: a blocked call carries no deprecation header`);
   }
+
+  // allowlisted ignoring case, yet no legacy method has this exact name: blocked all the same
+  r = await post(url, call(6, 'chain_getchainaddress', [aliceEvm]));
+  assert.deepEqual(r.answer.error, {
+    code: -32601,
+    message:
+      'the method chain_getchainaddress is not enabled on this node: no chain_* or chain2_* method has this ' +
+      'name (names are case-sensitive), and the chain_* and chain2_* JSON-RPC methods are deprecated and ' +
+      'scheduled for removal (prefer eth_* and debug_*)',
+    data: 'legacy_chain_deprecated',
+  });
+  assert.equal(r.header, null);
 
   // eth_ and the Cosmos-sounding but unprefixed names are untouched by the gate
   r = await post(url, call(4, 'eth_chainId'));
@@ -89,7 +93,8 @@ test('default allowlist: the three default methods are served with the deprecati
 
 test('custom allowlist with odd casing and spaces (set by flag); mixed batches carry the header only when an allowlisted legacy method ran', async (t) => {
   const { url } = await rpcNode(t, {
-    'evm.enabled_legacy_chain_apis': '  CHAIN_GETEVMTX ,chain_getVMError  ,  Chain_GetTransactionCount',
+    'evm.enabled_legacy_chain_apis':
+      '  CHAIN_GETEVMTX ,chain_getVMError  ,  Chain_GetTransactionCount, chain_madeUp',
   });
 
   let r = await post(url, call(1, 'chain_getEvmTx', ['AB'.repeat(32)]));
@@ -106,6 +111,16 @@ test('custom allowlist with odd casing and spaces (set by flag); mixed batches c
   r = await post(url, call(3, 'chain_getTransactionCount', [aliceEvm, 'latest']));
   assert.equal(r.answer.result, '0x0');
   assert.equal(r.header, HEADER_TEXT);
+
+  // listing a name does not make it a method
+  r = await post(url, call(5, 'chain_madeUp'));
+  assert.equal(r.answer.error.code, -32601);
+  assert.equal(r.answer.error.data, 'legacy_chain_deprecated');
+  assert.match(
+    r.answer.error.message,
+    /^the method chain_madeUp is not enabled on this node: no chain_\* or chain2_\* method has this name/,
+  );
+  assert.equal(r.header, null);
 
   // the defaults are not implied by a custom list
   r = await post(url, call(4, 'chain_getChainAddress', [aliceEvm]));
