@@ -27,6 +27,7 @@ import {
   type TransactionRequest,
 } from 'ethers';
 import { TraceReplayer } from '../../../src/chain/trace-replay.ts';
+import { createTracer } from '../../../src/execution/tracing/index.ts';
 import { AuthReader } from '../../../src/app/auth.ts';
 import { toAccAddress } from '../../../src/crypto/accounts.ts';
 import type { ChainNode } from '../../../src/node/node.ts';
@@ -212,19 +213,20 @@ test('debug_trace* over a mixed block', async (t) => {
     transient: '0x1',
   });
 
-  await t.test('the replay reproduces every receipt, traced or not', async () => {
+  await t.test('the replay reproduces every receipt, untraced and under each kind of tracer', async () => {
     const replayer = new TraceReplayer(node.chain!, node.ss!);
-    for (const traced of [false, true]) {
-      const { createTracer } = await import('../../../src/execution/tracing/index.ts');
+    // undefined: no tracer; '': the struct logger (reads storage as it steps); prestate reads accounts
+    for (const traced of [undefined, 'callTracer', '', 'prestateTracer']) {
       const replayed = await replayer.replay(height, {
-        execOptions: traced
-          ? (i, hash) => ({
-              tracer: createTracer(
-                { tracer: 'callTracer' },
-                { txHash: hash, txIndex: i, blockHeight: BigInt(height) },
-              ),
-            })
-          : undefined,
+        execOptions:
+          traced === undefined
+            ? undefined
+            : (i, hash) => ({
+                tracer: createTracer(
+                  { tracer: traced, enableMemory: true, enableReturnData: true },
+                  { txHash: hash, txIndex: i, blockHeight: BigInt(height) },
+                ),
+              }),
       });
       assert.equal(replayed.length, receipts.length);
       for (const [i, r] of receipts.entries()) {
