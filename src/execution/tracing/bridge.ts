@@ -38,14 +38,23 @@ import type { CallType, TraceState, TxEnd, TxStart } from './types.ts';
 const EMPTY = new Uint8Array(0);
 /** EIP-2200: SSTORE fails when no more than the call stipend is left */
 const SSTORE_SENTRY = 2300n;
+const CALL_STIPEND = 2300n;
+/** geth's params.CallCreateDepth */
+const MAX_CALL_DEPTH = 1024;
 
 const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
 
+/** A call or creation opened by a step; the callee's message consumes it. */
 interface Pending {
+  /** onEnter depth of the frame whose opcode opened it */
+  depth: number;
   type: CallType;
   from: Uint8Array;
   to: Uint8Array;
   value: bigint | undefined;
+  /** what geth would hand the callee, for a call that fails before it starts */
+  gas: bigint;
+  input: Uint8Array;
 }
 
 interface Frame {
@@ -199,6 +208,8 @@ export function attachTracer(
         });
         tracer.onExit?.({ depth: frame.depth + 1, output: EMPTY, gasUsed: 0n, reverted: false });
       }
+      // a call opened by the frame's last opcode, which then failed, never started
+      if (pending?.depth === frame.depth) pending = undefined;
       const last = frame.lastStep;
       const opInfo = last ? { code: last.code, name: last.name, stackLen: last.stackLen } : undefined;
       let error = err ? gethError(err, opInfo) : undefined;
@@ -233,6 +244,26 @@ export function attachTracer(
     );
   };
 
+  /**
+   * ethereumjs refuses a call or creation beyond the depth limit or the caller's balance without a
+   * message; geth enters and exits such a frame with the error and no gas used.
+   */
+  const failedFast = async (p: Pending, frame: Frame) => {
+    const depth = p.depth + 1;
+    const error = depth > MAX_CALL_DEPTH ? 'max call depth exceeded' : 'insufficient balance for transfer';
+    await tracer.onEnter?.({
+      depth,
+      type: p.type,
+      from: p.from,
+      to: p.to,
+      input: p.input,
+      gas: p.gas,
+      value: p.value,
+    });
+    tracer.onExit?.({ depth, output: EMPTY, gasUsed: 0n, error, reverted: true });
+    frame.returnData = EMPTY;
+  };
+
   const step = async (ev: InterpreterStep) => {
     // a deadline that expires here aborts the tracer: the next step throws
     await deadline?.tick();
@@ -243,7 +274,11 @@ export function attachTracer(
     const fee = ev.opcode.dynamicFee ?? BigInt(ev.opcode.fee);
     const canPay = ev.gasLeft >= fee;
     const address = ev.address.bytes;
+    if (pending && frame && pending.depth === frame.depth) await failedFast(pending, frame);
+    pending = undefined;
     let cost = fee;
+    const avail = canPay ? ev.gasLeft - fee : 0n;
+    const allButOne64th = avail - avail / 64n;
     switch (code) {
       case 0xf1:
       case 0xf2:
@@ -251,13 +286,15 @@ export function attachTracer(
       case 0xfa: {
         const withValue = code === 0xf1 || code === 0xf2;
         if (n < (withValue ? 7 : 6)) break;
-        if (canPay) {
-          const avail = ev.gasLeft - fee;
-          const cap = avail - avail / 64n;
-          const asked = stack[n - 1];
-          cost = fee + (asked < cap ? asked : cap);
-        }
+        const asked = stack[n - 1];
+        const handed = asked < allButOne64th ? asked : allButOne64th;
+        if (canPay) cost = fee + handed;
+        const value = withValue ? stack[n - 3] : code === 0xf4 ? (frame?.value ?? 0n) : undefined;
+        const args = withValue ? n - 4 : n - 3;
         pending = {
+          depth: frame?.depth ?? 0,
+          gas: handed + (withValue && value !== 0n ? CALL_STIPEND : 0n),
+          input: memorySlice(ev.memory, stack[args], stack[args - 1]),
           type:
             code === 0xf1
               ? 'CALL'
@@ -268,7 +305,7 @@ export function attachTracer(
                   : 'STATICCALL',
           from: address,
           to: addressOfWord(stack[n - 2]),
-          value: withValue ? stack[n - 3] : code === 0xf4 ? (frame?.value ?? 0n) : undefined,
+          value,
         };
         break;
       }
@@ -282,7 +319,15 @@ export function attachTracer(
           const init = memorySlice(ev.memory, stack[n - 2], stack[n - 3]);
           to = generateAddress2(address, word(stack[n - 4]), init);
         }
-        pending = { type: code === 0xf0 ? 'CREATE' : 'CREATE2', from: address, to, value: stack[n - 1] };
+        pending = {
+          depth: frame?.depth ?? 0,
+          gas: allButOne64th,
+          input: memorySlice(ev.memory, stack[n - 2], stack[n - 3]),
+          type: code === 0xf0 ? 'CREATE' : 'CREATE2',
+          from: address,
+          to,
+          value: stack[n - 1],
+        };
         break;
       }
       case 0xff:

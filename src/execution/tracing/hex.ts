@@ -33,8 +33,13 @@ export function pad32(b: Uint8Array): Uint8Array {
   return out;
 }
 
+/** Far beyond the memory a block's gas can expand to. */
+const MAX_SLICE = 1n << 26n;
+
 /** Reads `size` bytes of `memory` from `offset`, zero-filled past its end (as memory expansion would). */
 export function memorySlice(memory: Uint8Array, offset: bigint, size: bigint): Uint8Array {
+  // a range no gas could pay for belongs to an opcode that fails: nothing to read
+  if (size > MAX_SLICE || offset > MAX_SLICE) return new Uint8Array(0);
   const n = Number(size);
   const out = new Uint8Array(n);
   if (n === 0) return out;

@@ -175,8 +175,10 @@ test("flatCallTracer (includePrecompiles, convertParityErrors) as the reference 
       const o = { ...f, blockHash: null, action: { ...f.action } };
       if (f.result) o.result = { ...f.result };
       else delete o.result;
-      // geth's parity table maps only the exact "out of gas"; the sentry variant keeps geth's words
+      // geth's parity table (call_flat.go parityErrorMapping) maps only the exact "out of gas" and has
+      // no entry for a failed transfer: those keep geth's words where Parity has its own
       if (o.error === 'out of gas: not enough gas for reentrancy sentry') o.error = 'Out of gas';
+      if (o.error === 'Insufficient balance for transfer') o.error = 'insufficient balance for transfer';
       if (i === 0) {
         delete o.action.gas;
         if (o.result) delete o.result.gasUsed;

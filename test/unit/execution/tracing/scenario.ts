@@ -120,6 +120,16 @@ export async function scenario(): Promise<ScenarioTx[]> {
         data: target.encodeFunctionData('store', [0n]),
       }),
     ],
+    [
+      'overdraw',
+      signed(w0, {
+        ...fees,
+        nonce: 9,
+        to: addresses.probe,
+        gasLimit: 300_000,
+        data: probe.encodeFunctionData('overdraw'),
+      }),
+    ],
     ['transfer', signed(w3, { ...fees, nonce: 0, to: w4.address, value: 12345n, gasLimit: 21_000 })],
   ];
   const out: ScenarioTx[] = [];
@@ -134,6 +144,7 @@ export async function scenario(): Promise<ScenarioTx[]> {
  */
 export const STRUCT_TXS = [
   'refund',
+  'overdraw',
   'deploy-target',
   'nested',
   'revert',
