@@ -56,7 +56,14 @@ export function legacyBackend(d: LegacyRpcDeps): LegacyBackend {
     cosmosTx: (hash) => at(d.blocks.txLocationByCosmosHash(hash)),
     txFailure: (hash) => {
       const stored = d.blocks.receiptByEvmHash(hash);
-      if (!stored) return undefined;
+      if (!stored) {
+        // A Cosmos tx by its synthetic hash (0x + SHA-256 of the TxRaw, as chain_ views show it): its
+        // shell receipt's failure is the Cosmos result log.
+        const cosmos = d.blocks.cosmosResultByHash(hash);
+        if (!cosmos) return undefined;
+        const log = cosmos.result.code === 0 ? '' : cosmos.result.log;
+        return { vmError: log, message: log };
+      }
       const { status, vmError, revertData } = stored.receipt;
       if (status === 1) return { vmError: '', message: '' };
       return txFailureOf(vmError, revertData);

@@ -49,6 +49,9 @@ export interface LegacyBackend {
   cosmosTxOfEvmTx(evmTxHash: Uint8Array): CosmosTxRecord | undefined;
   /** A mined tx by its SHA-256 (Cosmos or wrapped EVM). */
   cosmosTx(cosmosTxHash: Uint8Array): CosmosTxRecord | undefined;
-  /** The failure of a mined EVM tx; undefined when it has no receipt. */
+  /**
+   * The failure of a mined EVM tx, or of a Cosmos tx by its synthetic hash (its result log); undefined
+   * when neither has this hash.
+   */
   txFailure(evmTxHash: Uint8Array): TxFailure | undefined;
 }

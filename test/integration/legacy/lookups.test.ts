@@ -117,6 +117,22 @@ test('chain_getCosmosTx, chain_getEvmTx, chain_getTransactionErrorByHash, chain_
       code: -32000,
       message: `Cosmos transaction ${sent.transactionHash} carries no EVM transaction`,
     });
+    // by its synthetic hash (0x + lower-case SHA-256), a Cosmos tx's failure is its result log
+    const synthetic = '0x' + sent.transactionHash.toLowerCase();
+    assert.equal(await result(url, 'chain_getTransactionErrorByHash', [synthetic]), '');
+    assert.equal(await result(url, 'chain_getVMError', [synthetic]), '');
+    const poor = await cosmjsSigner(t, consensusUrl, DEV_ACCOUNTS[6].privateKey);
+    const tooMuch = await poor.sendTokens(
+      toAccAddress(DEV_ACCOUNTS[6].cosmosAddress),
+      toAccAddress(alice.cosmosAddress),
+      [{ denom: 'uchain', amount: '99999999999' }],
+      COSMOS_FEE,
+    );
+    assert.equal(tooMuch.code, 5, 'included, failed in its message: insufficient funds');
+    const failedHash = '0x' + tooMuch.transactionHash.toLowerCase();
+    assert.equal(await result(url, 'chain_getTransactionErrorByHash', [failedHash]), tooMuch.rawLog);
+    assert.equal(await result(url, 'chain_getVMError', [failedHash]), tooMuch.rawLog);
+
     assert.deepEqual(await error(url, 'chain_getEvmTx', ['AB'.repeat(32)]), {
       code: -32000,
       message: `Cosmos transaction ${'AB'.repeat(32)} not found`,
