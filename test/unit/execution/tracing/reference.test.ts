@@ -1,7 +1,8 @@
 /**
  * Every tracer and option over the mixed scenario (scenario.ts: CREATE deployments, nested CALL /
- * STATICCALL / DELEGATECALL with a caught revert, a precompile and a log, a reverting call with a
- * reason, out of gas, CREATE + CREATE2 + self-destruct, EIP-7702 delegation, TSTORE/TLOAD, a transfer),
+ * STATICCALL / DELEGATECALL with a caught revert, a precompile and logs, CALLCODE, a reverting call
+ * with a reason, out of gas, the INVALID opcode, CREATE + CREATE2 + self-destruct, calls and a creation
+ * refused for lack of balance, a storage refund, EIP-7702 delegation, TSTORE/TLOAD, a transfer),
  * run through BlockExecutor over an in-memory StateOverlay, one block per transaction as the reference
  * node mined them, compared with test/fixtures/traces/*.json.
  *
@@ -50,6 +51,8 @@ function gethStructLogs(ref: any): any {
       // geth's SSTORE gas function moves the refund counter before the step is logged; anvil after
       const next = all[i + 1];
       if (o.op === 'SSTORE' && !o.error && next?.depth === o.depth) o.refund = next.refund;
+      // geth logs INVALID before running it; the failure is the frame's, not the step's
+      if (o.op === 'INVALID') delete o.error;
       if (o.refund === 0) delete o.refund;
       if (o.returnData === '0x') delete o.returnData;
       if (o.memory) o.memory = o.memory.map(strip);
@@ -92,7 +95,8 @@ const refCalls = load('call.json');
  * - struct logger: for CREATE/CREATE2 geth's gasCost is the opcode's own cost (the 63/64 handed to
  *   the new contract is charged inside the opcode), anvil adds the handed-over gas; on an SSTORE step
  *   geth's `refund` already includes that SSTORE's refund (its gas function adjusts the counter before
- *   the step is logged), anvil's does from the next step on.
+ *   the step is logged), anvil's does from the next step on; geth's INVALID step carries no error (the
+ *   opcode fails when it runs, after the step is logged), anvil's carries revm's error name.
  */
 function gethForm(file: string, name: string, ref: any, ours: any, gasLimit: bigint): any {
   const r = structuredClone(ref);

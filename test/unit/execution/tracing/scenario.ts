@@ -130,6 +130,26 @@ export async function scenario(): Promise<ScenarioTx[]> {
         data: probe.encodeFunctionData('overdraw'),
       }),
     ],
+    [
+      'callcode',
+      signed(w0, {
+        ...fees,
+        nonce: 10,
+        to: addresses.probe,
+        gasLimit: 200_000,
+        data: probe.encodeFunctionData('codecall', [3n]),
+      }),
+    ],
+    [
+      'invalid-opcode',
+      signed(w0, {
+        ...fees,
+        nonce: 11,
+        to: addresses.probe,
+        gasLimit: 80_000,
+        data: probe.encodeFunctionData('invalid'),
+      }),
+    ],
     ['transfer', signed(w3, { ...fees, nonce: 0, to: w4.address, value: 12345n, gasLimit: 21_000 })],
   ];
   const out: ScenarioTx[] = [];
@@ -143,6 +163,8 @@ export async function scenario(): Promise<ScenarioTx[]> {
  * the big deployments are left out to keep the files small).
  */
 export const STRUCT_TXS = [
+  'callcode',
+  'invalid-opcode',
   'refund',
   'overdraw',
   'deploy-target',
