@@ -60,14 +60,35 @@ class StateMiss {
 
 const idOf = (store: string, key: Uint8Array) => `${store}\0${toHex(key)}`;
 
+/**
+ * Reads of one state version, kept across the simulations at that version (the bytes of a version
+ * never change, whichever store answers). Values are shared: nothing may write into them.
+ */
+export class VersionReadCache {
+  readonly version: number;
+  readonly entries = new Map<string, Uint8Array | undefined>();
+  private readonly maxEntries: number;
+  constructor(version: number, maxEntries = 100_000) {
+    this.version = version;
+    this.maxEntries = maxEntries;
+  }
+  /** Drops everything once full: a simple bound for a cache that mostly serves hot keys. */
+  set(id: string, v: Uint8Array | undefined): void {
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(id, v);
+  }
+}
+
 /** Read-through cache over a StateSource; storage of `state`-overridden accounts reads as empty. */
 class CachedSource implements StateReader {
   private readonly source: StateSource;
   private readonly cache = new Map<string, Uint8Array | undefined>();
+  private readonly shared: VersionReadCache | undefined;
   private readonly clearedStorage: string[] = [];
 
-  constructor(source: StateSource) {
+  constructor(source: StateSource, shared?: VersionReadCache) {
     this.source = source;
+    this.shared = shared;
   }
 
   clearStorageOf(address: Uint8Array): void {
@@ -78,9 +99,16 @@ class CachedSource implements StateReader {
     const id = idOf(store, key);
     if (store === STORES.evm && this.clearedStorage.some((p) => id.startsWith(p))) return undefined;
     if (this.cache.has(id)) return this.cache.get(id);
+    const shared = this.shared?.entries;
+    if (shared?.has(id)) {
+      const v = shared.get(id);
+      this.cache.set(id, v);
+      return v;
+    }
     const v = this.source(store, key);
     if (v instanceof Promise) throw new StateMiss(id, v);
     this.cache.set(id, v);
+    this.shared?.set(id, v);
     return v;
   }
 
@@ -91,7 +119,9 @@ class CachedSource implements StateReader {
         return await fn();
       } catch (err) {
         if (!(err instanceof StateMiss)) throw err;
-        this.cache.set(err.id, await err.pending);
+        const v = await err.pending;
+        this.cache.set(err.id, v);
+        this.shared?.set(err.id, v);
       }
     }
   }
@@ -107,8 +137,9 @@ export class SimulationStateManager implements StateManagerInterface {
   readonly overlay: StateOverlay;
   readonly originalStorageCache: StateManagerInterface['originalStorageCache'];
 
-  constructor(source: StateSource, stateRoot: Uint8Array) {
-    this.source = new CachedSource(source);
+  /** `shared`: reads of the same state version made by earlier simulations (see VersionReadCache). */
+  constructor(source: StateSource, stateRoot: Uint8Array, shared?: VersionReadCache) {
+    this.source = new CachedSource(source, shared);
     this.overlay = new StateOverlay(this.source);
     this.inner = new ChainStateManager(this.overlay, stateRoot);
     this.originalStorageCache = {

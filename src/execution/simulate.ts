@@ -26,12 +26,17 @@ import type { BlockEnv } from './block-executor.ts';
 import { simulationCommon } from './simulate-common.ts';
 import { Deadline } from './simulate-deadline.ts';
 import { acquireVm, type PooledVm, releaseVm } from './simulate-pool.ts';
-import { type AccountOverride, SimulationStateManager, type StateSource } from './simulate-state.ts';
+import {
+  type AccountOverride,
+  SimulationStateManager,
+  type StateSource,
+  type VersionReadCache,
+} from './simulate-state.ts';
 import { attachTracer, txStartOf } from './tracing/bridge.ts';
 import type { TxTracer } from './tracing/tracer.ts';
 
 export type { AccountOverride, StateSource } from './simulate-state.ts';
-export { StateOverrideError } from './simulate-state.ts';
+export { StateOverrideError, VersionReadCache } from './simulate-state.ts';
 export { SimulationTimeoutError } from './simulate-deadline.ts';
 
 export interface AccessListItem {
@@ -87,6 +92,8 @@ export interface SimulationOptions {
   timeoutMs: number;
   stateOverrides?: readonly AccountOverride[];
   blockOverrides?: BlockOverrides;
+  /** Reads of the same state version kept across simulations (simulate-state.ts). */
+  readCache?: VersionReadCache;
 }
 
 /** Why a message could not run at all (geth's "core" errors); -32000 with geth's wording. */
@@ -172,7 +179,7 @@ export class Simulation {
 
   static async create(o: SimulationOptions): Promise<Simulation> {
     const deadline = new Deadline(o.timeoutMs);
-    const state = new SimulationStateManager(o.state, o.env.parentAppHash);
+    const state = new SimulationStateManager(o.state, o.env.parentAppHash, o.readCache);
     await state.applyOverrides(o.stateOverrides ?? []);
     const common = simulationCommon(o.common);
     const pooled = await acquireVm(common, { state, deadline, env: o.env });
@@ -288,6 +295,90 @@ export class Simulation {
     }
   }
 
+  /**
+   * eth_call's run: run()'s status and return data. A call to an address at a zero gas price (what
+   * eth_call sends unless told otherwise) moves no fees, so runTx's fee accounting (sender debit,
+   * miner credit, refunds, the touched-account sweep) has no effect on what the EVM sees; the EVM's
+   * runCall is started directly with runTx's setup (EIP-2929 warm set, intrinsic gas, sender nonce
+   * bump) and everything is reverted. Other calls go through run(). `gasUsed` excludes refunds.
+   */
+  async call(msg: CallMessage, gas: bigint): Promise<RunResult> {
+    const fees = resolveFees(msg, this.env.baseFee);
+    if (
+      !msg.to ||
+      msg.authorizationList?.length ||
+      fees.feeCap !== 0n ||
+      fees.tip !== 0n ||
+      !directCalls(this.common)
+    )
+      return this.run(msg, gas);
+    this.deadline.check();
+    const from = msg.from ?? ZERO_ADDRESS;
+    const value = msg.value ?? 0n;
+    if (value > 0n) {
+      const have = await this.balanceOf(from);
+      if (have < value) {
+        throw new SimulationError(
+          'funds',
+          `insufficient funds for gas * price + value: address ${hexAddr(from)} have ${have} want ${value}`,
+        );
+      }
+    }
+    const tx = this.buildTx(msg, from, gas, fees);
+    const minimum = tx.getMinimumGasLimit();
+    if (gas < minimum) {
+      throw new SimulationError('intrinsic_gas', `intrinsic gas too low: have ${gas}, want ${minimum}`);
+    }
+    const intrinsic = tx.getIntrinsicGas();
+    const evm = this.vm.evm;
+    const journal = evm.journal;
+    const caller = new Address(from);
+    await this.state.checkpoint();
+    try {
+      // what runTx does before its EVM call: a fresh warm set with the origin, the target, the
+      // precompiles, the coinbase (EIP-3651) and the access list
+      await journal.cleanup();
+      for (const [address] of evm.precompiles) journal.addAlwaysWarmAddress(address);
+      journal.addAlwaysWarmAddress(toHex(from));
+      journal.addAlwaysWarmAddress(toHex(msg.to));
+      journal.addAlwaysWarmAddress(toHex(this.env.coinbase));
+      for (const e of msg.accessList ?? []) {
+        const address = toHex(e.address);
+        journal.addAlwaysWarmAddress(address);
+        for (const k of e.storageKeys) journal.addAlwaysWarmSlot(address, toHex(k));
+      }
+      await journal.checkpoint();
+      const res = await evm.runCall({
+        block: this.buildBlock(0n) as never,
+        gasPrice: 0n,
+        caller,
+        origin: caller,
+        gasLimit: gas - intrinsic,
+        to: new Address(msg.to),
+        value,
+        data: msg.data ?? new Uint8Array(0),
+      });
+      // runCall settled its own checkpoints: this one is on top
+      await journal.revert();
+      const exec = res.execResult;
+      const gasUsed = intrinsic + exec.executionGasUsed;
+      if (!exec.exceptionError)
+        return { status: 'success', returnData: exec.returnValue, refund: 0n, gasUsed };
+      if (exec.exceptionError.error === 'revert')
+        return { status: 'revert', returnData: exec.returnValue, gasUsed };
+      return { status: 'failure', error: exec.exceptionError.error, gasUsed };
+    } catch (err) {
+      // as in run(): an aborted run may leave EVM-side state behind
+      this.pooled.tainted = true;
+      if (err instanceof ChainError) throw err;
+      throw new SimulationError('invalid', errorMessage(err));
+    } finally {
+      journal.cleanJournal();
+      this.vm.stateManager.originalStorageCache.clear();
+      await this.state.revert();
+    }
+  }
+
   private buildTx(msg: CallMessage, from: Uint8Array, gas: bigint, fees: Fees) {
     const fields = {
       chainId: this.common.chainId(),
@@ -349,6 +440,10 @@ export class Simulation {
     );
   }
 }
+
+/** Forks whose gas rules (EIP-8037 state gas, EIP-7928 access lists, EIP-7864 witnesses) runTx applies around the EVM call. */
+const directCalls = (common: Common) =>
+  !common.isActivatedEIP(8037) && !common.isActivatedEIP(7928) && !common.isActivatedEIP(7864);
 
 /** geth prints addresses in errors with common.Address.Hex(): EIP-55 checksummed. */
 const hexAddr = toChecksumAddress;

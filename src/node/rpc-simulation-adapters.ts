@@ -16,7 +16,7 @@ import type { Chain } from '../chain/chain.ts';
 import { stateVersion } from '../chain/chain.ts';
 import type { BlockEnv } from '../execution/block-executor.ts';
 import { createAccessList, estimateGas } from '../execution/simulate-estimate.ts';
-import { type CallMessage, Simulation, SimulationError } from '../execution/simulate.ts';
+import { type CallMessage, Simulation, SimulationError, VersionReadCache } from '../execution/simulate.ts';
 import type { AccountOverride, BlockOverrides } from '../rpc/codecs/overrides.ts';
 import type { CallObject } from '../rpc/codecs/call.ts';
 import type { ChainReader } from '../rpc/evm/backend.ts';
@@ -42,8 +42,12 @@ export interface SimulationDeps {
   timeoutMs: number;
 }
 
+/** State versions whose reads are kept across simulations (latest, and a few historical ones). */
+const READ_CACHE_VERSIONS = 4;
+
 export class NodeSimulation implements SimulationBackend {
   private readonly d: SimulationDeps;
+  private readonly readCaches = new Map<number, VersionReadCache>();
   constructor(d: SimulationDeps) {
     this.d = d;
   }
@@ -91,7 +95,23 @@ export class NodeSimulation implements SimulationBackend {
       timeoutMs,
       stateOverrides,
       blockOverrides,
+      readCache: this.readCache(version),
     });
+  }
+
+  /** The reads kept for `version`; the few most recently used versions are kept. */
+  private readCache(version: number): VersionReadCache {
+    let c = this.readCaches.get(version);
+    if (c) {
+      // most recently used last, so the first entry is the one to drop
+      this.readCaches.delete(version);
+    } else {
+      c = new VersionReadCache(version);
+      if (this.readCaches.size >= READ_CACHE_VERSIONS)
+        this.readCaches.delete(this.readCaches.keys().next().value!);
+    }
+    this.readCaches.set(version, c);
+    return c;
   }
 
   async call(
@@ -102,7 +122,7 @@ export class NodeSimulation implements SimulationBackend {
   ): Promise<CallResult> {
     const msg = call as CallMessage;
     return this.with(this.open(height, call, stateOverrides, blockOverrides), (sim) =>
-      sim.run(msg, sim.callGas(msg)),
+      sim.call(msg, sim.callGas(msg)),
     );
   }
 

@@ -197,3 +197,55 @@ test('a VM reused by the next simulation carries nothing over: state, transient 
   assert.equal(await sim.codeSize(PROBE), 0);
   sim.close();
 });
+
+test("call() (eth_call's direct EVM call) answers what run() answers, and falls back to run() for priced calls", async () => {
+  const { sync } = sources();
+  const [alice, bob] = devAccounts;
+  const contractSender = new Uint8Array(20).fill(0x55);
+  // returns GAS ‖ BALANCE(CALLER) ‖ BALANCE(ADDRESS) ‖ GASPRICE ‖ BASEFEE ‖ ORIGIN, warm/cold costs included
+  const probe = bytes(
+    '5a600052' + '3331602052' + '3031604052' + '3a606052' + '48608052' + '3260a052' + '60c06000f3',
+  );
+  // REVERT with Error("no")
+  const reverter = bytes(
+    '6308c379a060e01b6000526020600452600260245261' + '6e6f' + '60f01b604452' + '60646000fd',
+  );
+  const overrides = [
+    { address: PROBE, code: probe },
+    { address: bob.evmAddress, code: reverter },
+    { address: contractSender, code: bytes('00'), balance: 5n },
+  ];
+  const calls = [
+    { to: PROBE },
+    { from: alice.evmAddress, to: PROBE, value: 3n, data: bytes('00ff00') },
+    { from: contractSender, to: PROBE, value: 5n },
+    {
+      from: alice.evmAddress,
+      to: PROBE,
+      accessList: [{ address: PROBE, storageKeys: [new Uint8Array(32)] }],
+    },
+    { to: bob.evmAddress },
+    // priced: run() itself
+    { from: alice.evmAddress, to: PROBE, maxFeePerGas: 2n * 10n ** 9n },
+  ];
+  const statuses: string[] = [];
+  for (const msg of calls) {
+    const a = await (await create(sync, overrides)).run(msg, 200_000n);
+    const b = await (await create(sync, overrides)).call(msg, 200_000n);
+    statuses.push(b.status);
+    assert.equal(
+      b.status,
+      a.status,
+      JSON.stringify(msg, (_, v) => (typeof v === 'bigint' ? `${v}` : v)),
+    );
+    assert.deepEqual(
+      b.status === 'failure' ? b.error : b.returnData,
+      a.status === 'failure' ? a.error : a.returnData,
+    );
+  }
+  assert.deepEqual(statuses, ['success', 'success', 'success', 'success', 'revert', 'success']);
+  // the same refusals
+  const poor = await create(sync, overrides);
+  await assert.rejects(poor.call({ from: PROBE, to: PROBE, value: 1n }, 100_000n), /insufficient funds/);
+  await assert.rejects(poor.call({ to: PROBE, data: new Uint8Array(100) }, 21_000n), /intrinsic gas too low/);
+});
