@@ -9,7 +9,9 @@
  * the execution's state manager, i.e. bank balances in wei exactly as eth_getBalance reports them.
  *
  * Differs by design from geth: the coinbase here is the fee collector, which receives the whole fee
- * (base fee included, credited after the EVM run); its `post` balance includes it.
+ * (base fee included, credited after the EVM run); its `post` balance includes it. A sender's first
+ * transaction associates its EVM address with its Cosmos account and merges the balances: `pre` shows
+ * the balance eth_getBalance showed before (the cast address's), `post` the merged one.
  */
 import { boolFields } from './config.ts';
 import { addrKey, addressOfWord, bareHex, hexBytes, memorySlice, quantity, word } from './hex.ts';

@@ -8,8 +8,8 @@
  *
  * The expected files were produced once by a reference EVM node, anvil 1.7.1 (geth-compatible tracers),
  * by test/fixtures/traces/generate.ts, and reviewed by hand, except:
- * - flatCallTracer: anvil has none (it answers `{}`); flat.json / flat-precompiles.json are not used.
- *   Its output is compared with anvil's Parity-style `trace_transaction`, which geth's flatCallTracer
+ * - flatCallTracer: anvil has none (it answers `{}`). Its output is compared with anvil's Parity-style
+ *   `trace_transaction` (parity-trace_transaction.json), which geth's flatCallTracer
  *   copies, with includePrecompiles (Parity lists precompile calls). The top frame's action.gas and
  *   result.gasUsed differ by design: geth's flatCallTracer takes them from its callTracer (the tx's
  *   gas limit and the receipt's gas used), Parity reports the gas after intrinsic gas and before refunds.

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Interface } from 'ethers';
+import { Bank } from '../../../../src/app/bank.ts';
 import { Evm, FEE_COLLECTOR_ADDRESS } from '../../../../src/app/evm.ts';
 import { BlockExecutor, isRejection } from '../../../../src/execution/block-executor.ts';
 import { createChainCommon } from '../../../../src/execution/chain-config.ts';
@@ -18,7 +19,14 @@ import {
 } from '../../../../src/execution/tracing/index.ts';
 import { decodeEthTransaction } from '../../../../src/execution/transactions.ts';
 import { ChainError } from '../../../../src/util/errors.ts';
-import { artifacts, CHAIN_ID, devAccounts, devState } from '../../../helpers/dev-chain.ts';
+import {
+  artifacts,
+  CHAIN_ID,
+  devAccounts,
+  devState,
+  devWallets,
+  signed,
+} from '../../../helpers/dev-chain.ts';
 import { traceScenario } from './run-scenario.ts';
 import { scenario } from './scenario.ts';
 
@@ -253,4 +261,54 @@ test('debug_traceCall: a Simulation run takes a tracer; the call is undone', asy
   } finally {
     sim.close();
   }
+});
+
+test('prestateTracer reads balances as eth_getBalance does: bank wei, first-tx association, the whole fee to the fee collector', async () => {
+  const { overlay } = devState({ associate: false });
+  const ex = await BlockExecutor.create(common, { ...env(1n), baseFee: 10n ** 9n }, overlay);
+  const evm = new Evm(overlay);
+  const bank = new Bank(overlay);
+  const [alice, bob] = devAccounts;
+  const balance = (a: Uint8Array) => bank.wei(evm.balanceAddressOf(a));
+  const hex = (a: Uint8Array) => '0x' + Buffer.from(a).toString('hex');
+  const before = {
+    alice: balance(alice.evmAddress),
+    bob: balance(bob.evmAddress),
+    fees: balance(FEE_COLLECTOR_ADDRESS),
+  };
+  const raw = await signed(devWallets[0], {
+    type: 2,
+    to: hex(bob.evmAddress),
+    value: 777n,
+    nonce: 0,
+    gasLimit: 21_000,
+    maxFeePerGas: 3n * 10n ** 9n,
+    maxPriorityFeePerGas: 10n ** 9n,
+  });
+  const tracer = createTracer(
+    { tracer: 'prestateTracer', tracerConfig: { diffMode: true } },
+    { blockHeight: 1n },
+  );
+  const r = await ex.execute(decodeEthTransaction(raw, common), 0n, { tracer });
+  assert.ok(!isRejection(r) && r.status === 1);
+  const { pre, post } = tracer.result() as any;
+  const q = (v: bigint) => '0x' + v.toString(16);
+  assert.equal(
+    pre[hex(alice.evmAddress)].balance,
+    q(before.alice),
+    "the sender's pre balance as eth_getBalance showed it",
+  );
+  assert.equal(
+    post[hex(alice.evmAddress)].balance,
+    q(balance(alice.evmAddress)),
+    'post balance after the association',
+  );
+  assert.equal(post[hex(bob.evmAddress)].balance, q(before.bob + 777n));
+  const fee = r.gasUsed * r.effectiveGasPrice;
+  assert.equal(
+    post[hex(FEE_COLLECTOR_ADDRESS)].balance,
+    q(before.fees + fee),
+    'base fee and tip both reach the fee collector',
+  );
+  assert.equal(post[hex(alice.evmAddress)].nonce, 1);
 });
