@@ -17,16 +17,12 @@
  * - Addresses: a Cosmos address is shown as its associated EVM address in the state after the tx's
  *   block (association is permanent, so the latest state answers for a pruned height), else its cast.
  */
-import { AuthInfo, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
-import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
-import { ripemd160 } from '@noble/hashes/legacy.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { decodeCosmosTx, cosmosTxHash, type DecodedCosmosTx } from '../app/cosmos-tx.ts';
+import { decodeCosmosTx } from '../app/cosmos-tx.ts';
 import { evmKeys, STORES } from '../app/store-keys.ts';
 import type { Chain } from '../chain/chain.ts';
 import { HistoricalState } from '../chain/history.ts';
 import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
-import { BASE_DENOM, WEI_PER_UCHAIN } from '../primitives/identity.ts';
+import { WEI_PER_UCHAIN } from '../primitives/identity.ts';
 import {
   type ChainEvents,
   type ChainReader,
@@ -46,10 +42,9 @@ import type { MethodTable } from '../rpc/server/dispatcher.ts';
 import type { BlockStore } from '../storage/blocks/store.ts';
 import type { CosmosTxResult } from '../storage/blocks/types.ts';
 import type { StateStore } from '../storage/ss/types.ts';
-import { ChainError } from '../util/errors.ts';
+import { ChainError, errorMessage } from '../util/errors.ts';
 
 const EMPTY_BLOOM = new Uint8Array(256);
-const ZERO_ADDRESS = new Uint8Array(20);
 
 export interface SyntheticBackendDeps {
   chain: Chain;
@@ -60,52 +55,6 @@ export interface SyntheticBackendDeps {
   options: EvmRpcOptions;
   pool?: Pick<TxPool, 'get'>;
   tracer?: BlockTracer;
-}
-
-/** The fields of a Cosmos tx the views show, for txs the full decoder refuses (another message type). */
-interface TxFacts {
-  signer: Uint8Array | undefined;
-  firstRecipient: Uint8Array | undefined;
-  sequence: bigint;
-  gasLimit: bigint;
-  feeUchain: bigint;
-  sends: { from: Uint8Array; to: Uint8Array; amount: bigint }[];
-}
-
-function factsOf(raw: Uint8Array): TxFacts {
-  let d: DecodedCosmosTx | undefined;
-  try {
-    d = decodeCosmosTx(raw);
-  } catch {
-    d = undefined;
-  }
-  if (d) {
-    return {
-      signer: d.signer,
-      firstRecipient: d.msgs[0]?.to,
-      sequence: d.sequence,
-      gasLimit: d.gasLimit,
-      feeUchain: d.fee,
-      sends: d.msgs.map((m) => ({ from: m.from, to: m.to, amount: m.amount })),
-    };
-  }
-  // Stored, so it executed: only what the envelope says is shown (no messages are known as sends).
-  const txRaw = TxRaw.decode(raw);
-  const auth = AuthInfo.decode(txRaw.authInfoBytes);
-  const info = auth.signerInfos[0];
-  let signer: Uint8Array | undefined;
-  if (info?.publicKey?.typeUrl === '/cosmos.crypto.secp256k1.PubKey') {
-    signer = ripemd160(sha256(PubKey.decode(info.publicKey.value).key));
-  }
-  const fee = (auth.fee?.amount ?? []).filter((c) => c.denom === BASE_DENOM);
-  return {
-    signer,
-    firstRecipient: undefined,
-    sequence: info?.sequence ?? 0n,
-    gasLimit: auth.fee?.gasLimit ?? 0n,
-    feeUchain: fee.reduce((s, c) => s + BigInt(c.amount), 0n),
-    sends: [],
-  };
 }
 
 /** A small insertion-ordered LRU (stored blocks never change, so their tx lists can be kept). */
@@ -172,34 +121,47 @@ export class NodeSyntheticBackend implements SyntheticBackend {
           `block ${height} tx ${i} has neither a receipt nor a Cosmos tx result`,
         );
       }
-      refs.push({ kind: 'cosmos', tx: await this.cosmosView(raw, result, evmAddressOf) });
+      refs.push({ kind: 'cosmos', tx: await this.cosmosView(height, i, raw, result, evmAddressOf) });
     }
     this.cache.set(height, refs);
     return refs;
   }
 
   private async cosmosView(
+    height: number,
+    index: number,
     raw: Uint8Array,
     result: CosmosTxResult,
     evmAddressOf: (cosmos: Uint8Array) => Promise<Uint8Array>,
   ): Promise<CosmosTxView> {
-    const f = factsOf(raw);
+    let tx;
+    try {
+      tx = decodeCosmosTx(raw);
+    } catch (err) {
+      // Every stored Cosmos tx was decoded by the same decoder when it was admitted.
+      throw new ChainError(
+        'STORES_INCONSISTENT',
+        `block ${height} tx ${index} does not decode as a Cosmos tx: ${errorMessage(err)}`,
+      );
+    }
+    const to = tx.msgs[0]?.to;
     return {
-      hash: cosmosTxHash(raw),
-      from: f.signer ? await evmAddressOf(f.signer) : ZERO_ADDRESS,
-      to: f.firstRecipient ? await evmAddressOf(f.firstRecipient) : null,
-      nonce: f.sequence,
-      gasLimit: f.gasLimit,
-      fee: f.feeUchain * WEI_PER_UCHAIN,
+      hash: tx.hash,
+      from: await evmAddressOf(tx.signer),
+      to: to ? await evmAddressOf(to) : null,
+      nonce: tx.sequence,
+      gasLimit: tx.gasLimit,
+      fee: tx.fee * WEI_PER_UCHAIN,
       code: result.code,
       gasUsed: result.gasUsed,
       logs: [],
       logsBloom: EMPTY_BLOOM,
+      // Every message decodeCosmosTx accepts as a message is a bank MsgSend of uchain.
       transfers: await Promise.all(
-        f.sends.map(async (s) => ({
-          from: await evmAddressOf(s.from),
-          to: await evmAddressOf(s.to),
-          amount: s.amount,
+        tx.msgs.map(async (m) => ({
+          from: await evmAddressOf(m.from),
+          to: await evmAddressOf(m.to),
+          amount: m.amount,
         })),
       ),
     };
