@@ -13,7 +13,9 @@ export function boolFields<K extends string>(
   raw: Record<string, unknown> | undefined,
   keys: readonly K[],
 ): Record<K, boolean> {
-  if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) {
+  // JSON null decodes to nothing, as in geth
+  if (raw === null) raw = undefined;
+  if (raw !== undefined && (typeof raw !== 'object' || Array.isArray(raw))) {
     throw new TraceConfigError(`invalid ${tracer} tracerConfig: expected an object`);
   }
   const out = {} as Record<K, boolean>;

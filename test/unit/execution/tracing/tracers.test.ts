@@ -179,8 +179,13 @@ test('unknown tracers (JavaScript included) and malformed tracer configs are nam
     (e: unknown) =>
       e instanceof ChainError && e.code === 'TRACE_INVALID_CONFIG' && e.message.includes('diffMode'),
   );
-  // geth ignores unknown keys
+  // geth ignores unknown keys, and a null config
   createTracer({ tracer: 'callTracer', tracerConfig: { somethingElse: true } }, ctx);
+  createTracer({ tracer: 'prestateTracer', tracerConfig: null as never }, ctx);
+  assert.throws(
+    () => createTracer({ tracer: 'callTracer', tracerConfig: [] as never }, ctx),
+    (e: unknown) => e instanceof ChainError && e.code === 'TRACE_INVALID_CONFIG',
+  );
 });
 
 test('untraced execution registers no EVM listeners; a traced one removes its own', async () => {
