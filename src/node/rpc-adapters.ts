@@ -80,6 +80,8 @@ export interface ChainReaderDeps {
   chain: Chain;
   blocks: BlockStore;
   ss: StateStore;
+  /** State Commit: reads of the latest state (see `latestFromSc`); absent: the State Store only. */
+  sc?: CommitStore;
   genesis: Genesis;
   feeParams: BaseFeeParams;
 }
@@ -227,8 +229,23 @@ export class NodeChainReader implements ChainReader {
   }
 
   stateAt(height: number): StateAt & { get: HistoricalState['get'] } {
-    return new HistoricalState(this.d.ss, height);
+    return new HistoricalState(this.d.sc ? this.latestFromSc : this.d.ss, height);
   }
+
+  /**
+   * The State Store, except that a read of the latest version goes to State Commit (in memory,
+   * synchronous) while SC provably holds it: SC is at that version and the next block is not stored
+   * yet (the pipeline stores a block before it touches SC). Both give the same bytes (as in
+   * rpc-simulation-adapters.ts).
+   */
+  private readonly latestFromSc = {
+    get: async (store: string, key: Uint8Array, version: number) => {
+      const sc = this.d.sc!;
+      return sc.version === version && this.d.blocks.latestHeight() === version - 1
+        ? sc.get(store, key)
+        : this.d.ss.get(store, key, version);
+    },
+  } as StateStore;
 }
 
 function ethTxOf(block: Block, index: number): Uint8Array {
