@@ -179,6 +179,9 @@ export function attachTracer(
         gas: msg.gasLimit,
         value,
       });
+    } catch (e) {
+      // a tracer failure ends the traced run as an abort (the caller's error, not the transaction's)
+      tracer.abort(asError(e));
     } finally {
       if (entered)
         entered.then(
@@ -226,6 +229,8 @@ export function attachTracer(
         const isCreate = frame.type === 'CREATE' || frame.type === 'CREATE2';
         parent.returnData = isCreate ? (reverted ? output : EMPTY) : output;
       }
+    } catch (e) {
+      tracer.abort(asError(e));
     } finally {
       resolve?.();
     }
