@@ -33,7 +33,7 @@ import { toAccAddress } from '../../../src/crypto/accounts.ts';
 import type { ChainNode } from '../../../src/node/node.ts';
 import { artifacts } from '../../helpers/dev-chain.ts';
 import { DEV_ACCOUNTS, makeHome, startNode, until } from '../../helpers/node.ts';
-import { CHAIN_ID, error, GWEI, result, waitReceipt, wallets } from './rpc-helpers.ts';
+import { CHAIN_ID, error, GWEI, result, rpc, waitReceipt, wallets } from './rpc-helpers.ts';
 
 const fee = { maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, type: 2 };
 const callee = new Interface(artifacts.ReplayCallee.abi);
@@ -488,10 +488,11 @@ test('debug_trace* over a mixed block', async (t) => {
   });
 });
 
-test('[evm] max_trace_lookback_blocks refuses older blocks, naming the limit', async (t) => {
+test('[evm] max_trace_lookback_blocks and max_concurrent_trace_calls, over HTTP', async (t) => {
   const home = makeHome(t);
   const node = await startNode(home, {
     'evm.max_trace_lookback_blocks': '2',
+    'evm.max_concurrent_trace_calls': '1',
   });
   t.after(() => node.stop());
   const url = node.rpc!.url;
@@ -506,4 +507,26 @@ test('[evm] max_trace_lookback_blocks refuses older blocks, naming the limit', a
       `^block ${mined} is \\d+ blocks behind the latest block \\d+: tracing reaches back at most max_trace_lookback_blocks = 2 blocks$`,
     ),
   );
+
+  // One trace that can only end at its timeout (an endless loop with 10M gas) holds the only slot;
+  // requests sent meanwhile are refused at once. It is polled for, not timed: the first answer
+  // after the long trace has started is the refusal.
+  const spinner = '0x' + '77'.repeat(20);
+  const long = rpc(url, 'debug_traceCall', [
+    { to: spinner, gas: '0x989680' },
+    'latest',
+    { tracer: 'noopTracer', timeout: '3s', stateOverrides: { [spinner]: { code: '0x5b600056' } } },
+  ]);
+  let busy;
+  for (let i = 0; i < 500 && !busy; i++) {
+    const r = await rpc(url, 'debug_traceBlockByNumber', ['latest', { tracer: 'noopTracer' }]);
+    if (r.error) busy = r.error;
+  }
+  assert.deepEqual(busy, {
+    code: -32000,
+    message:
+      'busy: 1 debug_trace* calls are running, the most this node serves at once (max_concurrent_trace_calls = 1); try again later',
+  });
+  assert.deepEqual((await long).error, { code: -32000, message: 'execution timeout' });
+  assert.deepEqual(await result(url, 'debug_traceBlockByNumber', ['latest', { tracer: 'noopTracer' }]), []);
 });
