@@ -39,33 +39,83 @@ export class ChainStateManager implements StateManagerInterface {
     };
   }
 
+  /**
+   * ethereumjs asks for the same few accounts a dozen times per transaction, and each answer is
+   * five or six reads plus decimal decoding. Fields by address, valid while every overlay write
+   * since they were read was one of this manager's own (see `fresh`/`wrote`).
+   */
+  private readonly accounts = new Map<string, CachedAccount | null>();
+  private accountsAt = -1;
+
+  /** Drops the cached accounts if anything else wrote to the overlay (a revert included). */
+  private fresh(): void {
+    if (this.overlay.writeCount !== this.accountsAt) {
+      this.accounts.clear();
+      this.accountsAt = this.overlay.writeCount;
+    }
+  }
+
+  /**
+   * After this manager's own writes, which touched only `address`'s account fields (its nonce and
+   * code, and the balance of its balance address, which no other EVM address shares) or storage.
+   */
+  private wrote(address: Uint8Array | undefined): void {
+    if (address) this.accounts.delete(accountId(address));
+    this.accountsAt = this.overlay.writeCount;
+  }
+
   async getAccount(address: Address): Promise<Account | undefined> {
     const a = address.bytes;
-    const nonce = this.evm.nonce(a);
-    const balance = this.bank.wei(this.evm.balanceAddressOf(a));
-    const hasCode = this.evm.hasCode(a);
-    // EIP-161: an account with no nonce, balance or code does not exist.
-    if (nonce === 0n && balance === 0n && !hasCode) return undefined;
-    return new Account(nonce, balance, EMPTY_TRIE_ROOT, hasCode ? this.evm.codeHash(a) : EMPTY_CODE_HASH);
+    this.fresh();
+    const id = accountId(a);
+    let c = this.accounts.get(id);
+    if (c === undefined) {
+      const nonce = this.evm.nonce(a);
+      const balance = this.bank.wei(this.evm.balanceAddressOf(a));
+      const hasCode = this.evm.hasCode(a);
+      // EIP-161: an account with no nonce, balance or code does not exist.
+      c =
+        nonce === 0n && balance === 0n && !hasCode
+          ? null
+          : { nonce, balance, codeHash: hasCode ? this.evm.codeHash(a) : EMPTY_CODE_HASH };
+      this.accounts.set(id, c);
+    }
+    // a new object each time: ethereumjs modifies the accounts it is given
+    return c === null ? undefined : new Account(c.nonce, c.balance, EMPTY_TRIE_ROOT, c.codeHash);
   }
 
   async putAccount(address: Address, account?: Account): Promise<void> {
     if (account === undefined) return this.deleteAccount(address);
     const a = address.bytes;
+    this.fresh();
     this.evm.setNonce(a, account.nonce);
     this.bank.setWei(this.evm.balanceAddressOf(a), account.balance);
     // Code and its hash are written by putCode; an account put with the empty hash has lost its code
     // (a cleared EIP-7702 delegation).
-    if (equalBytes(account.codeHash, EMPTY_CODE_HASH) && this.evm.hasCode(a))
+    const id = accountId(a);
+    const before = this.accounts.get(id);
+    let codeHash = before === undefined ? undefined : (before?.codeHash ?? EMPTY_CODE_HASH);
+    if (equalBytes(account.codeHash, EMPTY_CODE_HASH) && this.evm.hasCode(a)) {
       this.evm.setCode(a, new Uint8Array(0));
+      codeHash = EMPTY_CODE_HASH;
+    }
+    this.wrote(a);
+    // ethereumjs reads an account right after putting it: keep what getAccount would now read
+    if (codeHash !== undefined) {
+      const { nonce, balance } = account;
+      const exists = nonce !== 0n || balance !== 0n || !equalBytes(codeHash, EMPTY_CODE_HASH);
+      this.accounts.set(id, exists ? { nonce, balance, codeHash } : null);
+    }
   }
 
   async deleteAccount(address: Address): Promise<void> {
     const a = address.bytes;
+    this.fresh();
     this.evm.setNonce(a, 0n);
     this.bank.setWei(this.evm.balanceAddressOf(a), 0n);
     this.evm.setCode(a, new Uint8Array(0));
-    await this.clearStorage(address);
+    this.clearBufferedStorage(a);
+    this.wrote(a);
   }
 
   async modifyAccountFields(address: Address, fields: AccountFields): Promise<void> {
@@ -80,7 +130,9 @@ export class ChainStateManager implements StateManagerInterface {
   }
 
   async putCode(address: Address, code: Uint8Array): Promise<void> {
+    this.fresh();
     this.evm.setCode(address.bytes, code);
+    this.wrote(address.bytes);
   }
 
   async getCode(address: Address): Promise<Uint8Array> {
@@ -99,7 +151,9 @@ export class ChainStateManager implements StateManagerInterface {
     const slot = leftPad32(key);
     const id = slotId(address.bytes, slot);
     if (!this.originals.has(id)) this.originals.set(id, this.evm.storage(address.bytes, slot));
+    this.fresh();
     this.evm.setStorage(address.bytes, slot, value);
+    this.wrote(undefined);
   }
 
   /**
@@ -108,7 +162,13 @@ export class ChainStateManager implements StateManagerInterface {
    * and a creation target with storage is a collision the EVM refuses (EIP-7610).
    */
   async clearStorage(address: Address): Promise<void> {
-    for (const key of this.overlay.bufferedKeys(STORES.evm, evmKeys.storagePrefix(address.bytes))) {
+    this.fresh();
+    this.clearBufferedStorage(address.bytes);
+    this.wrote(undefined);
+  }
+
+  private clearBufferedStorage(address: Uint8Array): void {
+    for (const key of this.overlay.bufferedKeys(STORES.evm, evmKeys.storagePrefix(address))) {
       this.overlay.delete(STORES.evm, key);
     }
   }
@@ -156,3 +216,13 @@ export class ChainStateManager implements StateManagerInterface {
 }
 
 const slotId = (address: Uint8Array, key: Uint8Array) => toHex(address) + toHex(leftPad32(key));
+
+interface CachedAccount {
+  nonce: bigint;
+  balance: bigint;
+  codeHash: Uint8Array;
+}
+
+/** Map key of an address: its 20 bytes as latin1 chars. */
+const accountId = (address: Uint8Array): string =>
+  String.fromCharCode.apply(null, address as unknown as number[]);

@@ -59,6 +59,7 @@ export class StateOverlay implements StateReader {
   /** Previous entry (or undefined = not buffered) of each slot written since each open checkpoint. */
   private readonly journal: { id: string; previous: Entry | undefined }[] = [];
   private readonly marks: number[] = [];
+  private writes = 0;
   /** Base reads (ABSENT for a missing key), when the base is stable. */
   private readonly reads: Map<string, Uint8Array | typeof ABSENT> | undefined;
 
@@ -84,7 +85,16 @@ export class StateOverlay implements StateReader {
     return this.entries.has(slotId(store, key));
   }
 
+  /**
+   * Goes up with every set and revert: a reader that caches what it derived from this buffer (the
+   * state manager's accounts) knows by it whether anything may have changed underneath.
+   */
+  get writeCount(): number {
+    return this.writes;
+  }
+
   set(store: string, key: Uint8Array, value: Uint8Array | undefined): void {
+    this.writes++;
     const id = slotId(store, key);
     if (this.marks.length > 0) this.journal.push({ id, previous: this.entries.get(id) });
     this.entries.set(id, { store, key, value });
@@ -108,6 +118,7 @@ export class StateOverlay implements StateReader {
   revert(): void {
     const mark = this.marks.pop();
     if (mark === undefined) throw new Error('revert without a checkpoint');
+    this.writes++;
     for (let i = this.journal.length - 1; i >= mark; i--) {
       const { id, previous } = this.journal[i];
       if (previous) this.entries.set(id, previous);
