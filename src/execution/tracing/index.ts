@@ -21,6 +21,11 @@
  *
  * Chain differences kept on purpose (see each tracer): the coinbase is the fee collector and is
  * credited the whole fee (prestate `post`); balances are bank balances in wei (eth_getBalance's view).
+ *
+ * Where geth versions differ, these print geth 1.14's form: struct logs with `returnValue`, memory
+ * words and storage without `0x`, `refund`/`returnData` only when non-empty; callTracer logs without
+ * `index`. From later geth: prestateTracer also reads EIP-7702 authorities and delegates.
+ * test/unit/execution/tracing/reference.test.ts compares all of them with a reference node.
  */
 import { ChainError } from '../../util/errors.ts';
 import { CallTracer } from './call-tracer.ts';
