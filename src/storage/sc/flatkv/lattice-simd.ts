@@ -10,6 +10,30 @@
  * without WASM SIMD use the scalar path (`latticeSimd()` returns undefined).
  */
 import { blake3XofInto } from '../../../crypto/blake3-xof.ts';
+import {
+  get,
+  I16X8_ADD,
+  I16X8_SUB,
+  i32c,
+  I32,
+  I32_LOAD,
+  I32_STORE,
+  I32X4_ADD,
+  I32X4_EXTRACT,
+  I32X4_SHL,
+  I32X4_SHR_U,
+  I32X4_SPLAT,
+  instantiate,
+  OR,
+  set,
+  shuffle,
+  V128,
+  V128_LOAD,
+  V128_STORE,
+  v128c,
+  wasmModule,
+  XOR,
+} from '../wasm-emit.ts';
 
 // ---------------------------------------------------------------- module generation
 
@@ -21,58 +45,6 @@ const M_PTR = 0;
 const CV_PTR = 64;
 export const ACC_PTR = 256;
 const MAX_TABLES = 8;
-
-const I32 = 0x7f;
-const V128 = 0x7b;
-
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
-
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) {
-      out.push(b);
-      return out;
-    }
-    out.push(b | 0x80);
-  }
-}
-
-const simd = (op: number): number[] => [0xfd, ...uleb(op)];
-const get = (i: number): number[] => [0x20, ...uleb(i)];
-const set = (i: number): number[] => [0x21, ...uleb(i)];
-const i32c = (n: number): number[] => [0x41, ...sleb(n | 0)];
-const v128c = (words: number[]): number[] => {
-  const b = new Uint8Array(16);
-  new DataView(b.buffer).setUint32(0, words[0] >>> 0, true);
-  for (let i = 0; i < 4; i++) new DataView(b.buffer).setUint32(4 * i, words[i] >>> 0, true);
-  return [...simd(0x0c), ...b];
-};
-const shuffle = (lanes: number[]): number[] => [...simd(0x0d), ...lanes];
-const V128_LOAD = (offset: number): number[] => [...simd(0x00), 4, ...uleb(offset)];
-const V128_STORE = (offset: number): number[] => [...simd(0x0b), 4, ...uleb(offset)];
-const I32_LOAD = (offset: number): number[] => [0x28, 2, ...uleb(offset)];
-const I32_STORE = (offset: number): number[] => [0x36, 2, ...uleb(offset)];
-const I32X4_SPLAT = simd(0x11);
-const I32X4_EXTRACT0 = [...simd(0x1b), 0];
-const XOR = simd(0x51);
-const OR = simd(0x50);
-const I32X4_ADD = simd(0xae);
-const I32X4_SHL = simd(0xab);
-const I32X4_SHR_U = simd(0xad);
-const I16X8_ADD = simd(0x8e);
-const I16X8_SUB = simd(0x91);
 
 /** Byte shuffles rotating every 32-bit lane right by 16 and by 8. */
 const ROTR16 = shuffle([2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13]);
@@ -164,7 +136,6 @@ function xofBody(subtract: boolean): number[] {
   const BASE = 4; // i32: acc + 256 * group
   const L: Locals = { m: 5, c: 21, v: 29, t: 45 };
   const body: number[] = [];
-  body.push(...uleb(2), ...uleb(2), I32, ...uleb(44), V128); // locals
   body.push(...prologue(L));
   body.push(...i32c(0), ...set(G));
   body.push(0x03, 0x40); // loop
@@ -202,7 +173,6 @@ function xofBody(subtract: boolean): number[] {
   body.push(...get(G), ...i32c(1), 0x6a, ...set(G));
   body.push(...get(G), ...i32c(8), 0x49, 0x0d, 0); // br_if loop while g < 8
   body.push(0x0b); // end loop
-  body.push(0x0b); // end function
   return body;
 }
 
@@ -212,7 +182,6 @@ function chainBody(): number[] {
   const P_FLAGS = 1;
   const L: Locals = { m: 2, c: 18, v: 26, t: 42 };
   const body: number[] = [];
-  body.push(...uleb(1), ...uleb(44), V128);
   body.push(...prologue(L));
   body.push(...initState(L, v128c([0, 0, 0, 0]), P_LEN, P_FLAGS));
   body.push(...rounds(L));
@@ -222,47 +191,22 @@ function chainBody(): number[] {
       ...get(L.v + i),
       ...get(L.v + i + 8),
       ...XOR,
-      ...I32X4_EXTRACT0,
+      ...I32X4_EXTRACT(0),
       ...I32_STORE(CV_PTR + 4 * i),
     );
-  body.push(0x0b);
   return body;
 }
 
-function section(id: number, content: number[]): number[] {
-  return [id, ...uleb(content.length), ...content];
-}
-
-function vec(items: number[][]): number[] {
-  return [...uleb(items.length), ...items.flat()];
-}
-
-function name(s: string): number[] {
-  return [...uleb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
-}
-
 function moduleBytes(): Uint8Array {
-  const types = vec([
-    [0x60, ...vec([[I32], [I32], [I32]]), 0],
-    [0x60, ...vec([[I32], [I32]]), 0],
+  const xofLocals: [number, number][] = [
+    [2, I32],
+    [44, V128],
+  ];
+  return wasmModule([
+    { name: 'xofAdd', params: [I32, I32, I32], locals: xofLocals, code: xofBody(false) },
+    { name: 'xofSub', params: [I32, I32, I32], locals: xofLocals, code: xofBody(true) },
+    { name: 'chain', params: [I32, I32], locals: [[44, V128]], code: chainBody() },
   ]);
-  const funcs = vec([[0], [0], [1]]);
-  const memory = vec([[0x00, 1]]);
-  const exports = vec([
-    [...name('mem'), 0x02, 0],
-    [...name('xofAdd'), 0x00, 0],
-    [...name('xofSub'), 0x00, 1],
-    [...name('chain'), 0x00, 2],
-  ]);
-  const code = vec([xofBody(false), xofBody(true), chainBody()].map((b) => [...uleb(b.length), ...b]));
-  return Uint8Array.from([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, types),
-    ...section(3, funcs),
-    ...section(5, memory),
-    ...section(7, exports),
-    ...section(10, code),
-  ]); // prettier-ignore
 }
 
 // ---------------------------------------------------------------- the row loop
@@ -283,14 +227,6 @@ export interface LatticeSimd {
   sums(tables: number): Uint16Array;
 }
 
-/** The slice of the WebAssembly API used here (the project's TypeScript libs do not declare it). */
-interface WasmApi {
-  validate(bytes: Uint8Array): boolean;
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: Record<string, unknown> };
-}
-const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
-
 let instance: LatticeSimd | null | undefined;
 
 /** The SIMD lattice kernel of this thread, or undefined where WASM SIMD is unavailable. */
@@ -301,13 +237,12 @@ export function latticeSimd(): LatticeSimd | undefined {
 
 function build(): LatticeSimd | undefined {
   const bytes = moduleBytes();
-  if (!wasm?.validate(bytes)) return undefined;
-  const ex = new wasm.Instance(new wasm.Module(bytes)).exports as {
-    mem: { buffer: ArrayBuffer };
+  const ex = instantiate<{
     xofAdd: (acc: number, len: number, flags: number) => void;
     xofSub: (acc: number, len: number, flags: number) => void;
     chain: (len: number, flags: number) => void;
-  };
+  }>(bytes);
+  if (!ex) return undefined;
   const mem = new Uint8Array(ex.mem.buffer);
   const mem32 = new Uint32Array(ex.mem.buffer);
   const limbs = new Uint16Array(ex.mem.buffer, ACC_PTR, MAX_TABLES * LIMBS);

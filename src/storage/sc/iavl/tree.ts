@@ -176,6 +176,7 @@ export class MutableTree {
   }
 
   workingHash(): Uint8Array {
+    this.reader.hashDirty(this.root);
     return this.working().rootHash();
   }
 
