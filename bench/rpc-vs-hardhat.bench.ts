@@ -17,6 +17,13 @@
  * ratio of each pair is taken and the median ratio reported, next to each node's median req/s and p99.
  * Figures: <method>_chaind_req_per_s, <method>_hardhat_req_per_s, <method>_chaind_p99_ms,
  * <method>_hardhat_p99_ms and <method>_ratio (chaind req/s ÷ Hardhat req/s, median over rounds).
+ *
+ * Also the CPU time (user + system, the node's whole process tree) per answered request,
+ * <method>_{chaind,hardhat}_cpu_us_per_req, and <method>_cpu_ratio (Hardhat's ÷ chaind's, median over
+ * rounds): what a request costs each node, which other load on the machine disturbs far less than
+ * wall-clock rates. Under such load the wall-clock ratio also depends on thread counts: the
+ * scheduler shares the cores per runnable thread, and Hardhat's node (EDR) runs several while chaind
+ * answers on one.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
