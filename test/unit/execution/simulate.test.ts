@@ -168,6 +168,15 @@ test('block overrides reach the EVM: PREVRANDAO, NUMBER, TIMESTAMP', async () =>
     out,
     'ab'.repeat(32) + (77).toString(16).padStart(64, '0') + (1234).toString(16).padStart(64, '0'),
   );
+  // eth_call's direct call sees the same block, and a simulation without overrides its own
+  const c = await sim.call({ to: PROBE }, 100_000n);
+  assert.equal(Buffer.from(c.status === 'success' ? c.returnData : []).toString('hex'), out);
+  const plain = await create(sync, [{ address: PROBE, code: probe }]);
+  const d = await plain.call({ to: PROBE }, 100_000n);
+  assert.equal(
+    Buffer.from(d.status === 'success' ? d.returnData : []).toString('hex'),
+    '00'.repeat(32) + (5).toString(16).padStart(64, '0') + env.timestamp.toString(16).padStart(64, '0'),
+  );
 });
 
 test('a VM reused by the next simulation carries nothing over: state, transient storage, warm slots', async () => {
