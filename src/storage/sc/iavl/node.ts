@@ -6,10 +6,21 @@
  */
 import { compareBytes } from '../../../primitives/bytes.ts';
 import { innerHash, leafHash, room } from './hashing.ts';
-import { putZigzag } from '../../../codec/varint.ts';
+import { putUvarint, putZigzag } from '../../../codec/varint.ts';
 import { sha256 } from '../../../crypto/hash.ts';
 import { keyPrefix, type TreeSnapshot } from './snapshot-file.ts';
-import { MSG_BYTES, OUT_PTR, pad, sha256x4 } from './sha256-simd.ts';
+import { MSG_BYTES, OUT_PTR, pad, sha256x4, type Sha256x4 } from './sha256-simd.ts';
+
+const valueHashes = new Uint8Array(128);
+
+function uvarintLen(n: number): number {
+  let len = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    len++;
+  }
+  return len;
+}
 
 export class MemNode {
   height: number;
@@ -116,17 +127,18 @@ export class NodeReader {
    * Hashes every dirty node under `root` (what hash(root) would do), with the inner nodes of each
    * height four at a time on the SIMD SHA-256: they are independent of each other, and a block
    * dirties ~10 inner nodes per changed key, each a two-block SHA-256 whose native one-shot call is
-   * mostly overhead. Leaves keep the native path (their preimages vary in length).
+   * mostly overhead. Leaves are batched too, grouped by their SHA-256 block counts.
    */
   hashDirty(root: NodeRef | undefined): void {
     const k = sha256x4();
     if (!k || root === undefined || typeof root === 'number' || root.hash) return;
     const levels: MemNode[][] = [];
+    const leaves: MemNode[] = [];
     const stack: MemNode[] = [root];
     while (stack.length > 0) {
       const n = stack.pop()!;
       if (n.height === 0) {
-        this.hash(n);
+        leaves.push(n);
         continue;
       }
       (levels[n.height] ??= []).push(n);
@@ -135,6 +147,7 @@ export class NodeReader {
       if (typeof l !== 'number' && !l.hash) stack.push(l);
       if (typeof r !== 'number' && !r.hash) stack.push(r);
     }
+    this.hashLeaves(k, leaves);
     const mem = k.mem;
     for (const nodes of levels) {
       if (!nodes) continue;
@@ -154,6 +167,57 @@ export class NodeReader {
           pad(mem, base, off - base, 2);
         }
         k.run(2);
+        for (let j = 0; j < lanes; j++)
+          nodes[i + j].hash = mem.slice(OUT_PTR + 32 * j, OUT_PTR + 32 * j + 32);
+      }
+    }
+  }
+
+  /**
+   * Leaf hashes (SHA-256 of the value, then of the leaf preimage), four at a time among leaves whose
+   * value and preimage take the same number of SHA-256 blocks (at most two); others go native.
+   */
+  private hashLeaves(k: Sha256x4, leaves: MemNode[]): void {
+    const buckets = new Map<number, MemNode[]>();
+    for (const n of leaves) {
+      const vl = n.value!.length;
+      const pl = 2 + uvarintLen(n.version * 2) + uvarintLen(n.key.length) + n.key.length + 33;
+      if (vl > 119 || pl > 119) {
+        this.hash(n);
+        continue;
+      }
+      const b = (vl <= 55 ? 1 : 2) * 4 + (pl <= 55 ? 1 : 2);
+      const list = buckets.get(b);
+      if (list) list.push(n);
+      else buckets.set(b, [n]);
+    }
+    const mem = k.mem;
+    for (const [b, nodes] of buckets) {
+      const vb = b >> 2;
+      const pb = b & 3;
+      for (let i = 0; i < nodes.length; i += 4) {
+        const lanes = Math.min(4, nodes.length - i);
+        for (let j = 0; j < lanes; j++) {
+          const v = nodes[i + j].value!;
+          mem.set(v, j * MSG_BYTES);
+          pad(mem, j * MSG_BYTES, v.length, vb);
+        }
+        k.run(vb);
+        valueHashes.set(mem.subarray(OUT_PTR, OUT_PTR + 128));
+        for (let j = 0; j < lanes; j++) {
+          const n = nodes[i + j];
+          const base = j * MSG_BYTES;
+          let off = putZigzag(mem, base, 0);
+          off = putZigzag(mem, off, 1);
+          off = putZigzag(mem, off, n.version);
+          off = putUvarint(mem, off, n.key.length);
+          mem.set(n.key, off);
+          off += n.key.length;
+          mem[off++] = 32;
+          mem.set(valueHashes.subarray(32 * j, 32 * j + 32), off);
+          pad(mem, base, off + 32 - base, pb);
+        }
+        k.run(pb);
         for (let j = 0; j < lanes; j++)
           nodes[i + j].hash = mem.slice(OUT_PTR + 32 * j, OUT_PTR + 32 * j + 32);
       }

@@ -205,7 +205,7 @@ export class MutableTree {
       return;
     }
     this.reader.searchKey(key);
-    this.root = this.setRec(this.root, key, value, v).node;
+    this.root = this.setRec(this.root, key, value, v);
   }
 
   /** Returns true if the key existed. */
@@ -227,38 +227,26 @@ export class MutableTree {
     return this.reader.cloneBranch(r, v);
   }
 
-  private setRec(
-    r: NodeRef,
-    key: Uint8Array,
-    value: Uint8Array,
-    v: number,
-  ): { node: NodeRef; updated: boolean } {
+  /** Set by setRec: the key existed (an update changes no size or height, so no rebalancing above). */
+  private updated = false;
+
+  // returns the new subtree and reports through `updated` rather than a result object per level:
+  // a 10k-key block descends ~20 levels per key
+  private setRec(r: NodeRef, key: Uint8Array, value: Uint8Array, v: number): NodeRef {
     const rd = this.reader;
     if (rd.isLeaf(r)) {
       const c = rd.compareKey(key, r);
-      if (c < 0)
-        return {
-          node: new MemNode(1, 2, v, rd.key(r), undefined, newLeaf(key, value, v), r),
-          updated: false,
-        };
-      if (c > 0)
-        return { node: new MemNode(1, 2, v, key, undefined, r, newLeaf(key, value, v)), updated: false };
-      return { node: newLeaf(key, value, v), updated: true };
+      this.updated = c === 0;
+      if (c < 0) return new MemNode(1, 2, v, rd.key(r), undefined, newLeaf(key, value, v), r);
+      if (c > 0) return new MemNode(1, 2, v, key, undefined, r, newLeaf(key, value, v));
+      return newLeaf(key, value, v);
     }
     const n = this.mutable(r, v);
-    let updated: boolean;
-    if (compareBytes(key, n.key) < 0) {
-      const res = this.setRec(n.left!, key, value, v);
-      n.left = res.node;
-      updated = res.updated;
-    } else {
-      const res = this.setRec(n.right!, key, value, v);
-      n.right = res.node;
-      updated = res.updated;
-    }
-    if (updated) return { node: n, updated };
+    if (compareBytes(key, n.key) < 0) n.left = this.setRec(n.left!, key, value, v);
+    else n.right = this.setRec(n.right!, key, value, v);
+    if (this.updated) return n;
     this.calc(n);
-    return { node: this.balance(n, v), updated: false };
+    return this.balance(n, v);
   }
 
   private removeRec(
