@@ -2,11 +2,12 @@
  * debug_trace* end to end: a real node (lmdb stores, HTTP server), a mixed block built from signed
  * txs, and ethers / plain fetch clients.
  *
- * Faithful replay: for every tx of the mixed block (success, nested calls with a caught revert,
- * revert, out of gas, contract creation, CREATE2 + same-tx self-destruct, self-destruct of an old
- * contract, an EIP-7702 delegation, transient storage, and a Cosmos MsgSend in between) the replay's
- * gas used, status, logs, contract address and cumulative gas equal the stored receipt — with a
- * tracer attached to every tx and with none. Receipts do not keep return data; it is checked against
+ * Faithful replay: for every tx of the mixed block (success, nested calls with a caught revert, a
+ * storage refund on a slot an earlier tx of the block set, revert, out of gas, contract creation,
+ * CREATE2 + same-tx self-destruct, self-destruct of an old contract, an EIP-7702 delegation,
+ * transient storage, and a Cosmos MsgSend in between) the replay's gas used, status, logs, contract
+ * address and cumulative gas equal the stored receipt — with a tracer attached to every tx and with
+ * none. Receipts do not keep return data; it is checked against
  * what is known independently (the deployed code, the ABI-encoded return and revert reason).
  *
  * The tracer outputs' field formats are the tracer tests' subject (test/unit/execution/tracing);
@@ -127,6 +128,13 @@ async function scenario(
     data: caller.encodeFunctionData('nested', [7n]),
     gasLimit: 300_000,
   });
+  // clears the slot nested() set earlier in this block: a storage refund the replay must reproduce
+  tx.refund = await send(url, 1, {
+    nonce: 2,
+    to: addresses.callee,
+    data: callee.encodeFunctionData('set', [0n]),
+    gasLimit: 100_000,
+  });
   tx.revert = await send(url, 2, {
     nonce: 0,
     to: addresses.caller,
@@ -204,6 +212,7 @@ test('debug_trace* over a mixed block', async (t) => {
   assert.deepEqual(statusOf, {
     transfer: '0x1',
     nested: '0x1',
+    refund: '0x1',
     revert: '0x0',
     outOfGas: '0x0',
     create: '0x1',
@@ -248,6 +257,7 @@ test('debug_trace* over a mixed block', async (t) => {
       const byName = (name: string) =>
         replayed[receipts.findIndex((r: any) => r.transactionHash === s.tx[name])].outcome;
       assert.equal(hex(byName('nested').returnData), caller.encodeFunctionResult('nested', [21n]));
+      assert.equal(hex(byName('refund').returnData), callee.encodeFunctionResult('set', [0n]));
       assert.equal(hex(byName('revert').returnData), callee.encodeErrorResult('Error', ['outer']));
       const created: string = receipts.find((r: any) => r.transactionHash === s.tx.create).contractAddress;
       assert.equal(hex(byName('create').returnData), await result(url, 'eth_getCode', [created, 'latest']));
@@ -297,6 +307,13 @@ test('debug_trace* over a mixed block', async (t) => {
     ]);
     assert.equal(bare.structLogs.length, 10);
     assert.ok(bare.structLogs.every((l: any) => l.stack === undefined && l.storage === undefined));
+
+    // the refund is there (nonzero → zero, with the slot's value set by nested() earlier in the block)
+    const refunded = await provider.send('debug_traceTransaction', [s.tx.refund]);
+    const sstore = refunded.structLogs.findIndex((l: any) => l.op === 'SSTORE');
+    assert.ok(sstore >= 0);
+    assert.equal(refunded.structLogs[sstore].refund, 4800, 'EIP-3529 refund for clearing the slot');
+    assert.equal(refunded.structLogs.at(-1).refund, 4800);
 
     const failed = await provider.send('debug_traceTransaction', [s.tx.revert]);
     assert.equal(failed.failed, true);
