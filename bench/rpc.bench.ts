@@ -2,7 +2,7 @@
  * EVM JSON-RPC throughput as a client sees it: a real `chaind` process, and this process as the
  * load generator over node:http with a keep-alive Agent, 64 requests in flight on 64 connections.
  *
- *   npm run bench -- rpc [seconds per figure = 3] [blocks = 2100] [senders = 256] [txs per sender = 16]
+ *   npm run bench -- rpc [seconds per figure = 3, 0: no reads] [blocks = 2100] [senders = 256] [txs per sender = 16]
  *
  * Reads. Setup: `chaind dev` produces `blocks` blocks while one ERC20 transfer is mined after another
  * (so Transfer logs are spread over the whole range), then the node is restarted with empty blocks
@@ -125,6 +125,7 @@ async function sendRawBench(url: URL, tokenAddress: string): Promise<void> {
     ),
   );
   const total = SENDERS * PER_SENDER;
+  const startHeight = Number(await call(url, 'eth_blockNumber'));
   const latencies: number[] = [];
   const t0 = performance.now();
   const worker = async (w: number) => {
@@ -152,12 +153,14 @@ async function sendRawBench(url: URL, tokenAddress: string): Promise<void> {
     if (waiting.length > 0) await new Promise((r) => setTimeout(r, 20));
   }
   const mined = performance.now() - t0;
+  const blocks = Number(await call(url, 'eth_blockNumber')) - startHeight;
   const labels = { concurrency: CONCURRENCY, txs: total, senders: SENDERS, per_sender: PER_SENDER };
   report('rpc', 'eth_sendRawTransaction_accepted_per_s', (total / accepted) * 1000, 'tx/s', labels);
   report('rpc', 'eth_sendRawTransaction_p99_ms', percentile(latencies, 99), 'ms', labels);
   report('rpc', 'eth_sendRawTransaction_mined_per_s', (total / mined) * 1000, 'tx/s', {
     ...labels,
     seconds: mined / 1000,
+    blocks,
   });
 }
 
@@ -175,7 +178,8 @@ try {
   const quiet = await startChaind(['start', '--home', home, '--consensus.create-empty-blocks', 'false']);
   node = quiet.child;
   const hashes = txs.slice(1).map((t) => t.hash);
-  for (const s of await readScenarios(quiet.url, tokenAddress, hashes)) {
+  // 0 seconds: only the eth_sendRawTransaction figures
+  for (const s of SECONDS > 0 ? await readScenarios(quiet.url, tokenAddress, hashes) : []) {
     const r = await load(quiet.url, s.name, s.body, SECONDS);
     const labels = { concurrency: CONCURRENCY, requests: r.requests, ...s.labels };
     report('rpc', `${s.name}_req_per_s`, r.reqPerS, 'req/s', labels);
