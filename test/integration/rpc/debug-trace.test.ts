@@ -441,10 +441,26 @@ test('debug_trace* over a mixed block', async (t) => {
       code: -32000,
       message: `block ${unknownTx} not found`,
     });
-    const js = await error(url, 'debug_traceTransaction', [s.tx.nested, { tracer: '{step: function() {}}' }]);
-    assert.equal(js.code, -32000);
-    for (const name of ['callTracer', 'flatCallTracer', 'prestateTracer', '4byteTracer', 'noopTracer'])
-      assert.ok(js.message.includes(name), `${js.message} names ${name}`);
+    const unknownTracer = (name: string) => ({
+      code: -32000,
+      message:
+        `tracer ${JSON.stringify(name)} is not available: allowed tracers are callTracer, flatCallTracer, ` +
+        'prestateTracer, 4byteTracer, noopTracer (or no tracer for the struct logger); JavaScript tracers ' +
+        'are not supported',
+    });
+    const jsTracer = '{step: function() {}, result: function() { return 1; }}';
+    assert.deepEqual(
+      await error(url, 'debug_traceTransaction', [s.tx.nested, { tracer: jsTracer }]),
+      unknownTracer(jsTracer),
+    );
+    assert.deepEqual(
+      await error(url, 'debug_traceBlockByNumber', [`0x${height.toString(16)}`, { tracer: 'opcodeTracer' }]),
+      unknownTracer('opcodeTracer'),
+    );
+    assert.deepEqual(
+      await error(url, 'debug_traceCall', [{ to: s.addresses.callee }, 'latest', { tracer: 'callTracerX' }]),
+      unknownTracer('callTracerX'),
+    );
     const bad: [unknown, RegExp][] = [
       [{ timeout: 'soon' }, /^invalid argument 1: timeout: time: invalid duration "soon"/],
       [{ timeout: 5 }, /^invalid argument 1: .*TraceConfig\.timeout of type \*string/],
