@@ -21,6 +21,7 @@ import { Evm } from '../app/evm.ts';
 import type { StateOverlay } from '../state/overlay.ts';
 import { errorMessage } from '../util/errors.ts';
 import { ChainStateManager } from './state-manager.ts';
+import './jumpdest-cache.ts';
 import { attachTracer, txStartOf } from './tracing/bridge.ts';
 import type { TxTracer } from './tracing/tracer.ts';
 import type { DecodedEthTx } from './transactions.ts';
