@@ -276,6 +276,10 @@ test('debug_trace* over a mixed block', async (t) => {
         'destroyed in its creating tx',
       );
       assert.equal(byName('outOfGas').error, 'out of gas');
+      assert.equal(hex(byName('outOfGas').returnData), '0x');
+      // functions that return nothing, and a plain transfer
+      for (const name of ['transfer', 'selfdestruct', 'delegation', 'transient'])
+        assert.equal(hex(byName(name).returnData), '0x', name);
     }
   });
 
