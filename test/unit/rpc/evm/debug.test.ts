@@ -2,7 +2,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ChainReader } from '../../../../src/rpc/evm/backend.ts';
-import { type BlockTraceEntry, type TraceBackend, Tracing } from '../../../../src/rpc/evm/debug.ts';
+import {
+  type BlockTraceEntry,
+  debugMethods,
+  type TraceBackend,
+  Tracing,
+} from '../../../../src/rpc/evm/debug.ts';
+import { Resolver } from '../../../../src/rpc/evm/resolve.ts';
+import { Dispatcher } from '../../../../src/rpc/server/dispatcher.ts';
 import {
   formatGoDuration,
   parseGoDuration,
@@ -177,4 +184,29 @@ test('lookback and genesis are refused before any work', async () => {
   assert.deepEqual(timeouts, []);
   void tracing.traceBlock(900); // exactly at the limit: served
   assert.equal(timeouts.length, 1);
+});
+
+test('block traces answer {txHash, result} per transaction, {txHash, error} for one whose trace failed', async () => {
+  const h = (b: number) => new Uint8Array(32).fill(b);
+  const backend: TraceBackend = {
+    traceTransaction: async () => ({}),
+    traceBlock: async () => [
+      { txHash: h(0xa1), result: { gas: 21000 } },
+      { txHash: h(0xa2), error: 'tracer failed' },
+    ],
+    traceCall: async () => ({}),
+  };
+  const chain = {
+    ...chainAt(10),
+    earliestBlockHeight: () => 0,
+    heightByHash: (hash: Uint8Array) => (hash[0] === 0xbb ? 5 : undefined),
+  } as unknown as ChainReader;
+  const tracing = new Tracing(backend, chain, { timeoutMs: 0, maxConcurrent: 1, maxLookback: 100 });
+  const d = new Dispatcher(debugMethods(tracing, new Resolver(chain), chain));
+  const want = [
+    { txHash: '0x' + 'a1'.repeat(32), result: { gas: 21000 } },
+    { txHash: '0x' + 'a2'.repeat(32), error: 'tracer failed' },
+  ];
+  assert.deepEqual(await d.call('debug_traceBlockByNumber', ['0x5']), want);
+  assert.deepEqual(await d.call('debug_traceBlockByHash', ['0x' + 'bb'.repeat(32)]), want);
 });
