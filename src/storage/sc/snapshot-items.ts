@@ -36,7 +36,7 @@ export async function* exportItems(
   for (const name of names) {
     yield { store: { name } };
     if (flat && name === EVM) {
-      for await (const [key, value] of flat.export())
+      for await (const [key, value] of flat.export(version))
         yield { iavl: { key, value, version: BigInt(version), height: 0 } };
       continue;
     }

@@ -540,10 +540,13 @@ export class FlatKV {
   }
 
   /** Every (evm key, value) row of the committed version, from a consistent read view. */
-  async *export(): AsyncGenerator<[Uint8Array, Uint8Array]> {
+  async *export(version = this.version): AsyncGenerator<[Uint8Array, Uint8Array]> {
     await this.flushAll();
     const snap = this.db.snapshot();
     try {
+      // a block committed while the flush ran is not in the snapshot's rows
+      if (this.version !== version || this.rows.size > 0)
+        throw new VersionUnavailableError(version, this.version, this.version);
       for await (const [k, v] of snap.iterate({ gte: Uint8Array.of(0x61), lt: Uint8Array.of(0x74) })) {
         const l = logicalKeys(k);
         if (!l) continue;
