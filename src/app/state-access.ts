@@ -17,15 +17,23 @@ export function readU64be(b: Uint8Array | undefined): bigint {
   return new DataView(b.buffer, b.byteOffset, 8).getBigUint64(0);
 }
 
-const enc = new TextEncoder();
 const dec = new TextDecoder();
 
+/** A bigint's decimal digits as ASCII bytes (what TextEncoder gives, without its per-call cost). */
 export function decimal(n: bigint): Uint8Array {
-  return enc.encode(n.toString());
+  const s = n.toString();
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
 }
 
 export function readDecimal(b: Uint8Array | undefined): bigint {
   if (!b) return 0n;
+  // Balances are read many times per transaction: plain ASCII digits take the direct path; anything
+  // else gets the full decode, so what is accepted or refused is exactly as before.
+  let digits = b.length > 0 && b.length <= 256;
+  for (let i = 0; digits && i < b.length; i++) digits = b[i] >= 0x30 && b[i] <= 0x39;
+  if (digits) return BigInt(String.fromCharCode.apply(null, b as unknown as number[]));
   const s = dec.decode(b);
   if (!/^\d+$/.test(s)) throw new Error(`corrupt amount ${JSON.stringify(s)}`);
   return BigInt(s);

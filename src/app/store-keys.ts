@@ -16,6 +16,16 @@ export const STORES = {
 /** Every store of the chain, in name order (the order State Commit applies them). */
 export const ALL_STORES = Object.values(STORES).sort();
 
+const denoms = new Map<string, Uint8Array>();
+const denomBytes = (denom: string): Uint8Array => {
+  let d = denoms.get(denom);
+  if (d === undefined) {
+    d = utf8(denom);
+    if (denoms.size < 1024) denoms.set(denom, d);
+  }
+  return d;
+};
+
 /** Cosmos length-prefixed address: `len(addr) ‖ addr`. */
 const lp = (addr: Uint8Array) => concatBytes(Uint8Array.of(addr.length), addr);
 
@@ -30,7 +40,16 @@ export const bankKeys = {
   /** total supply of a denom, decimal string */
   supply: (denom: string) => concatBytes(Uint8Array.of(0x00), utf8(denom)),
   /** balance of a denom, decimal string (the Cosmos SDK's layout) */
-  balance: (addr: Uint8Array, denom: string) => concatBytes(Uint8Array.of(0x02), lp(addr), utf8(denom)),
+  balance: (addr: Uint8Array, denom: string) => {
+    // read and written several times per transaction: one allocation, the denom encoded once
+    const d = denomBytes(denom);
+    const k = new Uint8Array(2 + addr.length + d.length);
+    k[0] = 0x02;
+    k[1] = addr.length;
+    k.set(addr, 2);
+    k.set(d, 2 + addr.length);
+    return k;
+  },
   /** wei below one uchain, in [0, 10^12), decimal string; absent = 0 */
   weiRemainder: (addr: Uint8Array) => concatBytes(Uint8Array.of(0x05), lp(addr)),
 };
