@@ -1,6 +1,7 @@
 /**
  * The `@ethereumjs/common` instance of our chain: a custom chain with the genesis EVM chain id whose
- * hardforks all activate at genesis, up to Prague (or Osaka when enabled), with native ecrecover.
+ * hardforks all activate at genesis, up to Prague (or Osaka when enabled), with native ecrecover and a
+ * keccak that remembers short preimages (keccak-memo.ts).
  *
  * Every hardfork is scheduled at block 0 / timestamp 0 (rather than inheriting mainnet's schedule) so
  * that `setHardforkBy({ blockNumber, timestamp })`, which the VM and block builder may call, always
@@ -8,6 +9,7 @@
  */
 import { type ChainConfig, Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { ecrecover } from './ecrecover.ts';
+import { keccak256Memo } from './keccak-memo.ts';
 
 export { Common, Hardfork };
 
@@ -56,5 +58,10 @@ export function createChainCommon(opts: ChainCommonOptions): Common {
     dnsNetworks: [],
     hardforks: hardforkSchedule(hardfork),
   };
-  return new Common({ chain, hardfork, eips: [...CHAIN_EIPS], customCrypto: { ecrecover } });
+  return new Common({
+    chain,
+    hardfork,
+    eips: [...CHAIN_EIPS],
+    customCrypto: { ecrecover, keccak256: keccak256Memo },
+  });
 }
