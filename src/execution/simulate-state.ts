@@ -58,7 +58,9 @@ class StateMiss {
   }
 }
 
-const idOf = (store: string, key: Uint8Array) => `${store}\0${toHex(key)}`;
+/** One character per key byte (a prefix of a key gives a prefix of its id); about half the cost of hex. */
+const idOf = (store: string, key: Uint8Array) =>
+  `${store}\0${String.fromCharCode.apply(null, key as unknown as number[])}`;
 
 /**
  * Reads of one state version, kept across the simulations at that version (the bytes of a version

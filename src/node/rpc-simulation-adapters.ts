@@ -48,8 +48,11 @@ const READ_CACHE_VERSIONS = 4;
 export class NodeSimulation implements SimulationBackend {
   private readonly d: SimulationDeps;
   private readonly readCaches = new Map<number, VersionReadCache>();
+  /** Common.chainId() converts on every call */
+  private readonly chainId: bigint;
   constructor(d: SimulationDeps) {
     this.d = d;
+    this.chainId = d.chain.common.chainId();
   }
 
   /** The block context of `height` (geth runs a call "in" the requested block). */
@@ -76,7 +79,7 @@ export class NodeSimulation implements SimulationBackend {
     blockOverrides?: BlockOverrides,
     timeoutMs = this.d.timeoutMs,
   ): Promise<Simulation> {
-    const chainId = this.d.chain.common.chainId();
+    const chainId = this.chainId;
     if (call.chainId !== undefined && call.chainId !== chainId) {
       throw new SimulationError(
         'invalid',
