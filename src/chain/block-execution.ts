@@ -2,7 +2,9 @@
  * Runs a block's transactions on top of the last committed state and turns the outcomes into the
  * block's receipts and change sets. The proposer uses it to choose which candidates go in (a
  * candidate that cannot be included is left out); replay after a crash uses it on a stored block,
- * where every transaction must execute exactly as it did.
+ * where every transaction must execute exactly as it did. An Ethereum tx that cannot pay when its
+ * turn comes is not left out but included, failed before execution (BlockExecutor's chain rule), in
+ * both modes alike, so a replay reproduces the proposed block.
  */
 import type { Common } from '../execution/chain-config.ts';
 import { readDecimal, decimal } from '../app/state-access.ts';
@@ -183,6 +185,7 @@ export async function executeBlock(
             ...(o.returnData.length > 0 ? { revertData: o.returnData.slice() } : {}),
           }
         : {}),
+      ...(o.failedBeforeExecution ? { failedBeforeExecution: true as const } : {}),
     };
   });
   return { baseFee, txs, receipts, cosmosResults, gasLimits, rejected, gasUsed, overlay };

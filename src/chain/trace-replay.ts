@@ -19,6 +19,20 @@ import { type Chain, stateVersion } from './chain.ts';
 
 export class TraceError extends ChainError {}
 
+/**
+ * A tx the block includes but that failed before execution (it could not pay when its turn came):
+ * nothing ran, so there is nothing to trace. The replay reproduced the inclusion rule to know it.
+ */
+export class NotExecutedTraceError extends TraceError {
+  constructor(hash: Uint8Array, height: number, reason: string | undefined) {
+    super(
+      'TRACE_TX_NOT_EXECUTED',
+      `transaction 0x${toHex(hash)} was included in block ${height} but failed before execution ` +
+        `(nonce consumed, nothing executed), so it has no trace: ${reason ?? 'unknown reason'}`,
+    );
+  }
+}
+
 /** One Ethereum tx of the block as the replay ran it. */
 export interface ReplayedTx {
   /** index among the block's Ethereum txs (the receipt's transactionIndex) */

@@ -6,7 +6,9 @@
  * - a sender's first transaction associates its EVM and Cosmos addresses and moves the cast
  *   address's balance to the real Cosmos account;
  * - ethereumjs pays the coinbase only the priority fee and burns the base fee; here the full
- *   effective gas price × gas used goes to the fee collector, so the base-fee part is credited after.
+ *   effective gas price × gas used goes to the fee collector, so the base-fee part is credited after;
+ * - a tx that cannot pay its up-front cost when its turn comes is included, failed before execution
+ *   (`preExecutionFailure`): as a CometBFT chain delivers a tx the proposer already put in the block.
  */
 import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
@@ -18,6 +20,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { Auth } from '../app/auth.ts';
 import { Bank } from '../app/bank.ts';
 import { Evm } from '../app/evm.ts';
+import { toChecksumAddress } from '../crypto/accounts.ts';
 import type { StateOverlay } from '../state/overlay.ts';
 import { errorMessage } from '../util/errors.ts';
 import { ChainStateManager } from './state-manager.ts';
@@ -58,9 +61,17 @@ export interface EthTxOutcome {
   /** Execution error text for failed txs (e.g. "revert", "out of gas"). */
   error?: string;
   returnData: Uint8Array;
+  /**
+   * Included but failed before execution (see `preExecutionFailure`): the nonce was consumed and
+   * nothing ran; `error` holds the reason, status and gas used are 0.
+   */
+  failedBeforeExecution?: true;
 }
 
-/** A transaction that cannot be included at all (bad nonce, cannot pay, over the block's gas). */
+/**
+ * A transaction that cannot be included at all (bad nonce, over the block's gas, fee cap below the base
+ * fee…); one that only cannot pay is included, failed before execution (`preExecutionFailure`).
+ */
 export interface EthTxRejection {
   tx: DecodedEthTx;
   reason: string;
@@ -152,6 +163,24 @@ export class BlockExecutor {
     this.overlay.checkpoint();
     try {
       this.associateSender(tx);
+      const unpaid = this.preExecutionFailure(tx);
+      if (unpaid !== undefined) {
+        // the nonce is consumed (the sender's next tx may follow), nothing else: no gas, no value, no code
+        this.evm.setNonce(tx.sender, tx.nonce + 1n);
+        this.overlay.commit();
+        return {
+          tx,
+          status: 0,
+          gasUsed: 0n,
+          cumulativeGasUsed: this.gasUsed,
+          effectiveGasPrice: effectivePrice(tx, this.env.baseFee),
+          contractAddress: null,
+          logs: [],
+          error: unpaid,
+          returnData: new Uint8Array(0),
+          failedBeforeExecution: true,
+        };
+      }
       const result = await runTx(this.vm, {
         tx: tx.tx,
         block: this.block as never,
@@ -186,6 +215,28 @@ export class BlockExecutor {
     }
   }
 
+  /**
+   * The chain rule for a tx the block includes although it cannot pay (consensus-critical; README
+   * "Transactions"). In a CometBFT chain the proposer fixes a block's txs before they run, so a tx
+   * whose up-front cost an earlier tx of the same block spent is delivered and fails there: it is
+   * included, its nonce consumed, nothing executed (the reference chain of the legacy API does the
+   * same). Such a tx passes every check runTx makes before its funds check, in runTx's order
+   * (intrinsic gas, fee cap ≥ base fee, sender an EOA or EIP-7702-delegated), has exactly the
+   * sender's nonce, and holds less than gas limit × fee cap + value (geth's and runTx's funds check
+   * for every tx type; the balance is read after the first-tx association, as runTx would read it).
+   * Returns geth's message for it, or undefined: then runTx runs, and whatever it refuses (a wrong
+   * nonce above all) is left out of the block as before. The block gas check came first, in execute.
+   */
+  private preExecutionFailure(tx: DecodedEthTx): string | undefined {
+    if (tx.gasLimit < tx.intrinsicGas || tx.maxFeePerGas < this.env.baseFee) return undefined;
+    if (this.evm.nonce(tx.sender) !== tx.nonce) return undefined;
+    if (this.evm.hasCode(tx.sender) && !isDelegation(this.evm.code(tx.sender))) return undefined;
+    const have = this.bank.wei(this.evm.balanceAddressOf(tx.sender));
+    const want = tx.gasLimit * tx.maxFeePerGas + tx.value;
+    if (have >= want) return undefined;
+    return `insufficient funds for gas * price + value: address ${toChecksumAddress(tx.sender)} have ${have} want ${want}`;
+  }
+
   /** First transaction of a key: link its addresses, move the cast's balance, record the key. */
   private associateSender(tx: DecodedEthTx): void {
     if (this.evm.cosmosAddressOf(tx.sender)) return;
@@ -196,6 +247,17 @@ export class BlockExecutor {
     const account = this.auth.ensureAccount(cosmos);
     if (!account.pubKey) this.auth.setAccount({ ...account, pubKey: publicKey });
   }
+}
+
+/** EIP-7702: the code of a delegated EOA is 0xef0100 ‖ address. */
+function isDelegation(code: Uint8Array): boolean {
+  return code.length === 23 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00;
+}
+
+/** What the tx would have paid per gas: the fee cap, or base fee + tip when that is lower. */
+function effectivePrice(tx: DecodedEthTx, baseFee: bigint): bigint {
+  const capped = baseFee + tx.maxPriorityFeePerGas;
+  return capped < tx.maxFeePerGas ? capped : tx.maxFeePerGas;
 }
 
 /** ethereumjs returns the 64-byte key without the 0x04 prefix of the uncompressed SEC1 form. */

@@ -8,7 +8,7 @@
  * which aborts the EVM run it is attached to (see execution/tracing/index.ts).
  */
 import type { Chain } from '../chain/chain.ts';
-import { TraceReplayer } from '../chain/trace-replay.ts';
+import { NotExecutedTraceError, TraceReplayer } from '../chain/trace-replay.ts';
 import { type CallMessage, SimulationTimeoutError } from '../execution/simulate.ts';
 import {
   createTracer,
@@ -100,7 +100,7 @@ export class NodeTracer implements TraceBackend {
     const config = traceConfig(o);
     const blockHash = this.d.chain.blocks.blockHashByHeight(height);
     let tracer: TxTracer | undefined;
-    await this.replayer.replay(height, {
+    const replayed = await this.replayer.replay(height, {
       lastEvmIndex: evmIndex,
       check: pacer(deadline),
       execOptions: (i, txHash) =>
@@ -116,6 +116,9 @@ export class NodeTracer implements TraceBackend {
             }
           : undefined,
     });
+    const traced = replayed[replayed.length - 1];
+    if (traced?.outcome.failedBeforeExecution)
+      throw new NotExecutedTraceError(traced.hash, height, traced.outcome.error);
     return tracer!.result();
   }
 
@@ -138,7 +141,9 @@ export class NodeTracer implements TraceBackend {
         })),
       }),
     });
-    return replayed.map(({ evmIndex, hash }) => {
+    return replayed.map(({ evmIndex, hash, outcome }) => {
+      if (outcome.failedBeforeExecution)
+        return { txHash: hash, error: new NotExecutedTraceError(hash, height, outcome.error).message };
       try {
         return { txHash: hash, result: tracers[evmIndex].result() };
       } catch (err) {

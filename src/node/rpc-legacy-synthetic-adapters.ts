@@ -6,11 +6,11 @@
  * What this chain gives the views (issue 9):
  * - A block's txs are its TxRaws in block order; a TxRaw with a receipt is an EVM tx, every other one
  *   is Cosmos-originated and has a stored result (code, gas used).
- * - "Failed before execution" (included, nonce consumed, nothing executed): the block executor never
- *   includes an EVM tx that fails before execution (bad nonce, cannot pay, intrinsic gas: runTx throws
- *   and the proposer leaves it out; replay refuses a block with one), so no EVM tx is reported so.
- *   A Cosmos tx whose message failed is included with its fee and sequence consumed and its messages
- *   reverted: that is this chain's included-but-not-executed tx, and the views treat it as such.
+ * - "Failed before execution" (included, nonce consumed, nothing executed): an EVM tx that could not
+ *   pay when its turn in the block came (the block executor's chain rule; its receipt says so); a tx
+ *   with a wrong nonce or over the block gas limit is never included. A Cosmos tx whose message
+ *   failed is included with its fee and sequence consumed and its messages reverted: the views treat
+ *   it as included-but-not-executed too.
  * - Synthetic logs: the only Cosmos messages this chain executes are bank MsgSends, which run no EVM
  *   code and which no contract stands for, so Cosmos-originated txs carry no synthetic logs; the
  *   chain2_ bank entries show those transfers instead.
@@ -104,14 +104,18 @@ export class NodeSyntheticBackend implements SyntheticBackend {
     const receipts = blocks.receiptsOfBlock(height);
     const results = blocks.cosmosResultsOfBlock(height);
     if (!block || !receipts || !results) return undefined;
-    const evmIndexOf = new Map(receipts.map((r) => [r.blockTxIndex, r.txIndex]));
+    const receiptAt = new Map(receipts.map((r) => [r.blockTxIndex, r]));
     const resultOf = new Map<number, CosmosTxResult>(results.map((r) => [r.index, r]));
     const evmAddressOf = this.addressMapper(height);
     const refs: BlockTxRef[] = [];
     for (const [i, raw] of block.txs.entries()) {
-      const evmIndex = evmIndexOf.get(i);
-      if (evmIndex !== undefined) {
-        refs.push({ kind: 'evm', evmIndex, failedBeforeExecution: false });
+      const receipt = receiptAt.get(i);
+      if (receipt !== undefined) {
+        refs.push({
+          kind: 'evm',
+          evmIndex: receipt.txIndex,
+          failedBeforeExecution: receipt.failedBeforeExecution === true,
+        });
         continue;
       }
       const result = resultOf.get(i);

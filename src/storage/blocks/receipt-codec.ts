@@ -8,7 +8,8 @@
  *   uv firstLogIndex, uv logCount, logCount × (raw address(20), u8 nTopics, nTopics × raw topic(32),
  *   bytes data),
  *   then, for a failed tx only, str vmError, bytes revertData (records written before these existed
- *   end after the logs, and decode without them).
+ *   end after the logs, and decode without them), then, for a tx that failed before execution only,
+ *   u8 flags = 1 (other records end before it, so their bytes are unchanged).
  * A log's logIndex is firstLogIndex + its position, and its txIndex/txHash are the receipt's, so
  * they are not repeated. The bloom is sparse because a receipt with a few logs sets a few dozen of
  * its 2048 bits: 2 bytes per set bit instead of 256 bytes.
@@ -27,6 +28,7 @@ const FLAG_CONTRACT = 2;
 const BLOOM_ZERO = 0;
 const BLOOM_SPARSE = 1;
 const BLOOM_RAW = 2;
+const TRAILER_FAILED_BEFORE_EXECUTION = 1;
 
 function popcount8(b: number): number {
   b = b - ((b >> 1) & 0x55);
@@ -92,7 +94,9 @@ export function encodeReceipt(rc: Receipt): Uint8Array {
     for (const t of l.topics) w.raw(t);
     w.bytes(l.data);
   }
-  if (rc.vmError !== undefined) w.str(rc.vmError).bytes(rc.revertData ?? new Uint8Array(0));
+  if (rc.vmError !== undefined || rc.failedBeforeExecution)
+    w.str(rc.vmError ?? '').bytes(rc.revertData ?? new Uint8Array(0));
+  if (rc.failedBeforeExecution) w.u8(TRAILER_FAILED_BEFORE_EXECUTION);
   return w.finish();
 }
 
@@ -139,6 +143,11 @@ export function decodeReceipt(buf: Uint8Array): Receipt {
     rc.vmError = r.str();
     const revertData = r.bytes();
     if (revertData.length > 0) rc.revertData = revertData;
+    if (r.off < buf.length) {
+      const flags = r.u8();
+      if (flags !== TRAILER_FAILED_BEFORE_EXECUTION) r.fail(`receipt trailer flags ${flags}`);
+      rc.failedBeforeExecution = true;
+    }
   }
   r.end();
   return rc;

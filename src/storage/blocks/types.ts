@@ -65,6 +65,11 @@ export interface Receipt {
   vmError?: string;
   /** A failed tx's return data (the revert data of a revert); absent when empty. */
   revertData?: Uint8Array;
+  /**
+   * Included but failed before execution (it could not pay when its turn came): nonce consumed,
+   * nothing executed, status 0, gasUsed 0, no logs; `vmError` holds the reason.
+   */
+  failedBeforeExecution?: true;
 }
 
 export interface EventAttribute {

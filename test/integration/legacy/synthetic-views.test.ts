@@ -1,11 +1,12 @@
 /**
  * Issue 9's synthetic views on a real node over HTTP. One block is held back so that it holds, in
- * block order: a token transfer (a log), a call that reverts, a large value transfer, and two Cosmos
- * txs: a signed tx with two bank MsgSends and a MsgSend that fails (fee and sequence taken, nothing
- * sent). A fifth EVM tx that cannot pay once the block runs (it passed admission on its own) is left
- * out of the block: the chain never includes an EVM tx that failed before execution. The block is then
- * read through every eth_, chain_ and chain2_ block, count, tx, receipt, log and filter method and the
- * ExcludeTraceFail variants, with exact lists and indices.
+ * block order: a token transfer (a log), a call that reverts, a large value transfer, an EVM tx of the
+ * same sender that cannot pay once that transfer ran (it passed admission on its own) and is therefore
+ * included but failed before execution (nonce consumed, nothing executed), and two Cosmos txs: a
+ * signed tx with two bank MsgSends and a MsgSend that fails (fee and sequence taken, nothing sent).
+ * The block is then read through every eth_, chain_ and chain2_ block, count, tx, receipt, log and
+ * filter method, the ExcludeTraceFail variants and debug_trace*, with exact lists and indices; last,
+ * the unpayable tx's sender goes on with its next nonce.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -64,6 +65,8 @@ const SYNTHETIC_METHODS = [
   'chain2_getBlockTransactionCountByNumber',
   'chain2_getBlockByHashExcludeTraceFail',
   'chain2_getBlockByNumberExcludeTraceFail',
+  'chain_getTransactionErrorByHash',
+  'chain_getVMError',
 ];
 
 async function signSends(
@@ -166,13 +169,23 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
     value: parseEther('9000'),
     gasLimit: 21_000,
   });
-  // Admitted on its own (the whale holds 10,000 ether), unpayable after `big`: left out of the block.
+  // Admitted on its own (the whale holds 10,000 ether), unpayable after `big`: included, failed
+  // before execution.
   const unpayable = await send({
     w: whale,
     ...fee(3n),
     nonce: 1,
     to: poor.address,
     value: parseEther('9000'),
+    gasLimit: 21_000,
+  });
+  // After the unpayable tx (a lower tip): the ExcludeTraceFail views number it one lower than eth_.
+  const late = await send({
+    w: wallets[4],
+    ...fee(2n),
+    nonce: 0,
+    to: poor.address,
+    value: 1n,
     gasLimit: 21_000,
   });
   const fresh = accountFromPrivateKey(Uint8Array.from(Buffer.alloc(32, 0x5a)));
@@ -203,7 +216,8 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
   const blockHash = eth.hash;
   const C1 = hx(sends.hash);
   const C2 = hx(failing.hash);
-  const evmList = [transfer, reverting, big];
+  const evmList = [transfer, reverting, big, unpayable, late];
+  const executed = [transfer, reverting, big, late];
   const lists: Record<string, string[]> = {
     eth_: evmList,
     chain_: [...evmList, C1, C2],
@@ -215,17 +229,56 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
       C2,
       bankHash(failing.hash, 0),
     ],
-    chainETF: evmList,
-    chain2ETF: [...evmList, bankHash(sends.hash, 0), bankHash(sends.hash, 1)],
+    chainETF: executed,
+    chain2ETF: [...executed, bankHash(sends.hash, 0), bankHash(sends.hash, 1)],
   };
   assert.deepEqual(eth.transactions, lists.eth_);
+  const whaleAt = async (tag: string) => BigInt(await call('eth_getBalance', whale.address, tag));
+  const whaleBalance = await whaleAt(N);
+  const unpayableReason = `insufficient funds for gas * price + value: address ${whale.address} have ${whaleBalance} want ${21_000n * 100n * GWEI + parseEther('9000')}`;
 
-  await t.test('the unpayable EVM tx was never included: no view shows it', async () => {
-    assert.equal(await call('eth_getTransactionReceipt', unpayable), null);
-    assert.equal(await call('chain_getTransactionReceipt', unpayable), null);
-    assert.equal(await call('chain_getTransactionReceiptExcludeTraceFail', unpayable), null);
-    assert.equal(await call('chain_getTransactionByHash', unpayable), null);
-  });
+  await t.test(
+    'the unpayable EVM tx is included, failed before execution: nonce consumed, nothing else',
+    async () => {
+      const bigReceipt = await call('eth_getTransactionReceipt', big);
+      const receipt = await call('eth_getTransactionReceipt', unpayable);
+      assert.deepEqual(receipt, {
+        blockHash,
+        blockNumber: N,
+        contractAddress: null,
+        cumulativeGasUsed: bigReceipt.cumulativeGasUsed,
+        effectiveGasPrice: bigReceipt.effectiveGasPrice,
+        from: whale.address.toLowerCase(),
+        gasUsed: '0x0',
+        logs: [],
+        logsBloom: '0x' + '00'.repeat(256),
+        status: '0x0',
+        to: poor.address.toLowerCase(),
+        transactionHash: unpayable,
+        transactionIndex: '0x3',
+        type: '0x2',
+      });
+      const lateReceipt = await call('eth_getTransactionReceipt', late);
+      assert.equal(
+        BigInt(lateReceipt.cumulativeGasUsed),
+        BigInt(bigReceipt.cumulativeGasUsed) + 21_000n,
+        'it adds no gas to the block',
+      );
+      const tx = await call('eth_getTransactionByHash', unpayable);
+      assert.deepEqual(
+        [tx.hash, tx.nonce, tx.value, tx.transactionIndex, tx.blockNumber],
+        [unpayable, '0x1', q(parseEther('9000')), '0x3', N],
+      );
+      assert.equal(await call('eth_getTransactionCount', whale.address, N), '0x2', 'both nonces used');
+      // Only `big` moved the whale's funds: its value and its fee.
+      const paid = parseEther('9000') + BigInt(bigReceipt.gasUsed) * BigInt(bigReceipt.effectiveGasPrice);
+      assert.equal(whaleBalance, (await whaleAt(q(height - 1))) - paid);
+      assert.equal(await call('chain_getTransactionErrorByHash', unpayable), unpayableReason);
+      assert.equal(await call('chain_getVMError', unpayable), unpayableReason);
+      assert.deepEqual(await call('chain_getTransactionReceipt', unpayable), receipt);
+      assert.deepEqual(await call('chain_getTransactionByHash', unpayable), tx);
+    },
+  );
 
   await t.test('blocks and counts: each view lists its entries in block order', async () => {
     const views: [string, string, string][] = [
@@ -300,7 +353,7 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
         input: '0x',
         nonce: '0x0',
         to: hx(DEV_ACCOUNTS[5].evmAddress),
-        transactionIndex: '0x3',
+        transactionIndex: '0x5',
         value: '0x0',
         type: SYNTHETIC,
         chainId: q(CHAIN_ID),
@@ -308,11 +361,11 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
         r: '0x0',
         s: '0x0',
       };
-      assert.deepEqual(full[3], c1);
+      assert.deepEqual(full[5], c1);
       assert.deepEqual(await call('chain_getTransactionByHash', C1), c1);
-      assert.deepEqual(await call('chain_getTransactionByBlockNumberAndIndex', N, '0x3'), c1);
-      assert.deepEqual(await call('chain_getTransactionByBlockHashAndIndex', blockHash, '0x3'), c1);
-      assert.deepEqual(full[4], {
+      assert.deepEqual(await call('chain_getTransactionByBlockNumberAndIndex', N, '0x5'), c1);
+      assert.deepEqual(await call('chain_getTransactionByBlockHashAndIndex', blockHash, '0x5'), c1);
+      assert.deepEqual(full[6], {
         ...common,
         from: sender,
         gas: '0x0',
@@ -320,19 +373,19 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
         hash: bankHash(sends.hash, 0),
         nonce: '0x0',
         to: hx(DEV_ACCOUNTS[5].evmAddress),
-        transactionIndex: '0x4',
+        transactionIndex: '0x6',
         value: q(5n * UCHAIN_WEI),
       } as any);
       // The fresh recipient has no association: its cast (the same 20 bytes) stands for it.
-      assert.deepEqual([full[5].to, full[5].value], [hx(fresh.cosmosAddress), q(7n * UCHAIN_WEI)]);
+      assert.deepEqual([full[7].to, full[7].value], [hx(fresh.cosmosAddress), q(7n * UCHAIN_WEI)]);
       assert.deepEqual(
-        [full[6].hash, full[6].from, full[6].transactionIndex],
-        [C2, hx(DEV_ACCOUNTS[3].evmAddress), '0x6'],
+        [full[8].hash, full[8].from, full[8].transactionIndex],
+        [C2, hx(DEV_ACCOUNTS[3].evmAddress), '0x8'],
       );
-      assert.deepEqual([full[7].value, full[7].transactionIndex], [q(20_000_000_000n * UCHAIN_WEI), '0x7']);
+      assert.deepEqual([full[9].value, full[9].transactionIndex], [q(20_000_000_000n * UCHAIN_WEI), '0x9']);
       // chain_ (not chain2_) indexes C2 right after C1
-      assert.equal((await call('chain_getTransactionByHash', C2)).transactionIndex, '0x4');
-      assert.equal(await call('chain_getTransactionByBlockNumberAndIndex', N, '0x5'), null);
+      assert.equal((await call('chain_getTransactionByHash', C2)).transactionIndex, '0x6');
+      assert.equal(await call('chain_getTransactionByBlockNumberAndIndex', N, '0x7'), null);
       assert.equal(await call('eth_getTransactionByHash', C1), null, 'eth_ knows no synthetic tx');
     },
   );
@@ -345,17 +398,40 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
         [transfer, '0x1'],
         [reverting, '0x0'],
         [big, '0x1'],
+        [unpayable, '0x0'],
+        [late, '0x1'],
       ],
     );
     for (const [i, r] of ethReceipts.entries()) {
       assert.deepEqual(await call('eth_getTransactionReceipt', r.transactionHash), r);
       assert.deepEqual(await call('chain_getTransactionReceipt', r.transactionHash), r);
-      assert.deepEqual(await call('chain_getTransactionReceiptExcludeTraceFail', r.transactionHash), r);
       assert.equal(r.transactionIndex, q(i));
     }
-    const evmGas = BigInt(ethReceipts[2].cumulativeGasUsed);
+    // ExcludeTraceFail: the unpayable tx is refused, the tx after it is numbered over the shorter list.
+    for (const [i, r] of ethReceipts.slice(0, 3).entries())
+      assert.deepEqual(
+        await call('chain_getTransactionReceiptExcludeTraceFail', r.transactionHash),
+        r,
+        `${i}`,
+      );
+    assert.deepEqual((await raw('chain_getTransactionReceiptExcludeTraceFail', unpayable)).error, {
+      code: -32000,
+      message: `transaction ${unpayable} was included in block ${height} but failed before execution (nonce consumed, nothing executed), so it has no trace`,
+    });
+    assert.deepEqual(await call('chain_getTransactionReceiptExcludeTraceFail', late), {
+      ...ethReceipts[4],
+      transactionIndex: '0x3',
+    });
+    assert.deepEqual(
+      (await call('chain_getBlockByNumberExcludeTraceFail', N, true)).transactions.map((x: any) => [
+        x.hash,
+        x.transactionIndex,
+      ]),
+      executed.map((h, i) => [h, q(i)]),
+    );
+    const evmGas = BigInt(ethReceipts[4].cumulativeGasUsed);
     const chainReceipts = await call('chain_getBlockReceipts', N);
-    assert.deepEqual(chainReceipts.slice(0, 3), ethReceipts);
+    assert.deepEqual(chainReceipts.slice(0, 5), ethReceipts);
     const shell = (
       hash: string,
       index: number,
@@ -382,7 +458,7 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
     });
     const c1 = shell(
       C1,
-      3,
+      5,
       sendsGas,
       evmGas + sendsGas,
       '0x1',
@@ -391,14 +467,14 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
     );
     const c2 = shell(
       C2,
-      4,
+      6,
       failingGas,
       evmGas + sendsGas + failingGas,
       '0x0',
       DEV_ACCOUNTS[3].evmAddress,
       DEV_ACCOUNTS[5].evmAddress,
     );
-    assert.deepEqual(chainReceipts.slice(3), [c1, c2]);
+    assert.deepEqual(chainReceipts.slice(5), [c1, c2]);
     assert.deepEqual(await call('chain_getTransactionReceipt', C1), c1);
     assert.deepEqual(await call('chain_getTransactionReceipt', C2), c2);
     assert.equal(await call('eth_getTransactionReceipt', C1), null);
@@ -420,11 +496,11 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
           r.gasUsed,
           r.cumulativeGasUsed,
         ]),
-        [C1, '0x3', '0x1', q(sendsGas), q(evmGas + sendsGas)],
-        [bankHash(sends.hash, 0), '0x4', '0x1', '0x0', q(evmGas + sendsGas)],
-        [bankHash(sends.hash, 1), '0x5', '0x1', '0x0', q(evmGas + sendsGas)],
-        [C2, '0x6', '0x0', q(failingGas), q(evmGas + sendsGas + failingGas)],
-        [bankHash(failing.hash, 0), '0x7', '0x0', '0x0', q(evmGas + sendsGas + failingGas)],
+        [C1, '0x5', '0x1', q(sendsGas), q(evmGas + sendsGas)],
+        [bankHash(sends.hash, 0), '0x6', '0x1', '0x0', q(evmGas + sendsGas)],
+        [bankHash(sends.hash, 1), '0x7', '0x1', '0x0', q(evmGas + sendsGas)],
+        [C2, '0x8', '0x0', q(failingGas), q(evmGas + sendsGas + failingGas)],
+        [bankHash(failing.hash, 0), '0x9', '0x0', '0x0', q(evmGas + sendsGas + failingGas)],
       ],
     );
 
@@ -480,7 +556,7 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
   );
 
   await t.test(
-    'trace variants: debug_traceBlockBy* without the failed txs (none among EVM txs here)',
+    'trace variants: debug_traceBlockBy* without the tx that failed before execution',
     async () => {
       const debug = await raw('debug_traceBlockByNumber', N, { tracer: 'callTracer' });
       const byNumber = await raw('chain_traceBlockByNumberExcludeTraceFail', N, { tracer: 'callTracer' });
@@ -490,13 +566,51 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
         debug.result.map((e: any) => e.txHash),
         evmList,
       );
-      assert.deepEqual(byNumber.result, debug.result);
-      assert.deepEqual(byHash.result, debug.result);
+      // The replay included it as the block did: nothing ran, so its entry is an error, and the tx
+      // after it traces as it executed.
+      const notExecuted = `transaction ${unpayable} was included in block ${height} but failed before execution (nonce consumed, nothing executed), so it has no trace: ${unpayableReason}`;
+      assert.deepEqual(debug.result[3], { txHash: unpayable, error: notExecuted });
+      for (const i of [0, 1, 2, 4]) assert.ok('result' in debug.result[i], `${i} traced`);
+      assert.deepEqual(
+        [debug.result[4].result.from, debug.result[4].result.to, debug.result[4].result.value],
+        [wallets[4].address.toLowerCase(), poor.address.toLowerCase(), '0x1'],
+      );
+      assert.deepEqual((await raw('debug_traceTransaction', unpayable, { tracer: 'callTracer' })).error, {
+        code: -32000,
+        message: notExecuted,
+      });
+      assert.equal((await raw('debug_traceTransaction', unpayable)).error?.message, notExecuted);
+      assert.deepEqual(
+        await call('debug_traceTransaction', late, { tracer: 'callTracer' }),
+        debug.result[4].result,
+      );
+      const withoutFailed = debug.result.filter((e: any) => e.txHash !== unpayable);
+      assert.equal(withoutFailed.length, 4);
+      assert.deepEqual(byNumber.result, withoutFailed);
+      assert.deepEqual(byHash.result, withoutFailed);
       const bad = await raw('chain_traceBlockByNumberExcludeTraceFail', N, 'callTracer');
       assert.equal(bad.error?.code, -32602);
       assert.deepEqual(bad.error, (await raw('debug_traceBlockByNumber', N, 'callTracer')).error);
     },
   );
+
+  await t.test('the unpayable tx left the mempool and its sender goes on with the next nonce', async () => {
+    const mempool = node.mempool!;
+    assert.equal(mempool.has(Buffer.from(unpayable.slice(2), 'hex')), false);
+    assert.equal(await mempool.pendingNonce(Buffer.from(whale.address.slice(2), 'hex')), 2n);
+    const next = await send({
+      w: whale,
+      ...fee(1n),
+      nonce: 2,
+      to: poor.address,
+      value: 1n,
+      gasLimit: 21_000,
+    });
+    node.producer!.start();
+    const receipt = await waitReceipt(url, next);
+    assert.equal(receipt.status, '0x1');
+    assert.equal(receipt.gasUsed, q(21_000));
+  });
 });
 
 test('a chain_associate tx is a synthetic entry: from the key it associated, no recipient, no fee', async (t) => {

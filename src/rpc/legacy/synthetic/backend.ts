@@ -50,8 +50,8 @@ export type BlockTxRef =
       /** Index among the block's EVM txs (the eth_ transactionIndex). */
       evmIndex: number;
       /**
-       * Included, nonce consumed, nothing executed. The node's block executor leaves such txs out of
-       * blocks, so node/ reports false; the views still honour the flag.
+       * Included, nonce consumed, nothing executed: on this chain, an EVM tx that could not pay when
+       * its turn in the block came (its receipt: status 0, gasUsed 0, the reason as its VM error).
        */
       failedBeforeExecution: boolean;
     }

@@ -3,8 +3,8 @@
  * txs interleave EVM txs (one executed with a log, one reverted, one included but failed before
  * execution) with Cosmos txs (two bank sends with a synthetic log, a failed send), read through every
  * block, count, tx, receipt, log, filter and ExcludeTraceFail method with exact lists and indices.
- * The failed-before-execution EVM tx exists only here: the node never includes one (see
- * node/rpc-legacy-synthetic-adapters.ts), and the e2e test covers the real chain.
+ * The e2e test (test/integration/legacy/synthetic-views.test.ts) covers the real chain, where such
+ * an EVM tx is one that could not pay when its turn in the block came.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

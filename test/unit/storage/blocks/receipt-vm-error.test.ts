@@ -35,3 +35,24 @@ test('a failed receipt keeps its VM error and revert data; a receipt without the
   scanReceiptLogs(encodeReceipt(failed), () => true, logs);
   assert.deepEqual(logs, failed.logs);
 });
+
+test('a receipt of a tx that failed before execution keeps its flag; other records keep their bytes', () => {
+  const { receipts } = makeBlock(4, filled(32, 3), { ...shape, logsPerTx: 0 }, prng(4));
+  const reason = 'insufficient funds for gas * price + value: address 0x00 have 1 want 2';
+  const notExecuted = {
+    ...receipts[1],
+    status: 0 as const,
+    gasUsed: 0n,
+    vmError: reason,
+    failedBeforeExecution: true as const,
+  };
+  const encoded = encodeReceipt(notExecuted);
+  assert.deepEqual(decodeReceipt(encoded), notExecuted);
+  // the flag is one byte after the failed-tx trailer, which older decoders never read past
+  const { failedBeforeExecution: _, ...reverted } = notExecuted;
+  const plainFailed = encodeReceipt(reverted);
+  assert.deepEqual(encoded.subarray(0, plainFailed.length), plainFailed);
+  assert.deepEqual([...encoded.subarray(plainFailed.length)], [1]);
+  assert.equal('failedBeforeExecution' in decodeReceipt(plainFailed), false);
+  assert.throws(() => decodeReceipt(Uint8Array.from([...plainFailed, 2])), /receipt trailer flags 2/);
+});
