@@ -50,6 +50,11 @@ export interface FlatKVOptions {
    * background flushes. Unset: every commit is one KV write.
    */
   walDir?: string;
+  /**
+   * `sc-async-commit-buffer`: log appends a commit may leave in flight (0 = the commit waits for its
+   * fdatasync). A crash loses at most that many blocks, which the block store replays.
+   */
+  asyncCommitBuffer?: number;
   /** Blocks between background flushes to the KV store (with a log); default 20. */
   flushInterval?: number;
   /**
@@ -116,6 +121,11 @@ export class FlatKV {
   private pool: LatticePool | undefined;
 
   private readonly wal: Changelog | undefined;
+  private readonly asyncBuffer: number;
+  /** Log operations run one after another; these are the ones not finished yet, oldest first. */
+  private walInFlight: Promise<void>[] = [];
+  private walTail: Promise<void> = Promise.resolve();
+  private walError: Error | undefined;
   private readonly flushInterval: number;
   private readonly flushChunk: number;
   /**
@@ -151,6 +161,7 @@ export class FlatKV {
     this.kvOldest = oldest;
     this.lattices = lattices;
     this.wal = wal;
+    this.asyncBuffer = Math.max(0, opts.asyncCommitBuffer ?? 0);
     this.flushInterval = Math.max(1, opts.flushInterval ?? 20);
     this.flushChunk = Math.max(1, opts.flushChunkRows ?? 4096);
     this.undoWindow = opts.undoWindow ?? 10_000;
@@ -342,7 +353,8 @@ export class FlatKV {
         pairs.push({ key: p.key, value: p.value });
         prevs.push({ key: p.key, value: p.prev });
       }
-      await this.wal.append({
+      const wal = this.wal;
+      const entry = {
         version,
         upgrades: [],
         changeSets: [
@@ -350,7 +362,9 @@ export class FlatKV {
           { store: WAL_PREV, pairs: prevs },
           { store: WAL_ROOT, pairs: [{ key: ROOT_PAIR_KEY, value: root }] },
         ],
-      });
+      };
+      this.walDo(() => wal.append(entry));
+      await this.walWait(this.asyncBuffer);
       this.commitToMemory(version, working, root);
       if (this.records.length >= this.flushInterval) {
         // back-pressure: a flush that cannot keep up must not let the memory layer grow without bound
@@ -362,6 +376,24 @@ export class FlatKV {
       await this.flushAll(false);
     }
     return root;
+  }
+
+  /** Queues a log operation behind the others (appends and segment rolls must stay in order). */
+  private walDo(op: () => Promise<void> | void): void {
+    const p = this.walTail.then(async () => {
+      if (!this.walError) await op();
+    });
+    this.walTail = p.catch((err: Error) => {
+      this.walError ??= err;
+      this.log.error({ err: err.message }, 'flatkv log write failed');
+    });
+    this.walInFlight.push(this.walTail);
+  }
+
+  /** Waits until at most `max` log operations are unfinished; rethrows a log failure. */
+  private async walWait(max: number): Promise<void> {
+    while (this.walInFlight.length > max) await this.walInFlight.shift();
+    if (this.walError) throw this.walError;
   }
 
   /** Makes the pending writes the committed version in memory (rows, record, lattices). */
@@ -442,8 +474,10 @@ export class FlatKV {
     this.flushingRows = rows;
     this.flushingRecords = records;
     const to = records[records.length - 1];
-    // later blocks go to a new segment, so that this flush can delete the old ones whole
-    this.wal?.roll(to.version + 1);
+    // later blocks go to a new segment, so that this flush can delete the old ones whole (queued:
+    // appends of earlier blocks may still be in flight)
+    const wal = this.wal;
+    if (wal) this.walDo(() => wal.roll(to.version + 1));
     try {
       let ops = this.rowOps(rows.values());
       if (chunked) {
@@ -514,6 +548,7 @@ export class FlatKV {
       throw new RollbackRangeError(target, this.oldest, this.version, 'flatkv');
     this.discardWorking();
     await this.flushAll();
+    await this.walWait(0);
     // the log must not hold the blocks being undone, or an interrupted rollback would replay them
     this.wal?.truncateAfter(target);
     for (let v = this.version; v > target; v--) {
@@ -570,6 +605,7 @@ export class FlatKV {
   ): Promise<void> {
     this.discardWorking();
     await this.flushAll();
+    await this.walWait(0);
     this.wal?.truncateAfter(-1);
     await this.db.write([{ type: 'put', key: META_IMPORTING, value: u64(version) }]);
     const dels: KVOp[] = [];
@@ -601,6 +637,7 @@ export class FlatKV {
   /** Flushes the memory layer (so that the next open has nothing to replay) and closes. */
   async close(): Promise<void> {
     try {
+      await this.walWait(0).catch(() => {});
       if (!this.flushError) await this.flushAll(false);
     } finally {
       this.wal?.close();

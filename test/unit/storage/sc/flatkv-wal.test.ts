@@ -142,3 +142,38 @@ test('flatkv with a write-ahead log: reads, roots, crash mid-flush, reopen, roll
     cleanup();
   }
 });
+
+test('flatkv with an async commit buffer: commits return before their log append; close makes them durable', async () => {
+  const { dir, cleanup } = tempDir('flatkv-wal-async-');
+  const db = await openLmdbStore(join(dir, 'db'));
+  const opts: FlatKVOptions = {
+    walDir: join(dir, 'wal'),
+    flushInterval: 4,
+    asyncCommitBuffer: 3,
+    hashWorkers: 0,
+  };
+  try {
+    const r = rng(5);
+    const kv = new Map<string, Uint8Array>();
+    const ever = new Set<string>();
+    let fk = await FlatKV.open(shared(db), opts);
+    let root = '';
+    for (let v = 1; v <= 11; v++) {
+      const pairs = randomEvmBlock(r, kv, 30);
+      for (const p of pairs) ever.add(toHex(p.key));
+      fk.applyPairs(pairs);
+      root = toHex(await fk.commit(v));
+      assert.equal(root, referenceRoot(kv));
+      assertReads(fk, kv, ever);
+    }
+    await fk.close();
+    fk = await FlatKV.open(shared(db), opts);
+    assert.equal(fk.version, 11);
+    assert.equal(toHex(fk.committedHash()), root);
+    assertReads(fk, kv, ever);
+    await fk.close();
+  } finally {
+    await db.close();
+    cleanup();
+  }
+});
