@@ -14,6 +14,9 @@ import type { BlockEnv } from './block-executor.ts';
 import { dropHardforkListeners } from './simulate-common.ts';
 import { type Deadline, deadlineOpcodes } from './simulate-deadline.ts';
 import type { SimulationStateManager } from './simulate-state.ts';
+// JUMPDEST analysis once per (EVM, code array): simulations read code through the per-version read
+// cache (simulate-state.ts), so a contract's code is the same array from one call to the next.
+import './jumpdest-cache.ts';
 
 /** What a pooled VM works for right now. */
 export interface VmOwner {
@@ -74,37 +77,6 @@ class ForwardingStateManager implements StateManagerInterface {
   }
 }
 
-/**
- * JUMPDEST analysis once per contract code and VM instead of once per message: ethereumjs scans the
- * whole code (decoding every PUSH) each time a frame runs code that jumps. Simulations read code
- * through the per-version read cache (simulate-state.ts), so a contract's code is the same array from
- * one call to the next. Only pooled simulation VMs use it (the analysis holds their opcode handlers,
- * deadline hooks included); ethereumjs only reads the result.
- */
-const simulationEvms = new WeakSet<object>();
-const analysed = new WeakMap<Uint8Array, WeakMap<object, unknown>>();
-try {
-  // not exported by the package: the module the EVM itself imports, by its file URL
-  const url = new URL('./interpreter.js', import.meta.resolve('@ethereumjs/evm')).href;
-  const proto = (await import(url)).Interpreter.prototype as {
-    _evm: object;
-    _getValidJumpDestinations(code: Uint8Array): unknown;
-  };
-  const analyse = proto._getValidJumpDestinations;
-  if (typeof analyse === 'function') {
-    proto._getValidJumpDestinations = function (this: typeof proto, code: Uint8Array) {
-      if (!simulationEvms.has(this._evm)) return analyse.call(this, code);
-      let byEvm = analysed.get(code);
-      if (!byEvm) analysed.set(code, (byEvm = new WeakMap()));
-      let result = byEvm.get(this._evm);
-      if (result === undefined) byEvm.set(this._evm, (result = analyse.call(this, code)));
-      return result;
-    };
-  }
-} catch {
-  // another ethereumjs layout: every message analyses its code, as before
-}
-
 const MAX_IDLE = 16;
 const idle = new WeakMap<Common, PooledVm[]>();
 
@@ -126,7 +98,6 @@ async function build(common: Common): Promise<PooledVm> {
     evmOpts: { customOpcodes: deadlineOpcodes(common, () => slot.owner?.deadline) },
   });
   dropHardforkListeners(common);
-  simulationEvms.add(vm.evm);
   const events = vm.evm.events;
   if (!events) throw new ChainError('UNSUPPORTED', 'the EVM has no event emitter');
   // the first message starts the EVM: the sender's EIP-3607 check is behind (see hideCodeOf)
