@@ -40,6 +40,7 @@ import type { Block } from '../storage/blocks/types.ts';
 import type { StateStore } from '../storage/ss/types.ts';
 import { ChainError } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
+import { Lru } from '../util/lru.ts';
 
 /** The genesis block view's hash: 32 zero bytes, which is what block 1's empty last block id maps to. */
 const GENESIS_HASH = new Uint8Array(32);
@@ -52,28 +53,6 @@ export function clientVersion(): string {
     version: string;
   };
   return `chaind/v${pkg.version}/${process.platform}-${process.arch}/node${process.versions.node}`;
-}
-
-/** A small insertion-ordered LRU. */
-class Lru<K, V> {
-  private readonly map = new Map<K, V>();
-  private readonly max: number;
-  constructor(max: number) {
-    this.max = max;
-  }
-  get(k: K): V | undefined {
-    const v = this.map.get(k);
-    if (v !== undefined) {
-      this.map.delete(k);
-      this.map.set(k, v);
-    }
-    return v;
-  }
-  set(k: K, v: V): void {
-    this.map.delete(k);
-    this.map.set(k, v);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
-  }
 }
 
 export interface ChainReaderDeps {

@@ -43,6 +43,7 @@ import type { BlockStore } from '../storage/blocks/store.ts';
 import type { CosmosTxResult } from '../storage/blocks/types.ts';
 import type { StateStore } from '../storage/ss/types.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
+import { Lru } from '../util/lru.ts';
 
 const EMPTY_BLOOM = new Uint8Array(256);
 
@@ -55,28 +56,6 @@ export interface SyntheticBackendDeps {
   options: EvmRpcOptions;
   pool?: Pick<TxPool, 'get'>;
   tracer?: BlockTracer;
-}
-
-/** A small insertion-ordered LRU (stored blocks never change, so their tx lists can be kept). */
-class Lru<K, V> {
-  private readonly map = new Map<K, V>();
-  private readonly max: number;
-  constructor(max: number) {
-    this.max = max;
-  }
-  get(k: K): V | undefined {
-    const v = this.map.get(k);
-    if (v !== undefined) {
-      this.map.delete(k);
-      this.map.set(k, v);
-    }
-    return v;
-  }
-  set(k: K, v: V): void {
-    this.map.delete(k);
-    this.map.set(k, v);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
-  }
 }
 
 export class NodeSyntheticBackend implements SyntheticBackend {

@@ -34,7 +34,7 @@ const filterId: ParamCodec<string> = {
 };
 
 /** The numeric bounds of a criteria's block range; tags other than `earliest` do not bound a live filter. */
-function bound(ref: LogFilter['fromBlock']): number | undefined {
+export function numericBound(ref: LogFilter['fromBlock']): number | undefined {
   if (!ref) return undefined;
   if (ref.kind === 'number') return ref.height;
   return ref.tag === 'earliest' ? 0 : undefined;
@@ -74,8 +74,8 @@ export function logsAfter(
   // A blockHash filter names one block that is already committed: nothing new can match it.
   if (criteria.blockHash || latest <= after) return { logs: [], through: Math.max(after, latest) };
   let through = Math.min(latest, after + options.maxBlocksForLog);
-  const from = Math.max(after + 1, bound(criteria.fromBlock) ?? 0);
-  const to = Math.min(through, bound(criteria.toBlock) ?? Number.MAX_SAFE_INTEGER);
+  const from = Math.max(after + 1, numericBound(criteria.fromBlock) ?? 0);
+  const to = Math.min(through, numericBound(criteria.toBlock) ?? Number.MAX_SAFE_INTEGER);
   if (from > to) return { logs: [], through };
   const { logs, limitExceeded } = chain.getLogs({
     fromBlock: from,

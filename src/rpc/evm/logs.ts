@@ -26,35 +26,51 @@ export class UnknownBlockError extends ChainError {
   }
 }
 
-export function logMethods({ chain, options }: EvmBackend, resolve: Resolver): MethodTable {
+/**
+ * The heights an eth_getLogs-style query covers, after geth's checks (unknown blockHash, reversed or
+ * too wide a range, pruned start) and the open-ended result limit; undefined when the range is empty.
+ */
+export function logRange(
+  { chain, options }: Pick<EvmBackend, 'chain' | 'options'>,
+  resolve: Resolver,
+  f: LogFilter,
+): { from: number; to: number; limit: number } | undefined {
+  const latest = chain.latestHeight();
+  let from: number;
+  let to: number;
+  let limit = Number.MAX_SAFE_INTEGER;
+  if (f.blockHash) {
+    const h = chain.heightByHash(f.blockHash);
+    if (h === undefined || h > latest) throw new UnknownBlockError();
+    from = to = h;
+  } else {
+    from = resolve.number(f.fromBlock ?? { kind: 'tag', tag: 'latest' });
+    to = resolve.number(f.toBlock ?? { kind: 'tag', tag: 'latest' });
+    if (from > to)
+      throw new InvalidBlockRangeError(
+        `invalid block range params: fromBlock ${from} is after toBlock ${to}`,
+      );
+    // The limit applies to the range asked for, so the answer does not depend on where the head is.
+    if (to - from + 1 > options.maxBlocksForLog) {
+      throw new LimitExceededError(
+        `query exceeds max block range ${options.maxBlocksForLog} (max_blocks_for_log): asked for ${to - from + 1} blocks`,
+      );
+    }
+    resolve.assertBlockRetained(from);
+    if (f.toBlock === undefined) limit = options.maxLogNoBlock;
+    to = Math.min(to, latest);
+    if (from > to) return undefined;
+  }
+  return { from, to, limit };
+}
+
+export function logMethods(backend: EvmBackend, resolve: Resolver): MethodTable {
+  const { chain, options } = backend;
   const cache = logsCacheOf(chain);
   const getLogs = (f: LogFilter) => {
-    const latest = chain.latestHeight();
-    let from: number;
-    let to: number;
-    let limit = Number.MAX_SAFE_INTEGER;
-    if (f.blockHash) {
-      const h = chain.heightByHash(f.blockHash);
-      if (h === undefined || h > latest) throw new UnknownBlockError();
-      from = to = h;
-    } else {
-      from = resolve.number(f.fromBlock ?? { kind: 'tag', tag: 'latest' });
-      to = resolve.number(f.toBlock ?? { kind: 'tag', tag: 'latest' });
-      if (from > to)
-        throw new InvalidBlockRangeError(
-          `invalid block range params: fromBlock ${from} is after toBlock ${to}`,
-        );
-      // The limit applies to the range asked for, so the answer does not depend on where the head is.
-      if (to - from + 1 > options.maxBlocksForLog) {
-        throw new LimitExceededError(
-          `query exceeds max block range ${options.maxBlocksForLog} (max_blocks_for_log): asked for ${to - from + 1} blocks`,
-        );
-      }
-      resolve.assertBlockRetained(from);
-      if (f.toBlock === undefined) limit = options.maxLogNoBlock;
-      to = Math.min(to, latest);
-      if (from > to) return [];
-    }
+    const range = logRange(backend, resolve, f);
+    if (!range) return [];
+    const { from, to, limit } = range;
     const search = { fromBlock: from, toBlock: to, addresses: f.addresses, topics: f.topics, limit };
     const cached = cache.query(search);
     const { logs, limitExceeded } = cached ?? chain.getLogs(search);

@@ -11,9 +11,9 @@ import { formatPendingTx } from '../../codecs/format.ts';
 import { hash32, quantity } from '../../codecs/hex.ts';
 import { p, type ParamCodec } from '../../codecs/params.ts';
 import type { BlockContext } from '../../codecs/views.ts';
-import { checkRange, logsAfter } from '../../evm/filters.ts';
+import { checkRange, logsAfter, numericBound } from '../../evm/filters.ts';
 import { FilterNotFoundError, type FilterStore } from '../../evm/filters-store.ts';
-import { InvalidBlockRangeError, UnknownBlockError } from '../../evm/logs.ts';
+import { logRange } from '../../evm/logs.ts';
 import type { Resolver } from '../../evm/resolve.ts';
 import { method, type MethodTable } from '../../server/dispatcher.ts';
 import { LimitExceededError } from '../../server/errors.ts';
@@ -159,31 +159,9 @@ export function syntheticMethods(
 
   /** chain_getLogs: eth_getLogs's range rules and limits, over the chain_ view of each block. */
   const getLogs = async (f: LogFilter) => {
-    const latest = chain.latestHeight();
-    let from: number;
-    let to: number;
-    let limit = Number.MAX_SAFE_INTEGER;
-    if (f.blockHash) {
-      const h = chain.heightByHash(f.blockHash);
-      if (h === undefined || h > latest) throw new UnknownBlockError();
-      from = to = h;
-    } else {
-      from = resolve.number(f.fromBlock ?? { kind: 'tag', tag: 'latest' });
-      to = resolve.number(f.toBlock ?? { kind: 'tag', tag: 'latest' });
-      if (from > to)
-        throw new InvalidBlockRangeError(
-          `invalid block range params: fromBlock ${from} is after toBlock ${to}`,
-        );
-      if (to - from + 1 > options.maxBlocksForLog) {
-        throw new LimitExceededError(
-          `query exceeds max block range ${options.maxBlocksForLog} (max_blocks_for_log): asked for ${to - from + 1} blocks`,
-        );
-      }
-      resolve.assertBlockRetained(from);
-      if (f.toBlock === undefined) limit = options.maxLogNoBlock;
-      to = Math.min(to, latest);
-      if (from > to) return [];
-    }
+    const range = logRange(backend, resolve, f);
+    if (!range) return [];
+    const { from, to, limit } = range;
     const { heights, limitExceeded } = candidateHeights(f, from, to, limit);
     if (limitExceeded) {
       throw new LimitExceededError(
@@ -191,12 +169,6 @@ export function syntheticMethods(
       );
     }
     return logsOf(heights, f);
-  };
-
-  const numericBound = (ref: LogFilter['fromBlock']): number | undefined => {
-    if (!ref) return undefined;
-    if (ref.kind === 'number') return ref.height;
-    return ref.tag === 'earliest' ? 0 : undefined;
   };
 
   // ---- tables -----------------------------------------------------------------------------------
