@@ -59,6 +59,8 @@ export class BlockProducer {
   private nextResultsHash: { height: number; hash: Uint8Array } | undefined;
   /** The last block this producer committed: the next block's parent time and last commit. */
   private last: { height: number; time: Timestamp; commit: Commit } | undefined;
+  /** A tick (block production) is running. */
+  private ticking = false;
 
   constructor(o: ProducerOptions) {
     this.o = o;
@@ -72,8 +74,9 @@ export class BlockProducer {
   start(): void {
     this.running = true;
     // Without empty blocks the producer idles; a new transaction of either kind wakes it.
+    // A tick in progress schedules the next one itself when it ends.
     const wake = () => {
-      if (!this.o.createEmptyBlocks && this.timer === undefined && this.running)
+      if (!this.o.createEmptyBlocks && this.timer === undefined && !this.ticking && this.running)
         this.schedule(this.remainingTimeout());
     };
     this.unsubscribe = [this.o.mempool.onPending(wake), this.o.cosmosPool.onAdmitted(wake)];
@@ -97,7 +100,13 @@ export class BlockProducer {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.inFlight = this.tick();
+      // Never two blocks at once: both would execute the same height and one would be thrown away
+      // when the block store refuses it (and the work of executing it wasted).
+      if (this.ticking) return;
+      this.ticking = true;
+      this.inFlight = this.tick().finally(() => {
+        this.ticking = false;
+      });
     }, delayMs);
   }
 
