@@ -4,7 +4,7 @@
  * measured on (an ERC20 and one transfer after another, so Transfer logs are spread over the range).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { resolve } from 'node:path';
@@ -64,9 +64,14 @@ export async function call(url: URL, method: string, params: unknown[] = []): Pr
   return r.result;
 }
 
-/** Starts chaind and resolves with the JSON-RPC address it logs. */
+/**
+ * Starts chaind and resolves with the JSON-RPC address it logs. To see inside the node under load:
+ * CHAIND_PROF=<dir> writes a CPU profile of each node process there, CHAIND_LOG=<file> appends its
+ * log lines (otherwise discarded).
+ */
 export async function startChaind(args: string[]): Promise<{ child: ChildProcess; url: URL }> {
-  const child = spawn(process.execPath, [CHAIND, ...args, '--log_format', 'json'], {
+  const profile = process.env.CHAIND_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CHAIND_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, CHAIND, ...args, '--log_format', 'json'], {
     // every listener on a free port: other nodes (tests, other benches) may run on this machine
     env: {
       ...process.env,
@@ -87,7 +92,10 @@ export async function startChaind(args: string[]): Promise<{ child: ChildProcess
     });
   });
   // keep draining: a full stdout pipe would block the node
-  lines.on('line', () => {});
+  const logFile = process.env.CHAIND_LOG;
+  lines.on('line', (l) => {
+    if (logFile) appendFileSync(logFile, l + '\n');
+  });
   return { child, url };
 }
 
