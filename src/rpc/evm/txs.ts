@@ -9,6 +9,10 @@ import { method, type MethodTable } from '../server/dispatcher.ts';
 import type { BlockRef } from '../codecs/block-ref.ts';
 import type { EvmBackend } from './backend.ts';
 import type { Resolver } from './resolve.ts';
+import { Lru } from '../../util/lru.ts';
+
+/** Formatted receipts kept (about 2 KB each with the bloom). */
+const RECEIPT_CACHE_SIZE = 4096;
 
 export function txMethods({ chain, pool }: EvmBackend, resolve: Resolver): MethodTable {
   /** The location of a mined tx under the watermark. */
@@ -18,6 +22,10 @@ export function txMethods({ chain, pool }: EvmBackend, resolve: Resolver): Metho
     resolve.assertBlockRetained(loc.height);
     return loc;
   };
+  // A committed receipt never changes (geth keeps a receipts cache too). The location lookup above
+  // still runs first, so the watermark and block pruning apply exactly as without the cache; the
+  // cached object is only ever serialised, never modified.
+  const receipts = new Lru<string, Record<string, unknown>>(RECEIPT_CACHE_SIZE);
   const txAt = (ref: BlockRef, index: number) => {
     const h = resolve.lookup(ref);
     const tx = h === undefined ? undefined : chain.minedTx(h, index);
@@ -42,9 +50,17 @@ export function txMethods({ chain, pool }: EvmBackend, resolve: Resolver): Metho
     ),
     eth_getTransactionReceipt: method([p.hash], (hash) => {
       const loc = located(hash);
-      const receipt = loc && chain.receipt(loc.height, loc.evmIndex);
-      const ctx = loc && chain.blockContext(loc.height);
-      return receipt && ctx ? formatReceipt(receipt, ctx) : null;
+      if (!loc) return null;
+      const key = `${loc.height}:${loc.evmIndex}`;
+      let formatted = receipts.get(key);
+      if (!formatted) {
+        const receipt = chain.receipt(loc.height, loc.evmIndex);
+        const ctx = chain.blockContext(loc.height);
+        if (!receipt || !ctx) return null;
+        formatted = formatReceipt(receipt, ctx);
+        receipts.set(key, formatted);
+      }
+      return formatted;
     }),
   };
 }
