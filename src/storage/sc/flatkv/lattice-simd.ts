@@ -10,6 +10,7 @@
  * without WASM SIMD use the scalar path (`latticeSimd()` returns undefined).
  */
 import { blake3XofInto } from '../../../crypto/blake3-xof.ts';
+import { rowPreimageLength, writeRowPreimage } from './lthash.ts';
 import {
   get,
   I16X8_ADD,
@@ -260,20 +261,9 @@ function build(): LatticeSimd | undefined {
     },
     mix(t, key, value, subtract) {
       if (key.length === 0 || value.length === 0) return; // empty rows contribute nothing
-      const k = key.length;
-      const v = value.length;
-      const n = 8 + k + v;
+      const n = rowPreimageLength(key, value);
       if (pre.length < n) pre = new Uint8Array(n * 2);
-      pre[0] = k;
-      pre[1] = k >>> 8;
-      pre[2] = k >>> 16;
-      pre[3] = k >>> 24;
-      pre.set(key, 4);
-      pre[4 + k] = v;
-      pre[5 + k] = v >>> 8;
-      pre[6 + k] = v >>> 16;
-      pre[7 + k] = v >>> 24;
-      pre.set(value, 8 + k);
+      writeRowPreimage(pre, key, value);
       if (n > CHUNK_LEN) {
         // multi-chunk inputs (large contract code) are rare: the scalar path, summed here
         blake3XofInto(pre.subarray(0, n), big);

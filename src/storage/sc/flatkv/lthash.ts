@@ -44,22 +44,35 @@ const rowOut = new Uint32Array(LTHASH_BYTES / 4);
 const H = 0x80008000;
 const L = 0x7fff7fff;
 
-function rowInto(key: Uint8Array, value: Uint8Array): boolean {
-  if (key.length === 0 || value.length === 0) return false;
-  const n = 8 + key.length + value.length;
-  if (pre.length < n) pre = new Uint8Array(n * 2);
+/** Length of a row's hash input (see writeRowPreimage). */
+export const rowPreimageLength = (key: Uint8Array, value: Uint8Array): number =>
+  8 + key.length + value.length;
+
+/**
+ * Writes a row's hash input, u32le(len key) ‖ key ‖ u32le(len value) ‖ value, at the start of `buf`
+ * (at least rowPreimageLength long). Consensus critical: the scalar and SIMD lattice paths both
+ * hash exactly these bytes.
+ */
+export function writeRowPreimage(buf: Uint8Array, key: Uint8Array, value: Uint8Array): void {
   const k = key.length;
   const v = value.length;
-  pre[0] = k;
-  pre[1] = k >>> 8;
-  pre[2] = k >>> 16;
-  pre[3] = k >>> 24;
-  pre.set(key, 4);
-  pre[4 + k] = v;
-  pre[5 + k] = v >>> 8;
-  pre[6 + k] = v >>> 16;
-  pre[7 + k] = v >>> 24;
-  pre.set(value, 8 + k);
+  buf[0] = k;
+  buf[1] = k >>> 8;
+  buf[2] = k >>> 16;
+  buf[3] = k >>> 24;
+  buf.set(key, 4);
+  buf[4 + k] = v;
+  buf[5 + k] = v >>> 8;
+  buf[6 + k] = v >>> 16;
+  buf[7 + k] = v >>> 24;
+  buf.set(value, 8 + k);
+}
+
+function rowInto(key: Uint8Array, value: Uint8Array): boolean {
+  if (key.length === 0 || value.length === 0) return false;
+  const n = rowPreimageLength(key, value);
+  if (pre.length < n) pre = new Uint8Array(n * 2);
+  writeRowPreimage(pre, key, value);
   blake3XofInto(pre.subarray(0, n), rowOut);
   return true;
 }
