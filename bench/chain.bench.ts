@@ -14,13 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Interface, Wallet } from 'ethers';
-import { parseGenesis } from '../src/app/genesis.ts';
-import { initHome } from '../src/cli/init.ts';
-import { loadConfig } from '../src/config/load.ts';
-import { accountFromPrivateKey, toAccAddress } from '../src/crypto/accounts.ts';
-import { ChainNode } from '../src/node/node.ts';
-import { toHex } from '../src/primitives/bytes.ts';
-import { silentLogger } from '../src/util/logger.ts';
+import { benchWallets, bytes, startBenchNode } from './bench-node.ts';
 import { percentile, report } from './report.ts';
 
 const TOTAL = Number(process.argv[3] ?? 20_000);
@@ -34,56 +28,18 @@ const artifacts = JSON.parse(
   readFileSync(new URL('../test/fixtures/contracts/artifacts.json', import.meta.url), 'utf8'),
 );
 const token = new Interface(artifacts.TestToken.abi);
-const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex.slice(2), 'hex'));
 
 async function run(kind: string): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'chaind-bench-'));
   try {
-    const wallets = Array.from(
-      { length: SENDERS + 1 },
-      (_, i) => new Wallet('0x' + (i + 1).toString(16).padStart(64, '0')),
-    );
-    const accounts = wallets.map((w) => accountFromPrivateKey(bytes(w.privateKey)));
-    initHome({
-      home,
-      moniker: 'bench',
-      chainId: 'bench-1',
-      balances: accounts.map((a) => ({ address: toAccAddress(a.cosmosAddress), uchain: 10n ** 15n })),
-      associations: accounts.map((a) => ({
-        evm_address: toHex(a.evmAddress),
-        cosmos_address: toAccAddress(a.cosmosAddress),
-      })),
+    const wallets = benchWallets(SENDERS + 1);
+    // blocks are produced by hand below, back to back
+    const { node } = await startBenchNode(home, wallets, {
+      'mempool.ttl-duration': '0s',
+      'mempool.ttl-num-blocks': '0',
+      'mempool.size': String(TOTAL + 10),
+      'mempool.cache-size': String(TOTAL + 10),
     });
-    const genesisPath = join(home, 'config', 'genesis.json');
-    const g = JSON.parse(readFileSync(genesisPath, 'utf8'));
-    g.consensus_params.block.max_gas = '100000000'; // room for ~1,000 ERC20 transfers per block
-    writeFileSync(genesisPath, JSON.stringify(g));
-    const { config } = loadConfig({
-      home,
-      env: {},
-      flags: {
-        'consensus.create-empty-blocks': 'false',
-        'mempool.ttl-duration': '0s',
-        'mempool.ttl-num-blocks': '0',
-        'mempool.size': String(TOTAL + 10),
-        'mempool.cache-size': String(TOTAL + 10),
-        // free ports: the listeners are idle here, and a fixed port may be taken on a shared machine
-        'evm.http_port': '0',
-        'evm.ws_port': '0',
-        'api.address': 'tcp://127.0.0.1:0',
-        'grpc.address': '127.0.0.1:0',
-        'rpc.laddr': 'tcp://127.0.0.1:0',
-        'instrumentation.prometheus-listen-addr': '127.0.0.1:0',
-      },
-    });
-    const node = new ChainNode({
-      home,
-      config,
-      genesis: parseGenesis(readFileSync(genesisPath, 'utf8')),
-      logger: silentLogger,
-    });
-    await node.start();
-    await node.producer!.stop(); // blocks are produced by hand below, back to back
     const mempool = node.mempool!;
 
     // Setup (not measured): for ERC20, the deployer mints and funds every sender with tokens.

@@ -25,17 +25,13 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Interface, Wallet } from 'ethers';
-import { parseGenesis } from '../src/app/genesis.ts';
 import { stateVersion } from '../src/chain/chain.ts';
 import { executeBlock } from '../src/chain/block-execution.ts';
-import { initHome } from '../src/cli/init.ts';
-import { loadConfig } from '../src/config/load.ts';
-import { accountFromPrivateKey, toAccAddress } from '../src/crypto/accounts.ts';
 import { createTracer } from '../src/execution/tracing/index.ts';
 import { ChainNode } from '../src/node/node.ts';
 import { traceServices } from '../src/node/rpc-debug-adapters.ts';
 import { evmBackend } from '../src/node/rpc-adapters.ts';
-import { toHex } from '../src/primitives/bytes.ts';
+import { benchWallets, bytes, startBenchNode } from './bench-node.ts';
 import { silentLogger } from '../src/util/logger.ts';
 import { percentile, report } from './report.ts';
 
@@ -46,7 +42,6 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const artifacts = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/contracts/artifacts.json'), 'utf8'));
 const token = new Interface(artifacts.TestToken.abi);
 const caller = new Interface(artifacts.ReplayCaller.abi);
-const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex.slice(2), 'hex'));
 const fee = { chainId: 713714n, type: 2, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: 1n };
 
 const home = mkdtempSync(join(tmpdir(), 'chaind-bench-trace-'));
@@ -54,47 +49,10 @@ const base = mkdtempSync(join(tmpdir(), 'chaind-bench-trace-base-'));
 const head = mkdtempSync(join(tmpdir(), 'chaind-bench-trace-head-'));
 let node: ChainNode | undefined;
 try {
-  const wallets = Array.from(
-    { length: 51 },
-    (_, i) => new Wallet('0x' + (i + 1).toString(16).padStart(64, '0')),
-  );
-  const accounts = wallets.map((w) => accountFromPrivateKey(bytes(w.privateKey)));
-  initHome({
-    home,
-    moniker: 'bench',
-    chainId: 'bench-1',
-    balances: accounts.map((a) => ({ address: toAccAddress(a.cosmosAddress), uchain: 10n ** 15n })),
-    associations: accounts.map((a) => ({
-      evm_address: toHex(a.evmAddress),
-      cosmos_address: toAccAddress(a.cosmosAddress),
-    })),
-  });
-  const genesisPath = join(home, 'config', 'genesis.json');
-  const g = JSON.parse(readFileSync(genesisPath, 'utf8'));
-  g.consensus_params.block.max_gas = '100000000';
-  writeFileSync(genesisPath, JSON.stringify(g));
-  const { config } = loadConfig({
-    home,
-    env: {},
-    flags: {
-      'consensus.create-empty-blocks': 'false',
-      'state-store.ss-async-write-buffer': '0',
-      'evm.http_port': '0',
-      'evm.ws_port': '0',
-      'api.address': 'tcp://127.0.0.1:0',
-      'grpc.address': '127.0.0.1:0',
-      'rpc.laddr': 'tcp://127.0.0.1:0',
-      'instrumentation.prometheus-listen-addr': '127.0.0.1:0',
-    },
-  });
-  node = new ChainNode({
-    home,
-    config,
-    genesis: parseGenesis(readFileSync(genesisPath, 'utf8')),
-    logger: silentLogger,
-  });
-  await node.start();
-  await node.producer!.stop();
+  const wallets = benchWallets(51);
+  const started = await startBenchNode(home, wallets, { 'state-store.ss-async-write-buffer': '0' });
+  node = started.node;
+  const { config, genesis } = started;
   const chain = node.chain!;
   const mempool = node.mempool!;
   const deployer = wallets[50];
@@ -136,7 +94,6 @@ try {
   while (mempool.pending() > 0) await node.producer!.produce();
   const callerAddress = addressOf(callerTx);
 
-  const genesis = parseGenesis(readFileSync(genesisPath, 'utf8'));
   const deps = {
     chain,
     blocks: node.blocks!,
