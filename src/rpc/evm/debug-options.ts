@@ -15,18 +15,10 @@ import {
   parseBlockOverrides,
   parseStateOverrides,
 } from '../codecs/overrides.ts';
+import type { TraceConfig } from '../../execution/tracing/index.ts';
 
-/** The decoded options; the tracer fields go to execution/tracing's createTracer unchanged. */
-export interface TraceOptions {
-  /** undefined or '': the struct logger */
-  tracer?: string;
-  tracerConfig?: Record<string, unknown>;
-  disableStack?: boolean;
-  disableStorage?: boolean;
-  enableMemory?: boolean;
-  enableReturnData?: boolean;
-  /** struct logger: at most this many steps (0: no limit) */
-  limit?: number;
+/** The decoded options: the tracer fields go to execution/tracing's createTracer unchanged. */
+export interface TraceOptions extends TraceConfig {
   /** the `timeout` option in ms (capped by `[evm] trace_timeout`, see debug.ts) */
   timeoutMs?: number;
 }
