@@ -9,7 +9,7 @@
  */
 import type { Chain } from '../chain/chain.ts';
 import { NotExecutedTraceError, TraceReplayer } from '../chain/trace-replay.ts';
-import { type CallMessage, SimulationTimeoutError } from '../execution/simulate.ts';
+import { SimulationTimeoutError } from '../execution/simulate.ts';
 import {
   createTracer,
   type TraceConfig,
@@ -162,9 +162,8 @@ export class NodeTracer implements TraceBackend {
     const deadline = new TraceDeadline(timeoutMs);
     const sim = await this.d.simulation.open(height, call, o.stateOverrides, o.blockOverrides, timeoutMs);
     try {
-      const msg = call as CallMessage;
       const tracer = createTracer(traceConfig(o), { blockHeight: sim.env.height, deadline });
-      await sim.run(msg, sim.callGas(msg), false, { tracer });
+      await sim.run(call, sim.callGas(call), false, { tracer });
       return tracer.result();
     } catch (err) {
       // the simulation's own budget (the same length) may be the one that fires

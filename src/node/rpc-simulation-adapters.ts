@@ -16,7 +16,7 @@ import type { Chain } from '../chain/chain.ts';
 import { stateVersion } from '../chain/chain.ts';
 import type { BlockEnv } from '../execution/block-executor.ts';
 import { createAccessList, estimateGas } from '../execution/simulate-estimate.ts';
-import { type CallMessage, Simulation, SimulationError, VersionReadCache } from '../execution/simulate.ts';
+import { Simulation, SimulationError, VersionReadCache } from '../execution/simulate.ts';
 import type { AccountOverride, BlockOverrides } from '../rpc/codecs/overrides.ts';
 import type { CallObject } from '../rpc/codecs/call.ts';
 import type { ChainReader } from '../rpc/evm/backend.ts';
@@ -123,9 +123,8 @@ export class NodeSimulation implements SimulationBackend {
     stateOverrides?: AccountOverride[],
     blockOverrides?: BlockOverrides,
   ): Promise<CallResult> {
-    const msg = call as CallMessage;
     return this.with(this.open(height, call, stateOverrides, blockOverrides), (sim) =>
-      sim.call(msg, sim.callGas(msg)),
+      sim.call(call, sim.callGas(call)),
     );
   }
 

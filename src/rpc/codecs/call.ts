@@ -3,39 +3,12 @@
  * Fields clients send that a call does not use (`type`, blob fee fields with no blobs) are accepted
  * and ignored, and so are unknown ones, as geth does, so any client's request shape works.
  */
+import type { AccessListItem, Authorization, CallMessage } from '../../execution/simulate.ts';
 import { CodecError } from './errors.ts';
 import { jsonKind, parseAddress, parseData, parseHash, parseQuantity } from './hex.ts';
 
-export interface AccessListEntry {
-  address: Uint8Array;
-  storageKeys: Uint8Array[];
-}
-
-/** A signed EIP-7702 authorization (geth's SetCodeAuthorization). */
-export interface AuthorizationEntry {
-  chainId: bigint;
-  address: Uint8Array;
-  nonce: bigint;
-  yParity: bigint;
-  r: bigint;
-  s: bigint;
-}
-
-export interface CallObject {
-  from?: Uint8Array;
-  /** absent: a contract creation */
-  to?: Uint8Array;
-  gas?: bigint;
-  gasPrice?: bigint;
-  maxFeePerGas?: bigint;
-  maxPriorityFeePerGas?: bigint;
-  value?: bigint;
-  /** `input`, or `data` when only that is given */
-  data?: Uint8Array;
-  nonce?: bigint;
-  accessList?: AccessListEntry[];
-  /** non-empty: a set-code (EIP-7702) call */
-  authorizationList?: AuthorizationEntry[];
+/** A decoded call object: what the simulation runs, plus the chain id it was meant for. */
+export interface CallObject extends CallMessage {
   chainId?: bigint;
 }
 
@@ -105,7 +78,7 @@ export function parseCallObject(v: unknown): CallObject {
   return out;
 }
 
-function parseAccessList(v: unknown): AccessListEntry[] {
+function parseAccessList(v: unknown): AccessListItem[] {
   if (!Array.isArray(v))
     throw new CodecError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type types.AccessList`);
   return v.map((e, i) => {
@@ -126,7 +99,7 @@ function parseWord(v: unknown): bigint {
   return BigInt(v);
 }
 
-function parseAuthorizations(v: unknown): AuthorizationEntry[] {
+function parseAuthorizations(v: unknown): Authorization[] {
   if (!Array.isArray(v))
     throw new CodecError(
       `json: cannot unmarshal ${jsonKind(v)} into Go value of type []types.SetCodeAuthorization`,

@@ -4,22 +4,9 @@
  * TxRaw); reading them here keeps rpc/ independent of ethereumjs and needs no signature recovery:
  * the sender comes from the receipt (mined) or the mempool (pending).
  */
+import type { AccessListItem, Authorization } from '../../execution/simulate.ts';
 import { CodecError } from './errors.ts';
 import { type RlpItem, rlpDecode } from './rlp.ts';
-
-export interface AccessListEntry {
-  address: Uint8Array;
-  storageKeys: Uint8Array[];
-}
-
-export interface Authorization {
-  chainId: bigint;
-  address: Uint8Array;
-  nonce: bigint;
-  yParity: bigint;
-  r: bigint;
-  s: bigint;
-}
 
 export interface EthTxFields {
   type: 0 | 1 | 2 | 4;
@@ -35,7 +22,7 @@ export interface EthTxFields {
   to: Uint8Array | null;
   value: bigint;
   input: Uint8Array;
-  accessList?: AccessListEntry[];
+  accessList?: AccessListItem[];
   authorizationList?: Authorization[];
   /** legacy: 27/28 or the EIP-155 value; typed: the y parity */
   v: bigint;
@@ -65,7 +52,7 @@ function to(item: RlpItem): Uint8Array | null {
   return b.length === 0 ? null : b;
 }
 
-function accessList(item: RlpItem): AccessListEntry[] {
+function accessList(item: RlpItem): AccessListItem[] {
   return items(item, 'accessList').map((e) => {
     const [a, keys] = items(e, 'access list entry');
     return {

@@ -4,32 +4,12 @@
  * eth_estimateGas. Unlike the call object, unknown members are refused: a misspelt `stateDiff`
  * silently ignored would simulate something else than asked.
  */
+import type { AccountOverride, BlockOverrides } from '../../execution/simulate.ts';
 import { expectObject, inField } from './call.ts';
 import { CodecError } from './errors.ts';
 import { parseAddress, parseData, parseHash, parseQuantity } from './hex.ts';
 
-export interface SlotValue {
-  slot: Uint8Array;
-  value: Uint8Array;
-}
-
-export interface AccountOverride {
-  address: Uint8Array;
-  balance?: bigint;
-  nonce?: bigint;
-  code?: Uint8Array;
-  state?: SlotValue[];
-  stateDiff?: SlotValue[];
-}
-
-export interface BlockOverrides {
-  number?: bigint;
-  time?: bigint;
-  gasLimit?: bigint;
-  baseFee?: bigint;
-  coinbase?: Uint8Array;
-  prevRandao?: Uint8Array;
-}
+export type { AccountOverride, BlockOverrides };
 
 const ACCOUNT_FIELDS = new Set(['balance', 'nonce', 'code', 'state', 'stateDiff']);
 
@@ -54,7 +34,7 @@ export function parseStateOverrides(v: unknown): AccountOverride[] {
   });
 }
 
-function parseSlots(name: string, v: unknown): SlotValue[] {
+function parseSlots(name: string, v: unknown): { slot: Uint8Array; value: Uint8Array }[] {
   const o = inField(name, () => expectObject(v, 'map[common.Hash]common.Hash'));
   return Object.entries(o).map(([slot, value]) => ({
     slot: inField(`${name} key ${slot}`, () => parseHash(slot)),

@@ -9,7 +9,8 @@
  *     (insufficient funds, fee cap below base fee, timeout) → -32000 with the reason.
  */
 import type { BlockRef } from '../codecs/block-ref.ts';
-import { type AccessListEntry, type CallObject, parseCallObject } from '../codecs/call.ts';
+import type { AccessListItem } from '../../execution/simulate.ts';
+import { type CallObject, parseCallObject } from '../codecs/call.ts';
 import { address, data, hash32, quantity } from '../codecs/hex.ts';
 import {
   type AccountOverride,
@@ -34,7 +35,7 @@ export type EstimateResult =
   | { status: 'failure'; error: string };
 
 export interface AccessListResult {
-  accessList: AccessListEntry[];
+  accessList: AccessListItem[];
   gasUsed: bigint;
   error?: string;
 }
