@@ -15,6 +15,7 @@ import { accountFromPrivateKey, toAccAddress } from '../src/crypto/accounts.ts';
 import { ChainNode } from '../src/node/node.ts';
 import { toHex } from '../src/primitives/bytes.ts';
 import { silentLogger } from '../src/util/logger.ts';
+import { FREE_PORT_FLAGS } from '../test/helpers/node.ts';
 
 export const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex.slice(2), 'hex'));
 
@@ -48,12 +49,7 @@ export async function startBenchNode(
     env: {},
     flags: {
       'consensus.create-empty-blocks': 'false',
-      'evm.http_port': '0',
-      'evm.ws_port': '0',
-      'api.address': 'tcp://127.0.0.1:0',
-      'grpc.address': '127.0.0.1:0',
-      'rpc.laddr': 'tcp://127.0.0.1:0',
-      'instrumentation.prometheus-listen-addr': '127.0.0.1:0',
+      ...FREE_PORT_FLAGS,
       ...flags,
     },
   });

@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Interface, Wallet } from 'ethers';
 import { percentile } from './report.ts';
+import { FREE_PORT_ENV } from '../test/helpers/chaind.ts';
 
 export const CONCURRENCY = 64;
 export const CHAIN_ID = 713714n;
@@ -73,15 +74,7 @@ export async function startChaind(args: string[]): Promise<{ child: ChildProcess
   const profile = process.env.CHAIND_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CHAIND_PROF}`] : [];
   const child = spawn(process.execPath, [...profile, CHAIND, ...args, '--log_format', 'json'], {
     // every listener on a free port: other nodes (tests, other benches) may run on this machine
-    env: {
-      ...process.env,
-      CHAIND_EVM_HTTP_PORT: '0',
-      CHAIND_EVM_WS_PORT: '0',
-      CHAIND_API_ADDRESS: 'tcp://127.0.0.1:0',
-      CHAIND_GRPC_ADDRESS: '127.0.0.1:0',
-      CHAIND_RPC_LADDR: 'tcp://127.0.0.1:0',
-      CHAIND_INSTRUMENTATION_PROMETHEUS_LISTEN_ADDR: '127.0.0.1:0',
-    },
+    env: { ...process.env, ...FREE_PORT_ENV },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout! });

@@ -29,6 +29,16 @@ export function tempHome(t: { after(fn: () => void): void }, prefix = 'chaind-te
   return dir;
 }
 
+/** Every listener of a spawned node on a free port (127.0.0.1), as environment variables. */
+export const FREE_PORT_ENV = {
+  CHAIND_EVM_HTTP_PORT: '0',
+  CHAIND_EVM_WS_PORT: '0',
+  CHAIND_API_ADDRESS: 'tcp://127.0.0.1:0',
+  CHAIND_GRPC_ADDRESS: '127.0.0.1:0',
+  CHAIND_RPC_LADDR: 'tcp://127.0.0.1:0',
+  CHAIND_INSTRUMENTATION_PROMETHEUS_LISTEN_ADDR: '127.0.0.1:0',
+};
+
 /** A running chaind whose stdout lines are collected and can be awaited. */
 export class ChaindProcess {
   readonly child: ChildProcess;
@@ -40,16 +50,7 @@ export class ChaindProcess {
   constructor(args: string[], env: Record<string, string> = {}) {
     this.child = spawn(process.execPath, [CHAIND, ...args], {
       // free JSON-RPC and REST ports, so nodes of concurrently running test files do not contend for 8545/8546/1317
-      env: {
-        ...process.env,
-        CHAIND_EVM_HTTP_PORT: '0',
-        CHAIND_EVM_WS_PORT: '0',
-        CHAIND_API_ADDRESS: 'tcp://127.0.0.1:0',
-        CHAIND_GRPC_ADDRESS: '127.0.0.1:0',
-        CHAIND_RPC_LADDR: 'tcp://127.0.0.1:0',
-        CHAIND_INSTRUMENTATION_PROMETHEUS_LISTEN_ADDR: '127.0.0.1:0',
-        ...env,
-      },
+      env: { ...process.env, ...FREE_PORT_ENV, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     createInterface({ input: this.child.stdout! }).on('line', (line) => {

@@ -39,6 +39,16 @@ export function makeHome(
   return home;
 }
 
+/** Every listener of an in-process node on a free port (127.0.0.1), as config flags. */
+export const FREE_PORT_FLAGS = {
+  'evm.http_port': '0',
+  'evm.ws_port': '0',
+  'api.address': 'tcp://127.0.0.1:0',
+  'grpc.address': '127.0.0.1:0',
+  'rpc.laddr': 'tcp://127.0.0.1:0',
+  'instrumentation.prometheus-listen-addr': '127.0.0.1:0',
+};
+
 export async function startNode(
   home: string,
   flags: Record<string, string> = {},
@@ -50,13 +60,8 @@ export async function startNode(
     flags: {
       'consensus.timeout-commit': '30ms',
       'state-store.ss-async-write-buffer': '0',
-      // a free port, so nodes of concurrently running test files do not contend for 8545
-      'evm.http_port': '0',
-      'evm.ws_port': '0',
-      'api.address': 'tcp://127.0.0.1:0',
-      'grpc.address': '127.0.0.1:0',
-      'rpc.laddr': 'tcp://127.0.0.1:0',
-      'instrumentation.prometheus-listen-addr': '127.0.0.1:0',
+      // free ports, so nodes of concurrently running test files do not contend for 8545
+      ...FREE_PORT_FLAGS,
       ...flags,
     },
   });

@@ -2,14 +2,10 @@
  * An in-process node with the consensus RPC and metrics on free ports, and small HTTP helpers.
  * The node starts the operational services itself; their bound addresses come from its handles.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseGenesis } from '../../../src/app/genesis.ts';
-import { loadConfig } from '../../../src/config/load.ts';
-import { ChainNode, type NodeOptions } from '../../../src/node/node.ts';
+import type { ChainNode } from '../../../src/node/node.ts';
 import { operationalHandles } from '../../../src/node/operational-services.ts';
 import { type LogRecord, memoryLogger } from '../../../src/util/logger.ts';
-import { makeHome, until } from '../../helpers/node.ts';
+import { makeHome, startNode, until } from '../../helpers/node.ts';
 
 export interface RpcNode {
   node: ChainNode;
@@ -26,26 +22,8 @@ export async function startRpcNode(
   flags: Record<string, string> = {},
 ): Promise<RpcNode> {
   const home = makeHome(t);
-  const { config } = loadConfig({
-    home,
-    env: {},
-    flags: {
-      'consensus.timeout-commit': '30ms',
-      'state-store.ss-async-write-buffer': '0',
-      'evm.http_port': '0',
-      'evm.ws_port': '0',
-      'rpc.laddr': 'tcp://127.0.0.1:0',
-      'api.address': 'tcp://127.0.0.1:0',
-      'grpc.address': '127.0.0.1:0',
-      'instrumentation.prometheus-listen-addr': '127.0.0.1:0',
-      ...flags,
-    },
-  });
-  const genesis = parseGenesis(readFileSync(join(home, 'config', 'genesis.json'), 'utf8'));
   const logs: LogRecord[] = [];
-  const opts: NodeOptions = { home, config, genesis, logger: memoryLogger(logs) };
-  const node = new ChainNode(opts);
-  await node.start();
+  const node = await startNode(home, flags, memoryLogger(logs));
   t.after(() => node.stop());
   const h = operationalHandles(node)!;
   return {
