@@ -12,10 +12,10 @@ import { stateVersion } from './chain.ts';
 
 export class HistoricalState {
   readonly height: number;
-  private readonly ss: StateStore;
+  private readonly ss: Pick<StateStore, 'get'>;
   private readonly version: number;
 
-  constructor(ss: StateStore, height: number) {
+  constructor(ss: Pick<StateStore, 'get'>, height: number) {
     this.ss = ss;
     this.height = height;
     this.version = stateVersion(height);

@@ -20,6 +20,9 @@ import { toHex } from '../primitives/bytes.ts';
 import { StateOverlay, type StateReader } from '../state/overlay.ts';
 import { ChainError } from '../util/errors.ts';
 import { ChainStateManager } from './state-manager.ts';
+import { readId as idOf, type VersionReadCache } from './version-reads.ts';
+
+export { VersionReadCache } from './version-reads.ts';
 
 /** A read of the pinned state: a value now, or a promise of it. */
 export type StateSource = (
@@ -55,29 +58,6 @@ class StateMiss {
   constructor(id: string, pending: Promise<Uint8Array | undefined>) {
     this.id = id;
     this.pending = pending;
-  }
-}
-
-/** One character per key byte (a prefix of a key gives a prefix of its id); about half the cost of hex. */
-const idOf = (store: string, key: Uint8Array) =>
-  `${store}\0${String.fromCharCode.apply(null, key as unknown as number[])}`;
-
-/**
- * Reads of one state version, kept across the simulations at that version (the bytes of a version
- * never change, whichever store answers). Values are shared: nothing may write into them.
- */
-export class VersionReadCache {
-  readonly version: number;
-  readonly entries = new Map<string, Uint8Array | undefined>();
-  private readonly maxEntries: number;
-  constructor(version: number, maxEntries = 100_000) {
-    this.version = version;
-    this.maxEntries = maxEntries;
-  }
-  /** Drops everything once full: a simple bound for a cache that mostly serves hot keys. */
-  set(id: string, v: Uint8Array | undefined): void {
-    if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(id, v);
   }
 }
 

@@ -14,6 +14,7 @@ import { readBaseFee } from '../chain/block-execution.ts';
 import type { Chain } from '../chain/chain.ts';
 import { HistoricalState } from '../chain/history.ts';
 import { simulationServices } from './rpc-simulation-adapters.ts';
+import { cachedStateReads } from './rpc-state-reads.ts';
 import { traceServices } from './rpc-debug-adapters.ts';
 import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
 import type { Mempool } from '../mempool/mempool.ts';
@@ -59,7 +60,7 @@ export interface ChainReaderDeps {
   chain: Chain;
   blocks: BlockStore;
   ss: StateStore;
-  /** State Commit: reads of the latest state (see `latestFromSc`); absent: the State Store only. */
+  /** State Commit: reads of the latest state (see rpc-state-reads.ts); absent: the State Store only. */
   sc?: CommitStore;
   genesis: Genesis;
   feeParams: BaseFeeParams;
@@ -74,9 +75,12 @@ export class NodeChainReader implements ChainReader {
   private readonly contexts = new Lru<number, BlockContext>(16_384);
   private readonly baseFees = new Lru<number, bigint>(4096);
   private genesisAppHash: Uint8Array | undefined;
+  /** State at a height, through the reads kept per version (rpc-state-reads.ts). */
+  private readonly stateReads: Pick<StateStore, 'get'>;
 
   constructor(d: ChainReaderDeps) {
     this.d = d;
+    this.stateReads = cachedStateReads(d);
     this.chainId = BigInt(d.genesis.app_state.evm.params.chain_id);
     this.genesisTime = Math.floor(Date.parse(d.genesis.genesis_time) / 1000);
   }
@@ -208,23 +212,8 @@ export class NodeChainReader implements ChainReader {
   }
 
   stateAt(height: number): StateAt & { get: HistoricalState['get'] } {
-    return new HistoricalState(this.d.sc ? this.latestFromSc : this.d.ss, height);
+    return new HistoricalState(this.stateReads, height);
   }
-
-  /**
-   * The State Store, except that a read of the latest version goes to State Commit (in memory,
-   * synchronous) while SC provably holds it: SC is at that version and the next block is not stored
-   * yet (the pipeline stores a block before it touches SC). Both give the same bytes (as in
-   * rpc-simulation-adapters.ts).
-   */
-  private readonly latestFromSc = {
-    get: async (store: string, key: Uint8Array, version: number) => {
-      const sc = this.d.sc!;
-      return sc.version === version && this.d.blocks.latestHeight() === version - 1
-        ? sc.get(store, key)
-        : this.d.ss.get(store, key, version);
-    },
-  } as StateStore;
 }
 
 function ethTxOf(block: Block, index: number): Uint8Array {

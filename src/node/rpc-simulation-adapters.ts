@@ -16,7 +16,8 @@ import type { Chain } from '../chain/chain.ts';
 import { stateVersion } from '../chain/chain.ts';
 import type { BlockEnv } from '../execution/block-executor.ts';
 import { createAccessList, estimateGas } from '../execution/simulate-estimate.ts';
-import { Simulation, SimulationError, VersionReadCache } from '../execution/simulate.ts';
+import { Simulation, SimulationError } from '../execution/simulate.ts';
+import type { VersionReadCaches } from '../execution/version-reads.ts';
 import type { AccountOverride, BlockOverrides } from '../rpc/codecs/overrides.ts';
 import type { CallObject } from '../rpc/codecs/call.ts';
 import type { ChainReader } from '../rpc/evm/backend.ts';
@@ -27,6 +28,7 @@ import type { CommitStore } from '../storage/sc/commit-store.ts';
 import { ProofUnsupportedError } from '../storage/sc/errors.ts';
 import type { StateStore } from '../storage/ss/types.ts';
 import { ChainError } from '../util/errors.ts';
+import { stateSource, versionReads } from './rpc-state-reads.ts';
 
 export interface SimulationDeps {
   chain: Chain;
@@ -42,17 +44,18 @@ export interface SimulationDeps {
   timeoutMs: number;
 }
 
-/** State versions whose reads are kept across simulations (latest, and a few historical ones). */
-const READ_CACHE_VERSIONS = 4;
-
 export class NodeSimulation implements SimulationBackend {
   private readonly d: SimulationDeps;
-  private readonly readCaches = new Map<number, VersionReadCache>();
+  /** Reads kept per version, shared with the chain's other RPC state reads (rpc-state-reads.ts). */
+  private readonly reads: VersionReadCaches;
+  private readonly source: ReturnType<typeof stateSource>;
   /** Common.chainId() converts on every call */
   private readonly chainId: bigint;
   constructor(d: SimulationDeps) {
     this.d = d;
     this.chainId = d.chain.common.chainId();
+    this.reads = versionReads(d.chain);
+    this.source = stateSource(d);
   }
 
   /** The block context of `height` (geth runs a call "in" the requested block). */
@@ -90,31 +93,13 @@ export class NodeSimulation implements SimulationBackend {
     return Simulation.create({
       common: this.d.chain.common,
       env: await this.env(height),
-      state: (store, key) =>
-        this.d.sc?.version === version && this.d.blocks.latestHeight() === height
-          ? this.d.sc.get(store, key)
-          : this.d.ss.get(store, key, version),
+      state: (store, key) => this.source(store, key, version),
       gasCap: this.d.gasCap,
       timeoutMs,
       stateOverrides,
       blockOverrides,
-      readCache: this.readCache(version),
+      readCache: this.reads.at(version),
     });
-  }
-
-  /** The reads kept for `version`; the few most recently used versions are kept. */
-  private readCache(version: number): VersionReadCache {
-    let c = this.readCaches.get(version);
-    if (c) {
-      // most recently used last, so the first entry is the one to drop
-      this.readCaches.delete(version);
-    } else {
-      c = new VersionReadCache(version);
-      if (this.readCaches.size >= READ_CACHE_VERSIONS)
-        this.readCaches.delete(this.readCaches.keys().next().value!);
-    }
-    this.readCaches.set(version, c);
-    return c;
   }
 
   async call(

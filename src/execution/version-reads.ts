@@ -1,0 +1,50 @@
+/**
+ * Reads of committed state versions, kept across requests. The bytes of (store, key) at a version
+ * never change once the version is committed, whichever store answers (State Commit for the latest,
+ * the State Store for any retained one), so a read made for one request (an eth_call, an
+ * eth_getBalance at the same height) answers the next without another engine seek. Values are
+ * shared: nothing may write into them.
+ */
+
+/** One character per key byte (a prefix of a key gives a prefix of its id); about half the cost of hex. */
+export const readId = (store: string, key: Uint8Array): string =>
+  `${store}\0${String.fromCharCode.apply(null, key as unknown as number[])}`;
+
+/** The reads of one state version. */
+export class VersionReadCache {
+  readonly version: number;
+  readonly entries = new Map<string, Uint8Array | undefined>();
+  private readonly maxEntries: number;
+  constructor(version: number, maxEntries = 100_000) {
+    this.version = version;
+    this.maxEntries = maxEntries;
+  }
+  /** Drops everything once full: a simple bound for a cache that mostly serves hot keys. */
+  set(id: string, v: Uint8Array | undefined): void {
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(id, v);
+  }
+}
+
+/** The caches of the few most recently read versions (latest, and a few historical ones). */
+export class VersionReadCaches {
+  private readonly caches = new Map<number, VersionReadCache>();
+  private readonly maxVersions: number;
+  constructor(maxVersions = 4) {
+    this.maxVersions = maxVersions;
+  }
+
+  /** The cache of `version`, made the most recently used. */
+  at(version: number): VersionReadCache {
+    let c = this.caches.get(version);
+    if (c) {
+      // most recently used last, so the first entry is the one to drop
+      this.caches.delete(version);
+    } else {
+      c = new VersionReadCache(version);
+      if (this.caches.size >= this.maxVersions) this.caches.delete(this.caches.keys().next().value!);
+    }
+    this.caches.set(version, c);
+    return c;
+  }
+}
