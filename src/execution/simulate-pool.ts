@@ -8,6 +8,7 @@
  */
 import type { AccountFields, Common, StateManagerInterface } from '@ethereumjs/common';
 import type { Account, Address } from '@ethereumjs/util';
+import type { EVM } from '@ethereumjs/evm';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { ChainError } from '../util/errors.ts';
 import type { BlockEnv } from './block-executor.ts';
@@ -17,6 +18,7 @@ import type { SimulationStateManager } from './simulate-state.ts';
 // JUMPDEST analysis once per (EVM, code array): simulations read code through the per-version read
 // cache (simulate-state.ts), so a contract's code is the same array from one call to the next.
 import './jumpdest-cache.ts';
+import { installWordOpcodes } from './word-opcodes.ts';
 
 /** What a pooled VM works for right now. */
 export interface VmOwner {
@@ -98,6 +100,7 @@ async function build(common: Common): Promise<PooledVm> {
     evmOpts: { customOpcodes: deadlineOpcodes(common, () => slot.owner?.deadline) },
   });
   dropHardforkListeners(common);
+  installWordOpcodes(vm.evm as EVM);
   const events = vm.evm.events;
   if (!events) throw new ChainError('UNSUPPORTED', 'the EVM has no event emitter');
   // the first message starts the EVM: the sender's EIP-3607 check is behind (see hideCodeOf)

@@ -16,7 +16,7 @@ import { Account, type Address } from '@ethereumjs/util';
 import { Bank } from '../app/bank.ts';
 import { EMPTY_CODE_HASH, Evm, leftPad32 } from '../app/evm.ts';
 import { evmKeys, STORES } from '../app/store-keys.ts';
-import { toHex } from '../primitives/bytes.ts';
+import { equalBytes, toHex } from '../primitives/bytes.ts';
 import { StateOverlay, type StateReader } from '../state/overlay.ts';
 import { ChainError } from '../util/errors.ts';
 import { ChainStateManager } from './state-manager.ts';
@@ -182,11 +182,15 @@ export class SimulationStateManager implements StateManagerInterface {
     });
   }
   putAccount(a: Address, account?: Account): Promise<void> {
-    return this.source.settle(() => {
+    return this.source.settle(async () => {
       if (account && this.hides(a)) {
         const codeHash = new Evm(this.overlay).codeHash(a.bytes);
         account = new Account(account.nonce, account.balance, account.storageRoot, codeHash);
       }
+      // The EVM puts the sender and the target of every message back even when no value moved.
+      // Rewriting what is there changes nothing a later read sees (the account is read again from
+      // the same keys), and nothing here outlives the simulation, so only changes are written.
+      if (account && unchanged(await this.inner.getAccount(a), account)) return;
       return this.inner.putAccount(a, account);
     });
   }
@@ -236,4 +240,15 @@ export class SimulationStateManager implements StateManagerInterface {
   shallowCopy(): StateManagerInterface {
     throw new ChainError('UNSUPPORTED', 'a simulation state cannot be copied');
   }
+}
+
+/** Whether putting `next` over `current` (undefined: no account) would write the same fields. */
+function unchanged(current: Account | undefined, next: Account): boolean {
+  if (current === undefined)
+    return next.nonce === 0n && next.balance === 0n && equalBytes(next.codeHash, EMPTY_CODE_HASH);
+  return (
+    current.nonce === next.nonce &&
+    current.balance === next.balance &&
+    equalBytes(current.codeHash, next.codeHash)
+  );
 }

@@ -11,6 +11,7 @@ import { createChainCommon } from '../../../src/execution/chain-config.ts';
 import { estimateGas } from '../../../src/execution/simulate-estimate.ts';
 import {
   type AccountOverride,
+  type RunResult,
   Simulation,
   SimulationTimeoutError,
   type StateSource,
@@ -257,4 +258,25 @@ test("call() (eth_call's direct EVM call) answers what run() answers, and falls 
   const poor = await create(sync, overrides);
   await assert.rejects(poor.call({ from: PROBE, to: PROBE, value: 1n }, 100_000n), /insufficient funds/);
   await assert.rejects(poor.call({ to: PROBE, data: new Uint8Array(100) }, 21_000n), /intrinsic gas too low/);
+});
+
+test('eth_call runs: the sender nonce bump and value moves take effect in the call, nothing outlives it', async () => {
+  const { sync } = sources();
+  const [alice] = devAccounts;
+  // returns EXTCODEHASH(CALLER) ‖ BALANCE(ADDRESS)
+  const code = bytes('333f600052' + '3031602052' + '60406000f3');
+  const sim = await create(sync, [{ address: PROBE, code }]);
+  const fresh = new Uint8Array(20).fill(0x55);
+  const word = (r: RunResult) => Buffer.from(r.status === 'success' ? r.returnData : []).toString('hex');
+  const EMPTY_CODE_HASH = 'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
+  // a sender without an account exists once its nonce is bumped, as runTx would have it
+  const first = await sim.call({ from: fresh, to: PROBE }, 100_000n);
+  assert.equal(word(first), EMPTY_CODE_HASH + '0'.repeat(64));
+  const paid = await sim.call({ from: alice.evmAddress, to: PROBE, value: 5n }, 100_000n);
+  assert.equal(word(paid), EMPTY_CODE_HASH + '5'.padStart(64, '0'));
+  // neither call left anything behind
+  assert.deepEqual(await sim.call({ from: fresh, to: PROBE }, 100_000n), first);
+  assert.equal(await sim.balanceOf(PROBE), 0n);
+  assert.equal(await sim.nonceOf(alice.evmAddress), 0n);
+  assert.equal(await sim.nonceOf(fresh), 0n);
 });
