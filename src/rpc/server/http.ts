@@ -7,12 +7,13 @@
  * including parse errors, travel in 200 responses (DESIGN §7).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { promisify } from 'node:util';
 import { gzip as gzipCb } from 'node:zlib';
 import { ChainError } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { CallContext, Dispatcher } from './dispatcher.ts';
+import { FastConnections } from './http-fast.ts';
 
 const gzip = promisify(gzipCb);
 
@@ -31,12 +32,21 @@ export interface HttpServerOptions {
 const JSON_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest']);
 /** Smaller answers are not worth compressing. */
 const GZIP_MIN_BYTES = 1024;
+/**
+ * A keep-alive client (ethers, viem, the bench) reuses sockets; keep them a little longer than Node's
+ * 5 s default so a pause between bursts does not race a server-side close.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 export class JsonRpcHttpServer {
   private readonly dispatcher: Dispatcher;
   private readonly o: HttpServerOptions;
   private readonly log: Logger;
-  private server: Server | undefined;
+  /** Accepts the connections: plain requests are answered on the fast path (http-fast.ts)... */
+  private server: NetServer | undefined;
+  /** ...and node:http takes a connection over from its first request that is not plain. */
+  private http: Server | undefined;
+  private fast: FastConnections | undefined;
 
   constructor(dispatcher: Dispatcher, options: HttpServerOptions) {
     this.dispatcher = dispatcher;
@@ -57,16 +67,23 @@ export class JsonRpcHttpServer {
   }
 
   async start(): Promise<void> {
-    const server = createServer({ keepAlive: true }, (req, res) => {
+    const http = createServer({ keepAlive: true }, (req, res) => {
       this.serve(req, res).catch((err) => {
         this.log.error({ err: (err as Error).message }, 'JSON-RPC request failed');
         if (!res.headersSent) send(res, 500, 'text/plain', 'internal error');
         else res.destroy();
       });
     });
-    // A keep-alive client (ethers, viem, the bench) reuses sockets; keep them a little longer than
-    // Node's 5 s default so a pause between bursts does not race a server-side close.
-    server.keepAliveTimeout = 65_000;
+    http.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    const fast = new FastConnections({
+      answer: (body) => this.answer(body),
+      encode: (json, acceptEncoding) => this.encode(json, acceptEncoding),
+      fallback: (socket) => http.emit('connection', socket),
+      failed: (err) => this.log.error({ err: (err as Error).message }, 'JSON-RPC request failed'),
+      maxBodyBytes: this.o.maxBodyBytes,
+      keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+    });
+    const server = createNetServer((socket) => fast.accept(socket));
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err) =>
         reject(
@@ -82,18 +99,30 @@ export class JsonRpcHttpServer {
         resolve();
       });
     });
+    // node:http tracks its connections (for closing them, and its header and request timeouts) from
+    // the moment it is listening; it listens through `server` here
+    http.emit('listening');
     this.server = server;
+    this.http = http;
+    this.fast = fast;
     this.log.info({ address: this.url }, 'JSON-RPC server listening');
   }
 
   /** Stops accepting, lets in-flight requests finish, then closes idle keep-alive sockets. */
   async stop(): Promise<void> {
     const server = this.server;
+    const http = this.http!;
+    const fast = this.fast!;
     if (!server) return;
     this.server = undefined;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const timer = setTimeout(() => server.closeAllConnections(), 2_000);
+    fast.closeIdle();
+    // closes node:http's idle connections and stops its timeout checks
+    http.close();
+    const timer = setTimeout(() => {
+      fast.closeAll();
+      http.closeAllConnections();
+    }, 2_000);
     await closed;
     clearTimeout(timer);
   }
@@ -123,22 +152,43 @@ export class JsonRpcHttpServer {
     }
     const body = await this.readBody(req, res);
     if (body === undefined) return;
+    const { json, headers } = await this.answer(body);
+    if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    if (json === undefined) return send(res, 200, 'application/json', '');
+    const { body: out, gzip } = await this.encode(json, req.headers['accept-encoding']);
+    if (gzip) {
+      res.setHeader('content-encoding', 'gzip');
+      res.setHeader('vary', appendVary(res.getHeader('vary'), 'Accept-Encoding'));
+    }
+    send(res, 200, 'application/json', out);
+  }
 
+  /** The JSON answer of a POSTed body (undefined: nothing to answer) and the headers it needs. */
+  private async answer(
+    body: Buffer,
+  ): Promise<{ json: string | undefined; headers?: Readonly<Record<string, string>> }> {
     let payload: unknown;
     try {
       payload = JSON.parse(body.toString('utf8'));
     } catch {
-      return this.reply(req, res, {
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: -32700, message: 'parse error' },
-      });
+      return {
+        json: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } }),
+      };
     }
     const ctx: CallContext = {};
     const answer = await this.dispatcher.handlePayload(payload, this.o.batchLimit, ctx);
-    if (ctx.headers) for (const [k, v] of Object.entries(ctx.headers)) res.setHeader(k, v);
-    if (answer === undefined) return send(res, 200, 'application/json', '');
-    return this.reply(req, res, answer);
+    return { json: answer === undefined ? undefined : JSON.stringify(answer), headers: ctx.headers };
+  }
+
+  /** `json` as sent: gzipped when it is large enough and the client accepts gzip. */
+  private async encode(
+    json: string,
+    acceptEncoding: string | undefined,
+  ): Promise<{ body: string | Buffer; gzip: boolean }> {
+    if (json.length >= GZIP_MIN_BYTES && /\bgzip\b/.test(acceptEncoding ?? '')) {
+      return { body: await gzip(json), gzip: true };
+    }
+    return { body: json, gzip: false };
   }
 
   /** The body, or undefined after answering 413. */
@@ -178,16 +228,6 @@ export class JsonRpcHttpServer {
         done = true;
       });
     });
-  }
-
-  private async reply(req: IncomingMessage, res: ServerResponse, answer: unknown): Promise<void> {
-    const json = JSON.stringify(answer);
-    if (json.length >= GZIP_MIN_BYTES && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
-      res.setHeader('content-encoding', 'gzip');
-      res.setHeader('vary', appendVary(res.getHeader('vary'), 'Accept-Encoding'));
-      return send(res, 200, 'application/json', await gzip(json));
-    }
-    send(res, 200, 'application/json', json);
   }
 
   private originAllowed(origin: string): boolean {

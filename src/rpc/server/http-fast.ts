@@ -1,0 +1,230 @@
+/**
+ * The JSON-RPC server's fast path for plain requests. node:http costs a JSON-RPC read about as much
+ * as the read itself (request and response objects, header maps, streams, timers per request), and
+ * almost every request a client sends is the same shape: `POST /` over HTTP/1.1 keep-alive with a
+ * Host, a JSON content type and a content-length within the limit. Those are parsed here straight
+ * from the socket's bytes and answered with the bytes node:http would write (same status line,
+ * header order, Date, Connection and Keep-Alive headers).
+ *
+ * Anything else — another method or path, chunked bodies, Expect, CORS (an Origin header), Upgrade,
+ * `Connection: close`, HTTP/1.0, a body over the limit, oversized or unusual headers — hands the
+ * connection to the node:http server from that request on: the bytes not yet answered are pushed
+ * back into the socket and node:http parses them as if it had read them itself, so every such case
+ * keeps node:http's behaviour and error answers.
+ */
+import type { Socket } from 'node:net';
+
+/** What the fast path needs from the server: the answer of a body, and the node:http fallback. */
+export interface FastPathHost {
+  /** The JSON answer of a request body (undefined: no answer, e.g. only notifications) and extra headers. */
+  answer(body: Buffer): Promise<{ json: string | undefined; headers?: Readonly<Record<string, string>> }>;
+  /** Gzips `json` when it is large and the client accepts gzip (content-encoding and vary then set). */
+  encode(json: string, acceptEncoding: string | undefined): Promise<{ body: string | Buffer; gzip: boolean }>;
+  /** Hands a connection to node:http (called with the unanswered bytes already pushed back). */
+  fallback(socket: Socket): void;
+  /** A request failed unexpectedly (node:http's path answers 500 then). */
+  failed(err: unknown): void;
+  readonly maxBodyBytes: number;
+  readonly keepAliveTimeoutMs: number;
+}
+
+/** node:http's default limit on the size of a request's head. */
+const MAX_HEAD_BYTES = 16 * 1024;
+const JSON_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest']);
+const REQUEST_LINE = 'POST / HTTP/1.1';
+/** Header names whose presence needs node:http's handling (`connection` unless it is keep-alive). */
+const DELEGATED = new Set(['transfer-encoding', 'expect', 'origin', 'upgrade']);
+
+export interface PlainRequest {
+  /** Offset of the body and of the next request in the buffer. */
+  bodyStart: number;
+  end: number;
+  acceptEncoding: string | undefined;
+}
+
+/**
+ * The plain request at the start of `buf`: 'incomplete' until its head and body are in, 'delegate'
+ * when it is not one the fast path answers.
+ */
+export function parsePlainRequest(
+  buf: Buffer,
+  maxBodyBytes: number,
+): PlainRequest | 'incomplete' | 'delegate' {
+  const headEnd = buf.indexOf('\r\n\r\n');
+  if (headEnd < 0) return buf.length > MAX_HEAD_BYTES ? 'delegate' : 'incomplete';
+  if (headEnd > MAX_HEAD_BYTES) return 'delegate';
+  const head = buf.toString('latin1', 0, headEnd);
+  if (!head.startsWith(REQUEST_LINE) || head.charCodeAt(REQUEST_LINE.length) !== 13) return 'delegate';
+  let length = -1;
+  let type: string | undefined;
+  let host = false;
+  let acceptEncoding: string | undefined;
+  let at = REQUEST_LINE.length + 2;
+  while (at < head.length) {
+    let eol = head.indexOf('\r\n', at);
+    if (eol < 0) eol = head.length;
+    const colon = head.indexOf(':', at);
+    // a line without a name, a folded line or a space before the colon: node:http decides
+    if (colon <= at || colon > eol || head.charCodeAt(at) <= 32 || head.charCodeAt(colon - 1) <= 32)
+      return 'delegate';
+    const name = head.slice(at, colon).toLowerCase();
+    const value = head.slice(colon + 1, eol).trim();
+    at = eol + 2;
+    if (DELEGATED.has(name)) return 'delegate';
+    if (name === 'connection') {
+      if (value.toLowerCase() !== 'keep-alive') return 'delegate';
+    } else if (name === 'content-length') {
+      if (length >= 0 || !/^\d{1,15}$/.test(value)) return 'delegate';
+      length = Number(value);
+    } else if (name === 'content-type') {
+      if (type !== undefined) return 'delegate';
+      type = value.split(';')[0].trim().toLowerCase();
+    } else if (name === 'host') {
+      if (host) return 'delegate';
+      host = true;
+    } else if (name === 'accept-encoding') {
+      if (acceptEncoding !== undefined) return 'delegate';
+      acceptEncoding = value;
+    }
+  }
+  if (length < 0 || length > maxBodyBytes || !host || type === undefined || !JSON_TYPES.has(type))
+    return 'delegate';
+  const bodyStart = headEnd + 4;
+  if (buf.length < bodyStart + length) return 'incomplete';
+  return { bodyStart, end: bodyStart + length, acceptEncoding };
+}
+
+let dateSecond = -1;
+let dateValue = '';
+/** node:http's Date header value, formatted once per second as node:http does. */
+function utcDate(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateValue = new Date(now).toUTCString();
+  }
+  return dateValue;
+}
+
+/**
+ * The head node:http writes for `setHeader(extra...)` then `writeHead(status, {content-type,
+ * content-length})` on a keep-alive connection.
+ */
+export function responseHead(
+  extra: readonly [string, string][],
+  bodyLength: number,
+  keepAliveTimeoutMs: number,
+  status = '200 OK',
+  type = 'application/json',
+): string {
+  let head = `HTTP/1.1 ${status}\r\n`;
+  for (const [k, v] of extra) head += `${k}: ${v}\r\n`;
+  return (
+    head +
+    `content-type: ${type}\r\ncontent-length: ${bodyLength}\r\nDate: ${utcDate()}\r\n` +
+    `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(keepAliveTimeoutMs / 1000)}\r\n\r\n`
+  );
+}
+
+/** The fast path's connections: answered here until a request needs node:http. */
+export class FastConnections {
+  private readonly host: FastPathHost;
+  /** Connections still on the fast path, and whether each is answering a request now. */
+  private readonly sockets = new Map<Socket, { busy: boolean }>();
+  private stopping = false;
+
+  constructor(host: FastPathHost) {
+    this.host = host;
+  }
+
+  accept(socket: Socket): void {
+    if (this.stopping) {
+      socket.destroy();
+      return;
+    }
+    const state = { busy: false };
+    this.sockets.set(socket, state);
+    socket.setNoDelay(true);
+    let buf: Buffer = Buffer.alloc(0);
+    // idle for the keep-alive timeout: closed; the timer restarts with every read and write, and a
+    // request being answered keeps the connection (node:http sets no timeout while answering either)
+    const idle = () => {
+      if (!state.busy) socket.destroy();
+    };
+    const onData = (chunk: Buffer) => {
+      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
+      if (!state.busy) void pump();
+    };
+    const onClose = () => this.sockets.delete(socket);
+    const onError = () => socket.destroy();
+    const handOff = () => {
+      socket.off('data', onData);
+      socket.off('close', onClose);
+      socket.off('error', onError);
+      socket.off('timeout', idle);
+      socket.setTimeout(0);
+      this.sockets.delete(socket);
+      if (buf.length > 0) socket.unshift(buf);
+      this.host.fallback(socket);
+    };
+    const pump = async () => {
+      while (!socket.destroyed) {
+        const req = parsePlainRequest(buf, this.host.maxBodyBytes);
+        if (req === 'incomplete') return;
+        if (req === 'delegate') return handOff();
+        const body = buf.subarray(req.bodyStart, req.end);
+        buf = buf.subarray(req.end);
+        state.busy = true;
+        let out: string | Buffer;
+        try {
+          out = await this.respond(body, req.acceptEncoding);
+        } catch (err) {
+          // what the node:http path answers when a request fails unexpectedly
+          this.host.failed(err);
+          out =
+            responseHead([], 14, this.host.keepAliveTimeoutMs, '500 Internal Server Error', 'text/plain') +
+            'internal error';
+        }
+        state.busy = false;
+        if (socket.destroyed) return;
+        socket.write(out);
+        if (this.stopping) {
+          socket.end();
+          return;
+        }
+      }
+    };
+    socket.on('data', onData);
+    socket.on('close', onClose);
+    socket.on('error', onError);
+    socket.on('timeout', idle);
+    socket.setTimeout(this.host.keepAliveTimeoutMs);
+  }
+
+  private async respond(body: Buffer, acceptEncoding: string | undefined): Promise<string | Buffer> {
+    const { json, headers } = await this.host.answer(body);
+    const extra: [string, string][] = headers ? Object.entries(headers) : [];
+    if (json === undefined) return responseHead(extra, 0, this.host.keepAliveTimeoutMs);
+    const { body: out, gzip } = await this.host.encode(json, acceptEncoding);
+    if (gzip) extra.push(['content-encoding', 'gzip'], ['vary', 'Accept-Encoding']);
+    if (typeof out === 'string')
+      return responseHead(extra, Buffer.byteLength(out), this.host.keepAliveTimeoutMs) + out;
+    const head = Buffer.from(responseHead(extra, out.length, this.host.keepAliveTimeoutMs), 'latin1');
+    return Buffer.concat([head, out]);
+  }
+
+  /** Closes idle connections now; busy ones close after their answer. */
+  closeIdle(): void {
+    this.stopping = true;
+    for (const [socket, state] of this.sockets) if (!state.busy) socket.end();
+  }
+
+  closeAll(): void {
+    for (const socket of this.sockets.keys()) socket.destroy();
+  }
+
+  get open(): number {
+    return this.sockets.size;
+  }
+}
