@@ -18,6 +18,7 @@ import type { SimulationStateManager } from './simulate-state.ts';
 // JUMPDEST analysis once per (EVM, code array): simulations read code through the per-version read
 // cache (simulate-state.ts), so a contract's code is the same array from one call to the next.
 import './jumpdest-cache.ts';
+import { useSyncSteps } from './sync-steps.ts';
 import { installWordOpcodes } from './word-opcodes.ts';
 
 /** What a pooled VM works for right now. */
@@ -101,6 +102,7 @@ async function build(common: Common): Promise<PooledVm> {
   });
   dropHardforkListeners(common);
   installWordOpcodes(vm.evm as EVM);
+  useSyncSteps(vm.evm);
   const events = vm.evm.events;
   if (!events) throw new ChainError('UNSUPPORTED', 'the EVM has no event emitter');
   // the first message starts the EVM: the sender's EIP-3607 check is behind (see hideCodeOf)
