@@ -23,7 +23,7 @@ import { MemIavlDB } from '../src/storage/sc/iavl/db.ts';
 import { commitmentProof } from '../src/storage/sc/iavl/proof.ts';
 import { encodeCommitmentProof } from '../src/storage/sc/proof.ts';
 import { FlatKV } from '../src/storage/sc/flatkv/store.ts';
-import { locate } from '../src/storage/sc/flatkv/layout.ts';
+import { physicalKey } from '../src/storage/sc/flatkv/layout.ts';
 import { openLmdbStore } from '../src/storage/kv/lmdb.ts';
 import type { KVOp } from '../src/storage/kv/types.ts';
 import type { KVPair } from '../src/storage/sc/types.ts';
@@ -202,7 +202,7 @@ try {
       for (let j = i; j < Math.min(N, i + 100_000); j++) {
         const key = storageKey();
         keys.push(key);
-        ops.push({ type: 'put', key: locate(key).physical, value: randomBytes(32) });
+        ops.push({ type: 'put', key: physicalKey(key), value: randomBytes(32) });
       }
       await kv.write(ops);
     }
@@ -211,7 +211,8 @@ try {
       note: 'direct lmdb writes, lattice not computed',
     });
     // flush interval above the measured blocks: flushes are timed separately, after them
-    const fk = await FlatKV.open(kv, { walDir: join(root, 'flatkv-wal'), flushInterval: 1000 });
+    // kvPath as the commit store passes it: the hash workers read previous values from lmdb too
+    const fk = await FlatKV.open(kv, { walDir: join(root, 'flatkv-wal'), flushInterval: 1000, kvPath: dir });
 
     const reads = Math.min(N, 1_000_000);
     const sample = Array.from({ length: reads }, () => keys[rand32() % N]);

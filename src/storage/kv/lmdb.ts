@@ -24,6 +24,15 @@ export async function openLmdbStore(path: string, options: KVOpenOptions = {}): 
 }
 
 type LmdbDb = Database<Uint8Array, Uint8Array>;
+
+/**
+ * lmdb-js's getBinaryFast answers with its whole reusable buffer and an own `length` property set to
+ * the value's size: methods that use the real length (slice, set, subarray without an end) would
+ * see all of it, so callers get an exact view (valid until the next read).
+ */
+function exactView(shared: Uint8Array | undefined): Uint8Array | undefined {
+  return shared === undefined ? undefined : new Uint8Array(shared.buffer, shared.byteOffset, shared.length);
+}
 const EMPTY = new Uint8Array(0);
 
 class LmdbStore implements KVStore {
@@ -45,6 +54,11 @@ class LmdbStore implements KVStore {
     this.assertOpen();
     const value = this.db.getBinary(key);
     return value === undefined ? undefined : asBytes(value);
+  }
+
+  getSyncView(key: Uint8Array): Uint8Array | undefined {
+    this.assertOpen();
+    return exactView(this.db.getBinaryFast(key));
   }
 
   async has(key: Uint8Array): Promise<boolean> {
@@ -91,9 +105,17 @@ class LmdbStore implements KVStore {
       const value = getBinaryIn(key, { transaction: txn });
       return value === undefined ? undefined : asBytes(value);
     };
+    const getBinaryFastIn = db.getBinaryFast.bind(db) as (
+      k: Uint8Array,
+      o: { transaction: Transaction },
+    ) => Uint8Array | undefined;
     const reader: KVReader & { iterateSync(range?: KVRange): Iterable<KVEntry> } = {
       get: async (key) => getSync(key),
       getSync,
+      getSyncView: (key) => {
+        check();
+        return exactView(getBinaryFastIn(key, { transaction: txn }));
+      },
       has: async (key) => getSync(key) !== undefined,
       iterateSync: (range = {}) => {
         check();

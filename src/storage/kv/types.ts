@@ -21,6 +21,11 @@ export interface KVReader {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
   /** Engines that can read without I/O waits (lmdb's memory map, memory) answer synchronously too. */
   getSync?(key: Uint8Array): Uint8Array | undefined;
+  /**
+   * Like getSync, without the copy: the bytes are only valid until the next read on this store (lmdb
+   * answers from a buffer it reuses). For hot paths that copy or consume the value at once.
+   */
+  getSyncView?(key: Uint8Array): Uint8Array | undefined;
   has(key: Uint8Array): Promise<boolean>;
   /** Entries in key order (or reverse) within the range; bounded by `limit` when given. */
   iterate(range?: KVRange): AsyncIterable<KVEntry>;

@@ -149,6 +149,7 @@ export class CommitStore {
           undoWindow: opts.flatkvUndoWindow,
           hashWorkers: opts.flatkvHashWorkers,
           walDir: join(opts.dir, 'flatkv-wal'),
+          kvPath: opts.openKV ? undefined : path,
           // flatkv's log stays synchronous for now (FlatKV supports asyncCommitBuffer): the async-buffer
           // crash test in test/integration/sc checks reported hashes only up to the reopened version + 1,
           // so it fails when both logs lose blocks, although the loss stays within the buffer

@@ -25,11 +25,34 @@ export const T_UNDO = 0x55; // 'U'
 
 export type Field = 'nonce' | 'codehash' | undefined;
 
-/** Where one evm key lives: its table, physical key and (for account rows) which field. */
+/**
+ * Where one evm key lives: its table, which field of an account row, and how its physical key is made
+ * (the table's prefix byte, then the evm key without its first `skip` bytes). The descriptors are
+ * shared constants, so locating a key allocates nothing; the physical key is built only where a KV
+ * operation needs it.
+ */
 export interface Location {
-  table: Table;
-  physical: Uint8Array;
-  field: Field;
+  readonly table: Table;
+  readonly field: Field;
+  readonly prefix: number;
+  readonly skip: 0 | 1;
+}
+
+const AT_NONCE: Location = { table: 'account', field: 'nonce', prefix: T_ACCOUNT, skip: 1 };
+const AT_CODEHASH: Location = { table: 'account', field: 'codehash', prefix: T_ACCOUNT, skip: 1 };
+const AT_CODE: Location = { table: 'code', field: undefined, prefix: T_CODE, skip: 1 };
+const AT_STORAGE: Location = { table: 'storage', field: undefined, prefix: T_STORAGE, skip: 1 };
+const AT_MISC: Location = { table: 'misc', field: undefined, prefix: T_MISC, skip: 0 };
+
+export function locate(key: Uint8Array): Location {
+  const p = key[0];
+  if (key.length === 21) {
+    if (p === EVM_PREFIX.nonce) return AT_NONCE;
+    if (p === EVM_PREFIX.codehash) return AT_CODEHASH;
+    if (p === EVM_PREFIX.code) return AT_CODE;
+  }
+  if (key.length === 53 && p === EVM_PREFIX.storage) return AT_STORAGE;
+  return AT_MISC;
 }
 
 function withPrefix(p: number, rest: Uint8Array): Uint8Array {
@@ -39,20 +62,19 @@ function withPrefix(p: number, rest: Uint8Array): Uint8Array {
   return out;
 }
 
-export function locate(key: Uint8Array): Location {
-  const p = key[0];
-  if (key.length === 21 && (p === EVM_PREFIX.nonce || p === EVM_PREFIX.codehash)) {
-    return {
-      table: 'account',
-      physical: withPrefix(T_ACCOUNT, key.subarray(1)),
-      field: p === EVM_PREFIX.nonce ? 'nonce' : 'codehash',
-    };
-  }
-  if (key.length === 21 && p === EVM_PREFIX.code)
-    return { table: 'code', physical: withPrefix(T_CODE, key.subarray(1)), field: undefined };
-  if (key.length === 53 && p === EVM_PREFIX.storage)
-    return { table: 'storage', physical: withPrefix(T_STORAGE, key.subarray(1)), field: undefined };
-  return { table: 'misc', physical: withPrefix(T_MISC, key), field: undefined };
+export function physicalLength(key: Uint8Array, loc: Location): number {
+  return key.length - loc.skip + 1;
+}
+
+/** Writes the physical key of `key` into `out` (of physicalLength) and returns `out`. */
+export function writePhysical(key: Uint8Array, loc: Location, out: Uint8Array): Uint8Array {
+  out[0] = loc.prefix;
+  for (let i = loc.skip, o = 1; i < key.length; i++, o++) out[o] = key[i];
+  return out;
+}
+
+export function physicalKey(key: Uint8Array, loc: Location = locate(key)): Uint8Array {
+  return writePhysical(key, loc, new Uint8Array(physicalLength(key, loc)));
 }
 
 /** The evm keys stored in one physical row (account rows hold two). */

@@ -28,6 +28,9 @@ import {
   encodeAccount,
   locate,
   logicalKeys,
+  physicalKey,
+  physicalLength,
+  writePhysical,
   metaKey,
   TABLES,
   undoKey,
@@ -35,8 +38,10 @@ import {
   type Table,
 } from './layout.ts';
 import { LtHash, LTHASH_LIMBS } from './lthash.ts';
-import { LatticePool, packRows, sumPacked, type LatticeRow } from './lattice-pool.ts';
+import { LatticePool, packWrites, sumWrites, type LatticeWrite } from './lattice-pool.ts';
 import { availableParallelism } from 'node:os';
+import { BytesMap } from '../../../util/bytes-map.ts';
+import { ByteArena } from '../../../util/byte-arena.ts';
 
 export interface FlatKVOptions {
   /** Versions that rollback can undo (undo records kept); default 10,000. */
@@ -55,6 +60,11 @@ export interface FlatKVOptions {
    * fdatasync). A crash loses at most that many blocks, which the block store replays.
    */
   asyncCommitBuffer?: number;
+  /**
+   * Directory of the lmdb environment behind the KV store, if it is one: the hash workers then read
+   * previous values themselves, in parallel with this thread. Unset: this thread reads them all.
+   */
+  kvPath?: string;
   /** Blocks between background flushes to the KV store (with a log); default 20. */
   flushInterval?: number;
   /**
@@ -80,14 +90,13 @@ const u64 = (n: number): Uint8Array => {
 const readU64 = (b: Uint8Array | undefined): number | undefined =>
   b === undefined ? undefined : Number(new DataView(b.buffer, b.byteOffset, 8).getBigUint64(0));
 
-/** One evm key written by a block; once committed, the same object is its entry in the memory layer. */
-interface Pending {
-  key: Uint8Array;
-  loc: Location;
-  value: Uint8Array | undefined;
-  /** committed value before this block (for the undo record and the lattice) */
-  prev: Uint8Array | undefined;
-}
+/**
+ * One evm key written by a block; once committed, the same object is its entry in the memory layer.
+ * `prev` is the committed value before this block (the lattice removes it; it is the undo record).
+ * A key with no row in the memory layer has its `prev` read from the KV store while the block is
+ * hashed, on the hashing threads (`prevKnown` false until then); a committed Pending always knows it.
+ */
+type Pending = LatticeWrite;
 
 /** A committed version not yet recorded in the KV store. */
 interface VersionRecord {
@@ -103,10 +112,18 @@ const WAL_PAIRS = 'evm';
 const WAL_PREV = 'prev';
 const WAL_ROOT = 'root';
 const ROOT_PAIR_KEY = Uint8Array.of(0x72);
+/** The previous values' change set leaves its keys empty: they are the writes' keys, in order. */
+const NO_KEY = new Uint8Array(0);
 
 export class FlatKV {
   private readonly db: KVStore;
   private readonly getSync: (k: Uint8Array) => Uint8Array | undefined;
+  /** A read whose bytes are valid until the next read (copied at once); getSync where unsupported. */
+  private readonly getView: (k: Uint8Array) => Uint8Array | undefined;
+  /** Physical-key buffers by length, reused by reads (the KV engine copies the key it is given). */
+  private readonly scratch = new Map<number, Uint8Array>();
+  /** Keys of the pending writes and previous values read from the KV store, until flushed. */
+  private arena = new ByteArena();
   private readonly undoWindow: number;
   private readonly log: Logger;
   version: number;
@@ -114,10 +131,11 @@ export class FlatKV {
   oldest: number;
   private lattices: Map<Table, LtHash>;
   private working: Map<Table, LtHash> | undefined;
-  private pending = new Map<string, Pending>();
+  private pending = new BytesMap<Pending>();
   /** Bumped by every write, so a parallel hash that raced a write is not used. */
   private generation = 0;
   private readonly hashWorkers: number;
+  private readonly kvPath: string | undefined;
   private pool: LatticePool | undefined;
 
   private readonly wal: Changelog | undefined;
@@ -125,6 +143,8 @@ export class FlatKV {
   /** Log operations run one after another; these are the ones not finished yet, oldest first. */
   private walInFlight: Promise<void>[] = [];
   private walTail: Promise<void> = Promise.resolve();
+  /** Log operations started and not finished. */
+  private walBusy = 0;
   private walError: Error | undefined;
   private readonly flushInterval: number;
   private readonly flushChunk: number;
@@ -132,10 +152,10 @@ export class FlatKV {
    * Committed values newer than the KV store, by evm key (latin1), not by physical row: a commit then
    * only links its pending writes in, and the account rows (nonce and code hash) are merged at flush.
    */
-  private rows = new Map<string, Pending>();
+  private rows = new BytesMap<Pending>();
   private records: VersionRecord[] = [];
   /** Rows and versions of the flush in progress: readable until it has landed. */
-  private flushingRows: Map<string, Pending> | undefined;
+  private flushingRows: BytesMap<Pending> | undefined;
   private flushingRecords: VersionRecord[] = [];
   private flushing: Promise<void> | undefined;
   private flushError: Error | undefined;
@@ -155,6 +175,7 @@ export class FlatKV {
       throw new CommitStateError(`flatkv needs an engine with synchronous reads (${db.engine} has none)`);
     this.db = db;
     this.getSync = db.getSync.bind(db);
+    this.getView = db.getSyncView ? db.getSyncView.bind(db) : this.getSync;
     this.version = version;
     this.kvVersion = version;
     this.oldest = oldest;
@@ -166,6 +187,7 @@ export class FlatKV {
     this.flushChunk = Math.max(1, opts.flushChunkRows ?? 4096);
     this.undoWindow = opts.undoWindow ?? 10_000;
     this.hashWorkers = opts.hashWorkers ?? Math.min(3, availableParallelism() - 1);
+    this.kvPath = opts.kvPath;
     this.log = (opts.logger ?? silentLogger).child({ module: 'flatkv' });
   }
 
@@ -209,10 +231,11 @@ export class FlatKV {
       this.working = undefined;
       for (let i = 0; i < pairs.length; i++) {
         const key = pairs[i].key;
-        this.pending.set(keyString(key), {
+        this.pending.set(key, {
           key,
           loc: locate(key),
           value: pairs[i].value,
+          prevKnown: true,
           prev: prevs[i].value,
         });
       }
@@ -227,27 +250,36 @@ export class FlatKV {
   /** Committed value of an evm key: one point lookup. */
   get(key: Uint8Array): Uint8Array | undefined {
     if (this.rows.size > 0 || this.flushingRows) {
-      const r = this.memory(keyString(key));
+      const r = this.memory(key);
       if (r) return r.value;
     }
-    return this.readKV(locate(key));
+    return this.readKV(key, locate(key), false);
   }
 
   /** The key's entry in the memory layer (newest first). */
-  private memory(ks: string): Pending | undefined {
-    return this.rows.get(ks) ?? this.flushingRows?.get(ks);
+  private memory(key: Uint8Array): Pending | undefined {
+    return this.rows.get(key) ?? this.flushingRows?.get(key);
   }
 
-  private readKV(loc: Location): Uint8Array | undefined {
-    const row = this.getSync(loc.physical);
-    if (loc.field === undefined) return row;
-    return decodeAccount(row)[loc.field];
+  /**
+   * `inArena`: the copy is only kept by this store until its rows are flushed, so it may share an
+   * arena chunk; a value handed to callers gets its own buffer (it must not pin a chunk for as long
+   * as some cache holds it).
+   */
+  private readKV(key: Uint8Array, loc: Location, inArena: boolean): Uint8Array | undefined {
+    const len = physicalLength(key, loc);
+    let physical = this.scratch.get(len);
+    if (!physical) this.scratch.set(len, (physical = new Uint8Array(len)));
+    const row = this.getView(writePhysical(key, loc, physical));
+    const value = loc.field === undefined ? row : decodeAccount(row)[loc.field];
+    if (value === undefined) return undefined;
+    return inArena ? this.arena.copy(value) : value.slice();
   }
 
   /** Value at the working version (this block's writes first). */
   getWorking(key: Uint8Array): Uint8Array | undefined {
     if (this.pending.size > 0) {
-      const p = this.pending.get(keyString(key));
+      const p = this.pending.get(key);
       if (p) return p.value;
     }
     return this.get(key);
@@ -261,29 +293,30 @@ export class FlatKV {
     this.working = undefined;
     this.generation++;
     for (const { key, value } of pairs) {
-      const ks = keyString(key);
-      let p = this.pending.get(ks);
+      let p = this.pending.get(key);
       if (!p) {
-        const loc = locate(key);
-        const r = this.rows.size > 0 || this.flushingRows ? this.memory(ks) : undefined;
-        const prev = r ? r.value : this.readKV(loc);
-        p = { key: key.slice(), loc, value: prev, prev };
-        this.pending.set(ks, p);
+        const r = this.rows.size > 0 || this.flushingRows ? this.memory(key) : undefined;
+        // The key is copied into the arena: a commit passes over its keys several times (hash, log,
+        // memory layer), and keys packed side by side stay in cache where the caller's, scattered
+        // over the heap, cost a cache miss each time. Values are kept as given (the commit store
+        // owns the pairs it is given; memiavl keeps them too).
+        const own = this.arena.copy(key);
+        p = r
+          ? { key: own, loc: locate(key), value, prevKnown: true, prev: r.value }
+          : { key: own, loc: locate(key), value, prevKnown: false, prev: undefined };
+        this.pending.set(own, p);
       }
-      p.value = value === undefined ? undefined : value.slice();
+      p.value = value;
     }
   }
 
-  /** The lattice rows of the pending writes: the old row out, the new row in (unchanged rows skipped). */
-  private latticeRows(): LatticeRow[] {
-    const rows: LatticeRow[] = [];
-    for (const p of this.pending.values()) {
-      if (p.prev !== undefined && p.value !== undefined && equalBytes(p.prev, p.value)) continue;
-      const table = TABLES.indexOf(p.loc.table);
-      if (p.prev !== undefined) rows.push({ table, remove: true, key: p.key, value: p.prev });
-      if (p.value !== undefined) rows.push({ table, remove: false, key: p.key, value: p.value });
+  /** Reads the previous values still unknown, on this thread. */
+  private resolvePrevs(writes: Iterable<Pending>): void {
+    for (const p of writes) {
+      if (p.prevKnown) continue;
+      p.prev = this.readKV(p.key, p.loc, true);
+      p.prevKnown = true;
     }
-    return rows;
   }
 
   private withSums(sums: Uint16Array): Map<Table, LtHash> {
@@ -299,7 +332,14 @@ export class FlatKV {
   /** Working lattices, hashed on this thread. */
   private workingLattices(): Map<Table, LtHash> {
     if (!this.working) {
-      this.working = this.pending.size === 0 ? this.lattices : this.withSums(sumRows(this.latticeRows()));
+      if (this.pending.size === 0) this.working = this.lattices;
+      else {
+        const writes = [...this.pending.values()];
+        this.resolvePrevs(writes);
+        this.working = this.withSums(
+          sumWrites(packWrites(writes, 0, writes.length, tableIndex), TABLES.length, undefined).sums,
+        );
+      }
     }
     return this.working;
   }
@@ -307,11 +347,12 @@ export class FlatKV {
   /** Working lattices, hashed on the worker pool (and this thread) when the block is large. */
   private async workingLatticesAsync(): Promise<Map<Table, LtHash>> {
     if (this.working) return this.working;
-    const rows = this.latticeRows();
-    if (rows.length < POOL_MIN_ROWS || this.hashWorkers === 0) return this.workingLattices();
-    this.pool ??= new LatticePool(this.hashWorkers);
+    if (this.pending.size < POOL_MIN_WRITES || this.hashWorkers === 0) return this.workingLattices();
+    const writes = [...this.pending.values()];
+    this.pool ??= new LatticePool(this.hashWorkers, this.kvPath);
+    if (!this.pool.reads) this.resolvePrevs(writes);
     const generation = this.generation;
-    const sums = await this.pool.sum(rows, TABLES.length);
+    const sums = await this.pool.sum(writes, TABLES.length, tableIndex, this.getView);
     if (generation !== this.generation) return this.workingLatticesAsync(); // written meanwhile
     this.working = this.withSums(sums);
     return this.working;
@@ -349,9 +390,10 @@ export class FlatKV {
     if (this.wal) {
       const pairs: KVPair[] = [];
       const prevs: KVPair[] = [];
+      this.resolvePrevs(this.pending.values()); // known after hashing; a no-op pass
       for (const p of this.pending.values()) {
         pairs.push({ key: p.key, value: p.value });
-        prevs.push({ key: p.key, value: p.prev });
+        prevs.push({ key: NO_KEY, value: p.prev });
       }
       const wal = this.wal;
       const entry = {
@@ -363,9 +405,11 @@ export class FlatKV {
           { store: WAL_ROOT, pairs: [{ key: ROOT_PAIR_KEY, value: root }] },
         ],
       };
+      // the append encodes at once and then writes and syncs on the libuv pool, while this thread
+      // links the block into the memory layer; the commit returns only once the append is durable
       this.walDo(() => wal.append(entry));
-      await this.walWait(this.asyncBuffer);
       this.commitToMemory(version, working, root);
+      await this.walWait(this.asyncBuffer);
       if (this.records.length >= this.flushInterval) {
         // back-pressure: a flush that cannot keep up must not let the memory layer grow without bound
         if (this.flushing && this.records.length >= 4 * this.flushInterval) await this.flushing;
@@ -378,11 +422,17 @@ export class FlatKV {
     return root;
   }
 
-  /** Queues a log operation behind the others (appends and segment rolls must stay in order). */
+  /**
+   * Queues a log operation behind the others (appends and segment rolls must stay in order); with
+   * none unfinished it starts at once.
+   */
   private walDo(op: () => Promise<void> | void): void {
-    const p = this.walTail.then(async () => {
+    const run = async (): Promise<void> => {
       if (!this.walError) await op();
-    });
+    };
+    const p = this.walBusy === 0 ? run() : this.walTail.then(run);
+    this.walBusy++;
+    void p.finally(() => this.walBusy--).catch(() => {});
     this.walTail = p.catch((err: Error) => {
       this.walError ??= err;
       this.log.error({ err: err.message }, 'flatkv log write failed');
@@ -399,14 +449,14 @@ export class FlatKV {
   /** Makes the pending writes the committed version in memory (rows, record, lattices). */
   private commitToMemory(version: number, working: Map<Table, LtHash>, root: Uint8Array): void {
     const writes: Pending[] = [];
-    for (const [ks, p] of this.pending) {
-      this.rows.set(ks, p);
+    for (const p of this.pending.values()) {
+      this.rows.set(p.key, p);
       writes.push(p);
     }
     this.records.push({ version, writes, root, lattices: working });
     this.lattices = working;
     this.working = undefined;
-    this.pending = new Map();
+    this.pending = new BytesMap();
     this.version = version;
     this.oldest = Math.max(this.oldest, version - this.undoWindow);
   }
@@ -417,27 +467,20 @@ export class FlatKV {
    */
   private rowOps(values: Iterable<Pending>): KVOp[] {
     const ops: KVOp[] = [];
-    const accounts = new Map<string, Pending[]>();
+    const accounts = new BytesMap<Pending[]>();
     for (const p of values) {
+      const key = physicalKey(p.key, p.loc);
       if (p.loc.field !== undefined) {
-        const ks = keyString(p.loc.physical);
-        const list = accounts.get(ks);
+        const list = accounts.get(key);
         if (list) list.push(p);
-        else accounts.set(ks, [p]);
-      } else
-        ops.push(
-          p.value === undefined
-            ? { type: 'del', key: p.loc.physical }
-            : { type: 'put', key: p.loc.physical, value: p.value },
-        );
+        else accounts.set(key, [p]);
+      } else ops.push(p.value === undefined ? { type: 'del', key } : { type: 'put', key, value: p.value });
     }
-    for (const ps of accounts.values()) {
-      const cur = decodeAccount(this.getSync(ps[0].loc.physical));
+    for (const [key, ps] of accounts) {
+      const cur = decodeAccount(this.getSync(key));
       for (const p of ps) cur[p.loc.field!] = p.value;
       const row = encodeAccount(cur);
-      ops.push(
-        row ? { type: 'put', key: ps[0].loc.physical, value: row } : { type: 'del', key: ps[0].loc.physical },
-      );
+      ops.push(row ? { type: 'put', key, value: row } : { type: 'del', key });
     }
     // sorted, so that each chunk of a flush touches one region of the B-tree and its pages once
     return ops.sort((a, b) => Buffer.compare(a.key, b.key));
@@ -469,7 +512,7 @@ export class FlatKV {
   private async flush(chunked: boolean): Promise<void> {
     const rows = this.rows;
     const records = this.records;
-    this.rows = new Map();
+    this.rows = new BytesMap();
     this.records = [];
     this.flushingRows = rows;
     this.flushingRecords = records;
@@ -657,16 +700,10 @@ function metaOps(version: number, oldest: number, lattices: Map<Table, LtHash>):
 
 const T_META_BYTE = 0x4d;
 /** Below this many rows a block is hashed on the calling thread (messaging would cost more). */
-const POOL_MIN_ROWS = 512;
+const POOL_MIN_WRITES = 256;
 
-function sumRows(rows: LatticeRow[]): Uint16Array {
-  return sumPacked(packRows(rows, 0, rows.length), TABLES.length);
-}
-
-/** A Map key for bytes: latin1 decoding is native and one char per byte (cheaper than hex). */
-function keyString(key: Uint8Array): string {
-  return Buffer.from(key.buffer, key.byteOffset, key.length).toString('latin1');
-}
+const TABLE_INDEX = Object.fromEntries(TABLES.map((t, i) => [t, i])) as Record<Table, number>;
+const tableIndex = (w: LatticeWrite): number => TABLE_INDEX[w.loc.table];
 
 function combinedRoot(lattices: Map<Table, LtHash>): Uint8Array {
   const sum = new LtHash();

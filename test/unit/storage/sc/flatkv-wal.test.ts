@@ -12,7 +12,7 @@ import type { KVPair } from '../../../../src/storage/sc/types.ts';
 import { FlatKV, type FlatKVOptions } from '../../../../src/storage/sc/flatkv/store.ts';
 import { LtHash } from '../../../../src/storage/sc/flatkv/lthash.ts';
 import { fromHex, toHex } from '../../../../src/primitives/bytes.ts';
-import { randomEvmBlock, rng, tempDir } from './helpers.ts';
+import { randomBytes, randomEvmBlock, rng, tempDir } from './helpers.ts';
 
 function referenceRoot(kv: Map<string, Uint8Array>): string {
   const h = new LtHash();
@@ -173,6 +173,90 @@ test('flatkv with an async commit buffer: commits return before their log append
     assertReads(fk, kv, ever);
     await fk.close();
   } finally {
+    await db.close();
+    cleanup();
+  }
+});
+
+test('flatkv hash workers read previous values from lmdb themselves: roots match the reference across flushes, a reopen and a rollback', async () => {
+  const { dir, cleanup } = tempDir('flatkv-wal-workers-');
+  const kvPath = join(dir, 'db');
+  const db = await openLmdbStore(kvPath);
+  // blocks above the pool's threshold, flushed every other block in small chunks, so that previous
+  // values come from the memory layer, from the flush in flight and from lmdb, on both threads
+  const opts: FlatKVOptions = {
+    walDir: join(dir, 'wal'),
+    kvPath,
+    hashWorkers: 1,
+    flushInterval: 2,
+    flushChunkRows: 64,
+  };
+  let fk: FlatKV | undefined;
+  try {
+    const r = rng(23);
+    const storageKeys = Array.from({ length: 1500 }, () => {
+      const k = new Uint8Array(53);
+      k[0] = 0x03;
+      k.set(randomBytes(r, 52, 52), 1);
+      return k;
+    });
+    const addresses = Array.from({ length: 150 }, () => randomBytes(r, 20, 20));
+    const accountKey = (prefix: number, a: Uint8Array) => new Uint8Array([prefix, ...a]);
+    const kv = new Map<string, Uint8Array>();
+    const ever = new Set<string>();
+    const roots: string[] = [];
+    const models: Map<string, Uint8Array>[] = [];
+    const block = (): KVPair[] => {
+      const seen = new Set<string>();
+      const pairs: KVPair[] = [];
+      for (let i = 0; i < 400; i++) {
+        const pick = r();
+        const key =
+          pick < 0.8
+            ? storageKeys[Math.floor(r() * storageKeys.length)]
+            : accountKey(pick < 0.9 ? 0x0a : 0x08, addresses[Math.floor(r() * addresses.length)]);
+        const hex = toHex(key);
+        if (seen.has(hex)) continue;
+        seen.add(hex);
+        ever.add(hex);
+        // a fresh copy per block: flatkv must not depend on the caller's arrays being shared
+        const own = key.slice();
+        if (r() < 0.15) {
+          pairs.push({ key: own, value: undefined });
+          kv.delete(hex);
+        } else {
+          // some writes leave the value as it was: such rows must drop out of the lattice
+          const value = r() < 0.1 && kv.has(hex) ? kv.get(hex)!.slice() : randomBytes(r, 1, 32);
+          pairs.push({ key: own, value });
+          kv.set(hex, value);
+        }
+      }
+      return pairs;
+    };
+    fk = await FlatKV.open(shared(db), opts);
+    for (let v = 1; v <= 14; v++) {
+      fk.applyPairs(block());
+      roots[v] = toHex(await fk.commit(v));
+      models[v] = new Map(kv);
+      assert.equal(roots[v], referenceRoot(kv), `root of ${v}`);
+    }
+    assertReads(fk, kv, ever);
+    // the log replays into the memory layer; the next blocks read previous values across both
+    await fk.close();
+    fk = await FlatKV.open(shared(db), opts);
+    assert.equal(toHex(fk.committedHash()), roots[14]);
+    for (let v = 15; v <= 17; v++) {
+      fk.applyPairs(block());
+      roots[v] = toHex(await fk.commit(v));
+      models[v] = new Map(kv);
+      assert.equal(roots[v], referenceRoot(kv), `root of ${v}`);
+    }
+    await fk.rollback(12);
+    assert.equal(toHex(fk.committedHash()), roots[12]);
+    assertReads(fk, models[12], ever);
+  } finally {
+    // closing flatkv also stops its hash workers, which hold read handles on the lmdb environment
+    await fk?.close();
     await db.close();
     cleanup();
   }

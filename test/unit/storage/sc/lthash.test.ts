@@ -59,13 +59,14 @@ test('two-lane (SWAR) add/remove equals per-limb arithmetic mod 2^16, including 
 
 test('the WASM SIMD lattice kernel sums rows exactly like the scalar path (every block-count boundary, multi-chunk rows, subtraction)', async () => {
   const { latticeSimd } = await import('../../../../src/storage/sc/flatkv/lattice-simd.ts');
-  const { packRows, sumPacked } = await import('../../../../src/storage/sc/flatkv/lattice-pool.ts');
+  const { packWrites, sumWrites } = await import('../../../../src/storage/sc/flatkv/lattice-pool.ts');
+  const { locate } = await import('../../../../src/storage/sc/flatkv/layout.ts');
   const simd = latticeSimd();
   assert.ok(simd, 'Node 24 has WASM SIMD');
   let seed = 7;
   const byte = (): number => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
   const bytes = (n: number): Uint8Array => Uint8Array.from({ length: n }, byte);
-  const rows = [];
+  const rows: { table: number; remove: boolean; key: Uint8Array; value: Uint8Array }[] = [];
   // preimage lengths 8 + k + v around every 64-byte block boundary, the 1024-byte chunk limit, and beyond
   for (const total of [9, 63, 64, 65, 127, 128, 129, 1023, 1024, 1025, 2100]) {
     for (const k of [1, 21, 53]) {
@@ -82,7 +83,20 @@ test('the WASM SIMD lattice kernel sums rows exactly like the scalar path (every
   const expected = Array.from({ length: 4 }, () => new LtHash());
   for (const r of rows)
     (r.remove ? expected[r.table].remove : expected[r.table].add).call(expected[r.table], r.key, r.value);
-  const got = sumPacked(packRows(rows, 0, rows.length), 4);
+  // a removed row is a write whose previous value it was, an added row one whose new value it is
+  const writes = rows.map((r) => ({
+    key: r.key,
+    loc: locate(r.key),
+    value: r.remove ? undefined : r.value,
+    prevKnown: true,
+    prev: r.remove ? r.value : undefined,
+  }));
+  const table = new Map(writes.map((w, i) => [w, rows[i].table]));
+  const got = sumWrites(
+    packWrites(writes, 0, writes.length, (w) => table.get(w)!),
+    4,
+    undefined,
+  ).sums;
   for (let t = 0; t < 4; t++)
     assert.deepEqual(got.subarray(t * 1024, (t + 1) * 1024), expected[t].limbs, `table ${t}`);
 });
