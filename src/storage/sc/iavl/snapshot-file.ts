@@ -146,6 +146,8 @@ export class TreeSnapshot {
   }
 
   private leafP0: Uint32Array | undefined;
+  /** Every SAMPLE-th entry of leafP0 (64 KB for 1M keys): the first steps of a search stay in cache. */
+  private leafP0Sample: Uint32Array | undefined;
 
   /**
    * First prefix word of every leaf, in key order: 4 bytes per leaf (4 MB for 1M keys) instead of a
@@ -156,6 +158,9 @@ export class TreeSnapshot {
       const p = new Uint32Array(this.meta.leaves);
       for (let l = 0; l < p.length; l++) p[l] = this.l32[l * W + 14];
       this.leafP0 = p;
+      const sample = new Uint32Array(Math.ceil(p.length / SAMPLE));
+      for (let j = 0; j < sample.length; j++) sample[j] = p[j * SAMPLE];
+      this.leafP0Sample = sample;
     }
     return this.leafP0;
   }
@@ -175,6 +180,27 @@ export class TreeSnapshot {
     let lo = this.branchFirstLeaf(i);
     const end = lo + this.branchSize(i);
     let hi = end;
+    if (hi - lo > 4 * SAMPLE) {
+      // Narrow [lo, hi) on the sample first, by prefix alone: a sampled leaf with a smaller prefix
+      // is before the key, one with a larger prefix after it (equal prefixes stay in the window).
+      const S = this.leafP0Sample!;
+      const first = Math.ceil(lo / SAMPLE); // samples first .. last-1 lie in [lo, hi)
+      const last = Math.floor((hi - 1) / SAMPLE) + 1;
+      let a = first; // first sample with a prefix >= p0
+      for (let y = last; a < y;) {
+        const m = (a + y) >>> 1;
+        if (S[m] < p0) a = m + 1;
+        else y = m;
+      }
+      let b = a; // first sample with a prefix > p0
+      for (let y = last; b < y;) {
+        const m = (b + y) >>> 1;
+        if (S[m] <= p0) b = m + 1;
+        else y = m;
+      }
+      if (a > first) lo = (a - 1) * SAMPLE + 1;
+      if (b < last) hi = b * SAMPLE;
+    }
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const q = P[mid];
@@ -213,6 +239,16 @@ export class TreeSnapshot {
     }
     return key.length - len;
   }
+}
+
+/** Leaves per entry of the sampled prefix index. */
+const SAMPLE = 64;
+
+/** keyPrefix(key)[0] without the array. */
+export function keyPrefix0(key: Uint8Array): number {
+  const n = key.length;
+  if (n >= 4) return ((key[0] << 24) | (key[1] << 16) | (key[2] << 8) | key[3]) >>> 0;
+  return (((n > 0 ? key[0] : 0) << 24) | ((n > 1 ? key[1] : 0) << 16) | ((n > 2 ? key[2] : 0) << 8)) >>> 0;
 }
 
 /** First 8 key bytes (zero-padded) as two big-endian u32: comparing them orders keys like memcmp. */

@@ -8,7 +8,7 @@
 import { SHA256_EMPTY } from '../../../crypto/hash.ts';
 import { compareBytes } from '../../../primitives/bytes.ts';
 import { MemNode, NodeReader, type NodeRef } from './node.ts';
-import { keyPrefix, type TreeSnapshot } from './snapshot-file.ts';
+import { keyPrefix0, type TreeSnapshot } from './snapshot-file.ts';
 
 /** A read-only version of one tree. Safe to keep while later versions are built. */
 export class TreeView {
@@ -47,7 +47,7 @@ export class TreeView {
           return s.compareLeafKey(key, leaf) === 0 ? s.leafValue(leaf) : undefined;
         }
         // below this point the subtree is one contiguous run of snapshot leaves
-        const leaf = s.findInBranch(key, keyPrefix(key)[0], r);
+        const leaf = s.findInBranch(key, keyPrefix0(key), r);
         return leaf < 0 ? undefined : s.leafValue(leaf);
       } else {
         if (r.height === 0) return compareBytes(key, r.key) === 0 ? r.value : undefined;

@@ -78,3 +78,42 @@ test('reads from a snapshot-backed tree (prefix search) agree with the in-memory
     cleanup();
   }
 });
+
+test('snapshot reads narrowed by the sampled prefix index find every key, with prefix runs longer and shorter than a sample', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const r = rng(99);
+    const present = new Map<string, Uint8Array>();
+    for (let i = 0; i < 6000; i++) {
+      // 40 prefixes with long runs of equal first words, and fully random keys between them
+      const key =
+        i % 2 === 0
+          ? Uint8Array.from([0x40, Math.floor(r() * 40), 0, 0, ...randomBytes(r, 0, 6)])
+          : randomBytes(r, 1, 12);
+      present.set(toHex(key), randomBytes(r, 1, 8));
+    }
+    const pairs = [...present].map(([hex, value]) => ({
+      key: Uint8Array.from(Buffer.from(hex, 'hex')),
+      value,
+    }));
+    let db = await MemIavlDB.open({ dir, initialStores: ['s'], snapshotInterval: 0 });
+    db.applyChangeSets([{ store: 's', pairs }]);
+    await db.commit();
+    await db.snapshot();
+    await db.close();
+    db = await MemIavlDB.open({ dir, initialStores: ['s'] });
+    const view = (await db.viewsAt(1)).get('s')!;
+    assert.equal(typeof view.root, 'number', 'the reopened tree is snapshot-backed');
+    for (const { key, value } of pairs) assert.deepEqual(db.get('s', key), value, toHex(key));
+    for (let i = 0; i < 6000; i++) {
+      const probe =
+        i % 2 === 0
+          ? Uint8Array.from([0x40, Math.floor(r() * 41), 0, 0, ...randomBytes(r, 0, 6)])
+          : randomBytes(r, 1, 12);
+      assert.deepEqual(db.get('s', probe), present.get(toHex(probe)), toHex(probe));
+    }
+    await db.close();
+  } finally {
+    cleanup();
+  }
+});
