@@ -40,14 +40,15 @@ export class Deadline {
   check(): void {
     if (performance.now() > this.at) throw new SimulationTimeoutError(this.ms);
   }
-  async tick(): Promise<void> {
-    if ((++this.jumps & 1023) !== 0) return;
+  /** Throws past the deadline; a promise when it is time to yield, else nothing (most jumps). */
+  tick(): Promise<void> | undefined {
+    if ((++this.jumps & 1023) !== 0) return undefined;
     const now = performance.now();
     if (now > this.at) throw new SimulationTimeoutError(this.ms);
-    if (now - this.lastYield > 8) {
-      await new Promise((r) => setImmediate(r));
+    if (now - this.lastYield <= 8) return undefined;
+    return new Promise<void>((r) => setImmediate(r)).then(() => {
       this.lastYield = performance.now();
-    }
+    });
   }
 }
 
@@ -63,9 +64,10 @@ export function deadlineOpcodes(common: Common, deadline: () => Deadline | undef
       opcode: opcode as number,
       opcodeName: name as string,
       baseFee: Number(common.param(gasParam as string)),
-      logicFunction: (async (runState, c) => {
-        await deadline()?.tick();
-        return stock(runState, c);
+      // synchronous unless the deadline yields, so that the jump can be a synchronous step (sync-steps.ts)
+      logicFunction: ((runState, c) => {
+        const wait = deadline()?.tick();
+        return wait ? wait.then(() => stock(runState, c)) : stock(runState, c);
       }) as OpHandler,
     } satisfies CustomOpcode;
   });

@@ -5,9 +5,10 @@
  * of the EVM's time. Most opcodes are synchronous with static gas; for those, the step here does
  * exactly what ethereumjs's step does (invalid-opcode check, base gas, program counter, the EIP-7928
  * pending-OOG hook, the handler, the access-witness commit) without a promise, and the loop awaits
- * only the steps that return one. Every other step — dynamic gas, asynchronous handlers (calls,
- * storage, the deadline's JUMP/JUMPI), a `step` listener (tracers), debug or profiler mode, the
- * stateless EIPs — is ethereumjs's own, as is every run of EOF code.
+ * only the steps that return one: a static-gas handler that returns a promise (BLOCKHASH, or the
+ * deadline's JUMP/JUMPI when it yields). Every other step — dynamic gas (calls, storage, memory), a
+ * `step` listener (tracers), debug or profiler mode, the stateless EIPs — is ethereumjs's own, as is
+ * every run of EOF code.
  *
  * Only EVMs registered with `useSyncSteps` (the simulation pool's) take this path; block execution
  * runs ethereumjs unchanged. The methods are private to ethereumjs (the pinned 10.1.x): if they are
@@ -98,7 +99,6 @@ try {
       const info = entry.opcodeInfo;
       if (
         info.dynamicGas ||
-        info.isAsync ||
         this.profilerOpts?.enabled === true ||
         this._evm.DEBUG ||
         (this._evm.events?.listenerCount('step') ?? 0) > 0 ||
@@ -111,7 +111,14 @@ try {
       this.useGas(info.feeBigInt, info);
       rs.programCounter++;
       consumeOog(rs);
-      entry.opHandler.apply(null, [rs, this.common]);
+      const done = entry.opHandler.apply(null, [rs, this.common]);
+      // an asynchronous handler (BLOCKHASH, SELFBALANCE) is awaited; one that finished (the
+      // deadline's JUMP/JUMPI, unless it yields) is not
+      if (info.isAsync && typeof (done as PromiseLike<unknown> | undefined)?.then === 'function') {
+        return Promise.resolve(done).then(() => {
+          rs.env.accessWitness?.commit();
+        });
+      }
       rs.env.accessWitness?.commit();
       return undefined;
     };

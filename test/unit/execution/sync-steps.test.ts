@@ -23,6 +23,8 @@ const PROGRAMS: Record<string, string> = {
   outOfGas: '5b600056',
   underflow: '01',
   stop: '600100',
+  // BLOCKHASH and SELFBALANCE: static gas, asynchronous handlers
+  asyncStatic: '600040' + '600052' + '47' + '602052' + '60406000f3',
 };
 
 async function run(name: string, sync: boolean, steps?: number[]) {
