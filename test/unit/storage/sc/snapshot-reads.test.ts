@@ -5,6 +5,25 @@ import { compareBytes, toHex } from '../../../../src/primitives/bytes.ts';
 import { MutableTree } from '../../../../src/storage/sc/iavl/tree.ts';
 import { randomBytes, rng, tempDir } from './helpers.ts';
 
+/**
+ * Commits `present` (hex key -> value) as version 1 of store `s`, snapshots it and reopens: the tree
+ * is then backed by the snapshot. memoryView is version 1 as the in-memory tree had it.
+ */
+async function snapshotBacked(dir: string, present: Map<string, Uint8Array>) {
+  const pairs = [...present].map(([hex, value]) => ({
+    key: Uint8Array.from(Buffer.from(hex, 'hex')),
+    value,
+  }));
+  const built = await MemIavlDB.open({ dir, initialStores: ['s'], snapshotInterval: 0 });
+  built.applyChangeSets([{ store: 's', pairs }]);
+  await built.commit();
+  const memoryView = (await built.viewsAt(1)).get('s')!;
+  await built.snapshot();
+  await built.close();
+  const db = await MemIavlDB.open({ dir, initialStores: ['s'] });
+  return { db, pairs, memoryView };
+}
+
 test('reads from a snapshot-backed tree (prefix search) agree with the in-memory tree, incl. prefix ties and absent keys', async () => {
   const { dir, cleanup } = tempDir();
   try {
@@ -21,17 +40,7 @@ test('reads from a snapshot-backed tree (prefix search) agree with the in-memory
       keys.push(key);
       present.set(toHex(key), randomBytes(r, 1, 8));
     }
-    const pairs = [...present].map(([hex, value]) => ({
-      key: Uint8Array.from(Buffer.from(hex, 'hex')),
-      value,
-    }));
-    let db = await MemIavlDB.open({ dir, initialStores: ['s'], snapshotInterval: 0 });
-    db.applyChangeSets([{ store: 's', pairs }]);
-    await db.commit();
-    const memoryView = (await db.viewsAt(1)).get('s')!;
-    await db.snapshot();
-    await db.close();
-    db = await MemIavlDB.open({ dir, initialStores: ['s'] });
+    const { db, pairs, memoryView } = await snapshotBacked(dir, present);
     const snapView = (await db.viewsAt(1)).get('s')!;
     assert.equal(typeof snapView.root, 'number', 'the reopened tree is snapshot-backed');
     const probes = [...keys];
@@ -92,16 +101,7 @@ test('snapshot reads narrowed by the sampled prefix index find every key, with p
           : randomBytes(r, 1, 12);
       present.set(toHex(key), randomBytes(r, 1, 8));
     }
-    const pairs = [...present].map(([hex, value]) => ({
-      key: Uint8Array.from(Buffer.from(hex, 'hex')),
-      value,
-    }));
-    let db = await MemIavlDB.open({ dir, initialStores: ['s'], snapshotInterval: 0 });
-    db.applyChangeSets([{ store: 's', pairs }]);
-    await db.commit();
-    await db.snapshot();
-    await db.close();
-    db = await MemIavlDB.open({ dir, initialStores: ['s'] });
+    const { db, pairs } = await snapshotBacked(dir, present);
     const view = (await db.viewsAt(1)).get('s')!;
     assert.equal(typeof view.root, 'number', 'the reopened tree is snapshot-backed');
     for (const { key, value } of pairs) assert.deepEqual(db.get('s', key), value, toHex(key));
