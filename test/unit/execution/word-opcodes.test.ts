@@ -1,5 +1,5 @@
 /**
- * execution/word-opcodes.ts: the MLOAD/MSTORE/SLOAD handlers give ethereumjs's results (return
+ * execution/word-opcodes.ts: the CALLDATALOAD/MLOAD/MSTORE/SLOAD handlers give ethereumjs's results (return
  * data, gas, stored words) and its word conversions, on the pinned ethereumjs.
  */
 import assert from 'node:assert/strict';
@@ -52,17 +52,29 @@ function program(): Uint8Array {
   code += '6013' + '51' + '610200' + '52';
   code += '6002' + '54' + '610220' + '52';
   code += '6040' + '54' + '610240' + '52';
-  code += '610260' + '6000' + 'f3'; // RETURN memory[0, 0x260)
+  // CALLDATALOAD (40 bytes of call data) at 0, 20 (partly past the end), 40 (the end), 100 and 2^255
+  [0, 20, 40, 100].forEach((at, i) => {
+    code +=
+      '60' +
+      at.toString(16).padStart(2, '0') +
+      '35' +
+      '61' +
+      (0x260 + 32 * i).toString(16).padStart(4, '0') +
+      '52';
+  });
+  code += push32(2n ** 255n) + '35' + '6102e0' + '52';
+  code += '610300' + '6000' + 'f3'; // RETURN memory[0, 0x300)
   return Uint8Array.from(Buffer.from(code, 'hex'));
 }
 
-test('MLOAD, MSTORE and SLOAD run as ethereumjs runs them', async () => {
+test('CALLDATALOAD, MLOAD, MSTORE and SLOAD run as ethereumjs runs them', async () => {
   const run = async (fast: boolean) => {
     const evm = await createEVM();
     if (fast) assert.equal(installWordOpcodes(evm), true);
     const address = createAddressFromString('0x' + '11'.repeat(20));
     await evm.stateManager.putAccount(address, new Account(1n));
-    const res = await evm.runCode({ code: program(), gasLimit: 10_000_000n, to: address });
+    const data = Uint8Array.from({ length: 40 }, (_, i) => 0xa0 + i);
+    const res = await evm.runCode({ code: program(), data, gasLimit: 10_000_000n, to: address });
     const slots = [];
     for (let i = 0; i < WORDS.length; i++)
       slots.push(hex(await evm.stateManager.getStorage(address, setLengthLeft(Uint8Array.of(i), 32))));
