@@ -33,6 +33,19 @@ type LmdbDb = Database<Uint8Array, Uint8Array>;
 function exactView(shared: Uint8Array | undefined): Uint8Array | undefined {
   return shared === undefined ? undefined : new Uint8Array(shared.buffer, shared.byteOffset, shared.length);
 }
+
+/**
+ * A plain Uint8Array copy of a getBinaryFast answer: one allocation, where getBinary's Buffer copy
+ * plus a Uint8Array view of it are two (~0.5 us of a ~2 us read).
+ */
+function copyOut(shared: Uint8Array | undefined): Uint8Array | undefined {
+  if (shared === undefined) return undefined;
+  const n = shared.length; // lmdb-js's own length property: the value's size
+  const out = new Uint8Array(n);
+  if (n <= 64) for (let i = 0; i < n; i++) out[i] = shared[i];
+  else out.set(new Uint8Array(shared.buffer, shared.byteOffset, n));
+  return out;
+}
 const EMPTY = new Uint8Array(0);
 
 class LmdbStore implements KVStore {
@@ -52,8 +65,7 @@ class LmdbStore implements KVStore {
 
   getSync(key: Uint8Array): Uint8Array | undefined {
     this.assertOpen();
-    const value = this.db.getBinary(key);
-    return value === undefined ? undefined : asBytes(value);
+    return copyOut(this.db.getBinaryFast(key));
   }
 
   getSyncView(key: Uint8Array): Uint8Array | undefined {
@@ -95,20 +107,15 @@ class LmdbStore implements KVStore {
     const check = () => {
       if (released) throw new KVClosedError('lmdb snapshot', this.path);
     };
-    // lmdb-js accepts read options on getBinary at run time; its typings omit the parameter.
-    const getBinaryIn = db.getBinary.bind(db) as (
+    // lmdb-js accepts read options at run time; its typings omit the parameter.
+    const getBinaryFastIn = db.getBinaryFast.bind(db) as (
       k: Uint8Array,
       o: { transaction: Transaction },
     ) => Uint8Array | undefined;
     const getSync = (key: Uint8Array) => {
       check();
-      const value = getBinaryIn(key, { transaction: txn });
-      return value === undefined ? undefined : asBytes(value);
+      return copyOut(getBinaryFastIn(key, { transaction: txn }));
     };
-    const getBinaryFastIn = db.getBinaryFast.bind(db) as (
-      k: Uint8Array,
-      o: { transaction: Transaction },
-    ) => Uint8Array | undefined;
     const reader: KVReader & { iterateSync(range?: KVRange): Iterable<KVEntry> } = {
       get: async (key) => getSync(key),
       getSync,
