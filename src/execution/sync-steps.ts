@@ -6,9 +6,10 @@
  * exactly what ethereumjs's step does (invalid-opcode check, base gas, program counter, the EIP-7928
  * pending-OOG hook, the handler, the access-witness commit) without a promise, and the loop awaits
  * only the steps that return one: a static-gas handler that returns a promise (BLOCKHASH, or the
- * deadline's JUMP/JUMPI when it yields). Every other step — dynamic gas (calls, storage, memory), a
- * `step` listener (tracers), debug or profiler mode, the stateless EIPs — is ethereumjs's own, as is
- * every run of EOF code.
+ * deadline's JUMP/JUMPI when it yields). MLOAD, MSTORE and MSTORE8 are synchronous too, their memory
+ * expansion gas computed with ethereumjs's own `subMemUsage` as their stock gas functions do. Every
+ * other step — other dynamic gas (calls, storage, copies, hashing), a `step` listener (tracers), debug
+ * or profiler mode, the stateless EIPs — is ethereumjs's own, as is every run of EOF code.
  *
  * Only EVMs registered with `useSyncSteps` (the simulation pool's) take this path; block execution
  * runs ethereumjs unchanged. The methods are private to ethereumjs (the pinned 10.1.x): if they are
@@ -16,7 +17,7 @@
  */
 import { BIGINT_0, EthereumJSErrorWithoutCode } from '@ethereumjs/util';
 
-type Step = { opcodeInfo: OpInfo; opHandler: (...args: unknown[]) => unknown };
+type Step = { opcodeInfo: OpInfo; opHandler: (...args: unknown[]) => unknown; gasHandler?: unknown };
 interface OpInfo {
   code: number;
   isAsync: boolean;
@@ -25,6 +26,7 @@ interface OpInfo {
   feeBigInt: bigint;
 }
 interface RunState {
+  stack: { peek(n?: number): bigint[] };
   code: Uint8Array;
   programCounter: number;
   opCode: number;
@@ -70,10 +72,24 @@ export function useSyncSteps(evm: object): boolean {
 
 try {
   const entry = import.meta.resolve('@ethereumjs/evm');
-  const [interp, oog, errors] = await Promise.all([
+  const [interp, oog, errors, gasModule, util] = await Promise.all([
     import(new URL('./interpreter.js', entry).href),
     import(new URL('./opcodes/EIP7928.js', entry).href),
     import(new URL('./errors.js', entry).href),
+    import(new URL('./opcodes/gas.js', entry).href),
+    import(new URL('./opcodes/util.js', entry).href),
+  ]);
+  const stockGas = gasModule.dynamicGasHandlers as Map<number, unknown> | undefined;
+  const subMemUsage = util.subMemUsage as
+    ((rs: RunState, offset: bigint, length: bigint, common: unknown) => bigint) | undefined;
+  /**
+   * Dynamic gas computed here for the memory word opcodes, as their stock gas functions compute it
+   * (memory expansion for the word at the top of the stack), when the EVM has those functions.
+   */
+  const MEMORY_WORD_BYTES = new Map<number, bigint>([
+    [0x51, 32n], // MLOAD
+    [0x52, 32n], // MSTORE
+    [0x53, 1n], // MSTORE8
   ]);
   const proto = interp.Interpreter?.prototype as InterpreterLike | undefined;
   const consumeOog = oog.consumeEip7928PostTargetCallOog as ((rs: RunState) => void) | undefined;
@@ -85,6 +101,9 @@ try {
     typeof stockRun === 'function' &&
     typeof stockStep === 'function' &&
     typeof consumeOog === 'function' &&
+    typeof subMemUsage === 'function' &&
+    stockGas instanceof Map &&
+    [...MEMORY_WORD_BYTES.keys()].every((op) => typeof stockGas.get(op) === 'function') &&
     typeof EVMError === 'function' &&
     typeof EVMError.errorMessages?.STOP === 'string' &&
     typeof EVMErrorTypeString === 'string'
@@ -97,8 +116,9 @@ try {
       if (!registered.has(this._evm)) return stockStep.call(this, step);
       const entry = step ?? this.lookupOpInfo(this._runState.opCode);
       const info = entry.opcodeInfo;
+      const memoryBytes = info.dynamicGas ? MEMORY_WORD_BYTES.get(info.code) : undefined;
       if (
-        info.dynamicGas ||
+        (info.dynamicGas && (memoryBytes === undefined || entry.gasHandler !== stockGas.get(info.code))) ||
         this.profilerOpts?.enabled === true ||
         this._evm.DEBUG ||
         (this._evm.events?.listenerCount('step') ?? 0) > 0 ||
@@ -107,8 +127,10 @@ try {
       )
         return stockStep.call(this, step);
       const rs = this._runState;
+      let gas = info.feeBigInt;
+      if (memoryBytes !== undefined) gas += subMemUsage(rs, rs.stack.peek()[0], memoryBytes, this.common);
       if (info.isInvalid) throw new EVMError(INVALID_OPCODE);
-      this.useGas(info.feeBigInt, info);
+      this.useGas(gas, info);
       rs.programCounter++;
       consumeOog(rs);
       const done = entry.opHandler.apply(null, [rs, this.common]);

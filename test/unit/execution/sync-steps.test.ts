@@ -23,6 +23,10 @@ const PROGRAMS: Record<string, string> = {
   outOfGas: '5b600056',
   underflow: '01',
   stop: '600100',
+  // MSTORE, MSTORE8 and MLOAD growing memory; an expansion past the gas left
+  memory: '602a610400526007610433536104205160005260206000f3',
+  memoryOutOfGas: '602a62ffffff52',
+  mloadUnderflow: '51',
   // BLOCKHASH and SELFBALANCE: static gas, asynchronous handlers
   asyncStatic: '600040' + '600052' + '47' + '602052' + '60406000f3',
 };
@@ -50,6 +54,9 @@ test('synchronous steps give ethereumjs results', async () => {
   }
   assert.equal((await run('call', true)).ret, (42).toString(16).padStart(64, '0'));
   assert.equal((await run('outOfGas', true)).error, 'out of gas');
+  assert.equal((await run('memoryOutOfGas', true)).error, 'out of gas');
+  // MSTORE8 put 7 at 0x433, the 20th byte of the word MLOAD read at 0x420
+  assert.equal((await run('memory', true)).ret, '00'.repeat(19) + '07' + '00'.repeat(12));
 });
 
 test('a step listener sees every step of a registered EVM', async () => {
