@@ -270,7 +270,10 @@ export class FlatKV {
     const len = physicalLength(key, loc);
     let physical = this.scratch.get(len);
     if (!physical) this.scratch.set(len, (physical = new Uint8Array(len)));
-    const row = this.getView(writePhysical(key, loc, physical));
+    writePhysical(key, loc, physical);
+    // a whole row for a caller: the engine's own copy (one allocation)
+    if (!inArena && loc.field === undefined) return this.getSync(physical);
+    const row = this.getView(physical);
     const value = loc.field === undefined ? row : decodeAccount(row)[loc.field];
     if (value === undefined) return undefined;
     return inArena ? this.arena.copy(value) : value.slice();
