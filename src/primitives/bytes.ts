@@ -9,6 +9,45 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
+/**
+ * Sorts `items` by their byte keys (memcmp order), in place; returns `items`. Comparator sorts of
+ * large arrays are bound by the comparator calls (200k keys: ~0.4 s with compareBytes, ~0.7 s with
+ * Buffer.compare). Here each item becomes one double, its key's first four bytes above its index,
+ * sorted natively as numbers; only runs that share those four bytes are then ordered by comparator.
+ */
+export function sortByBytes<T>(items: T[], keyOf: (item: T) => Uint8Array): T[] {
+  const n = items.length;
+  if (n > INDEX_LIMIT) return items.sort((a, b) => compareBytes(keyOf(a), keyOf(b)));
+  const order = new Float64Array(n);
+  for (let i = 0; i < n; i++) order[i] = prefixWord(keyOf(items[i])) * INDEX_LIMIT + i;
+  order.sort();
+  const sorted = Array.from(order, (x) => items[x % INDEX_LIMIT]);
+  for (let i = 0; i < n;) {
+    const word = Math.floor(order[i] / INDEX_LIMIT);
+    let j = i + 1;
+    while (j < n && Math.floor(order[j] / INDEX_LIMIT) === word) j++;
+    if (j - i > 1) {
+      const run = sorted.slice(i, j).sort((a, b) => compareBytes(keyOf(a), keyOf(b)));
+      for (let k = i; k < j; k++) sorted[k] = run[k - i];
+    }
+    i = j;
+  }
+  for (let i = 0; i < n; i++) items[i] = sorted[i];
+  return items;
+}
+
+/** 2^21: a four-byte word times this plus an index below it is an exact double (< 2^53). */
+const INDEX_LIMIT = 2 ** 21;
+
+/**
+ * The first four bytes as a number, shorter keys zero-padded: orders keys like memcmp except
+ * between a key and its zero-padded extensions, which compare equal here and are left to the run
+ * sort.
+ */
+function prefixWord(k: Uint8Array): number {
+  return (((k[0] ?? 0) << 24) | ((k[1] ?? 0) << 16) | ((k[2] ?? 0) << 8) | (k[3] ?? 0)) >>> 0;
+}
+
 export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;

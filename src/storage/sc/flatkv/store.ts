@@ -16,7 +16,7 @@
  * Without a log (unit tests on the memory engine) each block is one atomic KV write, as before.
  * Rollback, export and import first flush everything, then work on the KV store alone.
  */
-import { equalBytes, toHex } from '../../../primitives/bytes.ts';
+import { equalBytes, sortByBytes, toHex } from '../../../primitives/bytes.ts';
 import { silentLogger, type Logger } from '../../../util/logger.ts';
 import type { KVOp, KVStore } from '../../kv/types.ts';
 import { decodeEntry, encodeEntry } from '../changelog-codec.ts';
@@ -486,7 +486,7 @@ export class FlatKV {
       ops.push(row ? { type: 'put', key, value: row } : { type: 'del', key });
     }
     // sorted, so that each chunk of a flush touches one region of the B-tree and its pages once
-    return ops.sort((a, b) => Buffer.compare(a.key, b.key));
+    return sortByBytes(ops, (op) => op.key);
   }
 
   /** Starts a background flush of everything committed so far (unless one is running). */
