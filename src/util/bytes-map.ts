@@ -61,8 +61,9 @@ export class BytesMap<V> {
     }
   }
 
-  get(key: Uint8Array): V | undefined {
-    const at = this.find(key, hashBytes(key));
+  /** `hash`: hashBytes(key), for a caller probing several maps with one key. */
+  get(key: Uint8Array, hash = hashBytes(key)): V | undefined {
+    const at = this.find(key, hash);
     return at >= 0 ? this.vals[at] : undefined;
   }
 
@@ -70,8 +71,7 @@ export class BytesMap<V> {
     return this.find(key, hashBytes(key)) >= 0;
   }
 
-  set(key: Uint8Array, value: V): this {
-    const h = hashBytes(key);
+  set(key: Uint8Array, value: V, h = hashBytes(key)): this {
     const at = this.find(key, h);
     if (at >= 0) {
       this.vals[at] = value;

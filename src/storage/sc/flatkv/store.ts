@@ -40,7 +40,7 @@ import {
 import { LtHash, LTHASH_LIMBS } from './lthash.ts';
 import { LatticePool, packWrites, sumWrites, type LatticeWrite } from './lattice-pool.ts';
 import { availableParallelism } from 'node:os';
-import { BytesMap } from '../../../util/bytes-map.ts';
+import { BytesMap, hashBytes } from '../../../util/bytes-map.ts';
 import { ByteArena } from '../../../util/byte-arena.ts';
 
 export interface FlatKVOptions {
@@ -96,7 +96,10 @@ const readU64 = (b: Uint8Array | undefined): number | undefined =>
  * A key with no row in the memory layer has its `prev` read from the KV store while the block is
  * hashed, on the hashing threads (`prevKnown` false until then); a committed Pending always knows it.
  */
-type Pending = LatticeWrite;
+interface Pending extends LatticeWrite {
+  /** hashBytes(key): computed once, used by every map the key goes into */
+  hash: number;
+}
 
 /** A committed version not yet recorded in the KV store. */
 interface VersionRecord {
@@ -231,13 +234,12 @@ export class FlatKV {
       this.working = undefined;
       for (let i = 0; i < pairs.length; i++) {
         const key = pairs[i].key;
-        this.pending.set(key, {
+        const hash = hashBytes(key);
+        this.pending.set(
           key,
-          loc: locate(key),
-          value: pairs[i].value,
-          prevKnown: true,
-          prev: prevs[i].value,
-        });
+          { key, loc: locate(key), value: pairs[i].value, prevKnown: true, prev: prevs[i].value, hash },
+          hash,
+        );
       }
       const working = this.workingLattices();
       if (!equalBytes(combinedRoot(working), root))
@@ -257,8 +259,8 @@ export class FlatKV {
   }
 
   /** The key's entry in the memory layer (newest first). */
-  private memory(key: Uint8Array): Pending | undefined {
-    return this.rows.get(key) ?? this.flushingRows?.get(key);
+  private memory(key: Uint8Array, h = hashBytes(key)): Pending | undefined {
+    return this.rows.get(key, h) ?? this.flushingRows?.get(key, h);
   }
 
   /**
@@ -296,18 +298,19 @@ export class FlatKV {
     this.working = undefined;
     this.generation++;
     for (const { key, value } of pairs) {
-      let p = this.pending.get(key);
+      const h = hashBytes(key);
+      let p = this.pending.get(key, h);
       if (!p) {
-        const r = this.rows.size > 0 || this.flushingRows ? this.memory(key) : undefined;
+        const r = this.rows.size > 0 || this.flushingRows ? this.memory(key, h) : undefined;
         // The key is copied into the arena: a commit passes over its keys several times (hash, log,
         // memory layer), and keys packed side by side stay in cache where the caller's, scattered
         // over the heap, cost a cache miss each time. Values are kept as given (the commit store
         // owns the pairs it is given; memiavl keeps them too).
         const own = this.arena.copy(key);
         p = r
-          ? { key: own, loc: locate(key), value, prevKnown: true, prev: r.value }
-          : { key: own, loc: locate(key), value, prevKnown: false, prev: undefined };
-        this.pending.set(own, p);
+          ? { key: own, loc: locate(key), value, prevKnown: true, prev: r.value, hash: h }
+          : { key: own, loc: locate(key), value, prevKnown: false, prev: undefined, hash: h };
+        this.pending.set(own, p, h);
       }
       p.value = value;
     }
@@ -453,7 +456,7 @@ export class FlatKV {
   private commitToMemory(version: number, working: Map<Table, LtHash>, root: Uint8Array): void {
     const writes: Pending[] = [];
     for (const p of this.pending.values()) {
-      this.rows.set(p.key, p);
+      this.rows.set(p.key, p, p.hash);
       writes.push(p);
     }
     this.records.push({ version, writes, root, lattices: working });
