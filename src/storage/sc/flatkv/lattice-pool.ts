@@ -2,9 +2,14 @@
  * Parallel lattice hashing for flatkv commits. A changed key costs one or two 2048-byte BLAKE3
  * expansions (its previous row out, its new row in) and, when its previous value is not in memory,
  * one KV point read: together the whole per-key cost of a flatkv commit. The lattice is a sum, so a
- * block's writes can be split across worker threads, each reading the previous values of its share
- * from its own read transaction and returning partial sums per table (added up in any order with
- * the same result) and the values it read. The calling thread does its own share meanwhile.
+ * block's writes can be hashed by several threads, each reading the previous values of its writes
+ * from its own read transaction and keeping partial sums per table (added up in any order with the
+ * same result).
+ *
+ * The block is packed once into shared memory in chunks of CHUNK writes, and the calling thread and
+ * the workers claim chunks from one atomic counter until none are left: a worker that the scheduler
+ * keeps off the CPU (this machine's cores are shared) costs the commit at most the chunk it holds,
+ * not a fixed share of the block.
  *
  * Reading in a worker is safe because a previous value is only left unknown for a key with no row
  * in flatkv's memory layer: the KV store's row for such a key is the committed value, and no flush
@@ -29,40 +34,51 @@ export interface LatticeWrite {
 /** Physical row reader: the bytes may be a view that is valid until the next read. */
 export type RowReader = (physical: Uint8Array) => Uint8Array | undefined;
 
+/** Writes per claimable chunk. */
+export const CHUNK = 64;
+
 const F_PREV_KNOWN = 1;
 const F_PREV_SET = 2;
 const F_VALUE_SET = 4;
 
 /**
- * writes -> one buffer, per write: u8 table ‖ u8 flags ‖ u32le klen ‖ key ‖ [u32le vlen ‖ value]
- * ‖ [u32le plen ‖ prev] (the value when set, the previous value when known and set).
+ * A block's writes packed for hashing: per write u8 table ‖ u8 flags ‖ u32le klen ‖ key ‖
+ * [u32le vlen ‖ value] ‖ [u32le plen ‖ prev] (the value when set, the previous value when known and
+ * set); `chunkStarts[c]` is the byte offset of write c·CHUNK (one more entry: the end).
  */
+export interface PackedWrites {
+  bytes: Uint8Array;
+  chunkStarts: Int32Array;
+}
+
 export function packWrites(
   writes: LatticeWrite[],
-  from: number,
-  to: number,
   tableIndex: (w: LatticeWrite) => number,
-): ArrayBuffer {
+  shared = false,
+): PackedWrites {
   let size = 0;
-  for (let i = from; i < to; i++) {
-    const w = writes[i];
+  for (const w of writes) {
     size += 6 + w.key.length;
     if (w.value !== undefined) size += 4 + w.value.length;
     if (w.prevKnown && w.prev !== undefined) size += 4 + w.prev.length;
   }
-  const buf = new Uint8Array(size);
-  const dv = new DataView(buf.buffer);
+  const chunks = Math.ceil(writes.length / CHUNK);
+  const bytes = new Uint8Array(shared ? new SharedArrayBuffer(size) : new ArrayBuffer(size));
+  const chunkStarts = new Int32Array(
+    shared ? new SharedArrayBuffer(4 * (chunks + 1)) : new ArrayBuffer(4 * (chunks + 1)),
+  );
+  const dv = new DataView(bytes.buffer);
   let o = 0;
   const put = (b: Uint8Array): void => {
     dv.setUint32(o, b.length, true);
-    buf.set(b, o + 4);
+    bytes.set(b, o + 4);
     o += 4 + b.length;
   };
-  for (let i = from; i < to; i++) {
-    const w = writes[i];
+  writes.forEach((w, i) => {
+    if (i % CHUNK === 0) chunkStarts[i / CHUNK] = o;
     const prevSet = w.prevKnown && w.prev !== undefined;
-    buf[o] = tableIndex(w);
-    buf[o + 1] =
+    bytes[o] = tableIndex(w);
+    bytes[o + 1] =
       (w.prevKnown ? F_PREV_KNOWN : 0) |
       (prevSet ? F_PREV_SET : 0) |
       (w.value !== undefined ? F_VALUE_SET : 0);
@@ -70,77 +86,94 @@ export function packWrites(
     put(w.key);
     if (w.value !== undefined) put(w.value);
     if (prevSet) put(w.prev!);
-  }
-  return buf.buffer;
+  });
+  chunkStarts[chunks] = o;
+  return { bytes, chunkStarts };
 }
 
-export interface PartialSums {
-  /** tables × LTHASH_LIMBS limbs, back to back */
-  sums: Uint16Array;
-  /**
-   * The previous values this share read, in write order: u32le length (0xffffffff: no row) ‖ bytes.
-   * Empty when every previous value was known.
-   */
-  reads: ArrayBuffer;
+/**
+ * One thread's partial lattices over the chunks it hashes. `read` fills in unknown previous values;
+ * the values read are returned per chunk: u32le length (0xffffffff: no row) ‖ bytes, in write order.
+ */
+export class LatticeSummer {
+  private readonly simd = latticeSimd();
+  private readonly parts: LtHash[] | undefined;
+  private readonly scratch = new Map<number, Uint8Array>();
+  private readonly tables: number;
+
+  constructor(tables: number) {
+    this.tables = tables;
+    if (this.simd && tables <= 8) this.simd.reset(tables);
+    else this.parts = Array.from({ length: tables }, () => new LtHash());
+  }
+
+  private mix(t: number, key: Uint8Array, value: Uint8Array, remove: boolean): void {
+    if (this.parts) {
+      if (remove) this.parts[t].remove(key, value);
+      else this.parts[t].add(key, value);
+    } else this.simd!.mix(t, key, value, remove);
+  }
+
+  /** Hashes the writes in bytes[from, to); returns the previous values it read. */
+  add(packed: Uint8Array, from: number, to: number, read: RowReader | undefined): ArrayBuffer {
+    const dv = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+    let reads: Uint8Array<ArrayBuffer> | undefined;
+    let readsLen = 0;
+    let o = from;
+    const take = (): Uint8Array => {
+      const n = dv.getUint32(o, true);
+      const b = packed.subarray(o + 4, o + 4 + n);
+      o += 4 + n;
+      return b;
+    };
+    while (o < to) {
+      const t = packed[o];
+      const flags = packed[o + 1];
+      o += 2;
+      const key = take();
+      const value = flags & F_VALUE_SET ? take() : undefined;
+      let prev: Uint8Array | undefined;
+      if (flags & F_PREV_KNOWN) prev = flags & F_PREV_SET ? take() : undefined;
+      else {
+        if (!read) throw new Error('a previous value is unknown and this thread has no KV reader');
+        prev = readPrevious(key, read, this.scratch);
+        const need = 4 + (prev?.length ?? 0);
+        if (!reads || readsLen + need > reads.length) {
+          const grown = new Uint8Array(Math.max(1024, 2 * (reads?.length ?? 0), readsLen + need));
+          if (reads) grown.set(reads.subarray(0, readsLen));
+          reads = grown;
+        }
+        new DataView(reads.buffer).setUint32(readsLen, prev ? prev.length : 0xffffffff, true);
+        if (prev) reads.set(prev, readsLen + 4);
+        readsLen += need;
+      }
+      if (prev !== undefined && value !== undefined && equal(prev, value)) continue;
+      if (prev !== undefined) this.mix(t, key, prev, true);
+      if (value !== undefined) this.mix(t, key, value, false);
+    }
+    return reads ? reads.buffer.slice(0, readsLen) : new ArrayBuffer(0);
+  }
+
+  /** tables × LTHASH_LIMBS limbs, back to back. */
+  sums(): Uint16Array {
+    if (!this.parts) return this.simd!.sums(this.tables).slice();
+    const out = new Uint16Array(this.tables * LTHASH_LIMBS);
+    this.parts.forEach((p, i) => out.set(p.limbs, i * LTHASH_LIMBS));
+    return out;
+  }
 }
 
-/** Sums one packed share into per-table partial lattices, reading unknown previous values first. */
-export function sumWrites(buffer: ArrayBuffer, tables: number, read: RowReader | undefined): PartialSums {
-  const buf = new Uint8Array(buffer);
-  const dv = new DataView(buffer);
-  const simd = tables <= 8 ? latticeSimd() : undefined;
-  const parts = simd ? undefined : Array.from({ length: tables }, () => new LtHash());
-  simd?.reset(tables);
-  const mix = (t: number, key: Uint8Array, value: Uint8Array, remove: boolean): void => {
-    if (simd) simd.mix(t, key, value, remove);
-    else if (remove) parts![t].remove(key, value);
-    else parts![t].add(key, value);
-  };
-  const scratch = new Map<number, Uint8Array>();
-  let reads: Uint8Array<ArrayBuffer> | undefined;
-  let readsLen = 0;
-  const record = (prev: Uint8Array | undefined): void => {
-    const need = 4 + (prev?.length ?? 0);
-    if (!reads || readsLen + need > reads.length) {
-      const grown = new Uint8Array(Math.max(4096, 2 * (reads?.length ?? 0), readsLen + need));
-      if (reads) grown.set(reads.subarray(0, readsLen));
-      reads = grown;
-    }
-    new DataView(reads.buffer).setUint32(readsLen, prev ? prev.length : 0xffffffff, true);
-    if (prev) reads.set(prev, readsLen + 4);
-    readsLen += need;
-  };
-  let o = 0;
-  const take = (): Uint8Array => {
-    const n = dv.getUint32(o, true);
-    const b = buf.subarray(o + 4, o + 4 + n);
-    o += 4 + n;
-    return b;
-  };
-  while (o < buf.length) {
-    const t = buf[o];
-    const flags = buf[o + 1];
-    o += 2;
-    const key = take();
-    const value = flags & F_VALUE_SET ? take() : undefined;
-    let prev: Uint8Array | undefined;
-    if (flags & F_PREV_KNOWN) prev = flags & F_PREV_SET ? take() : undefined;
-    else {
-      if (!read) throw new Error('a previous value is unknown and this share has no KV reader');
-      prev = readPrevious(key, read, scratch);
-      record(prev);
-    }
-    if (prev !== undefined && value !== undefined && equal(prev, value)) continue;
-    if (prev !== undefined) mix(t, key, prev, true);
-    if (value !== undefined) mix(t, key, value, false);
-  }
-  let sums: Uint16Array;
-  if (simd) sums = simd.sums(tables).slice();
-  else {
-    sums = new Uint16Array(tables * LTHASH_LIMBS);
-    parts!.forEach((p, i) => sums.set(p.limbs, i * LTHASH_LIMBS));
-  }
-  return { sums, reads: reads ? reads.buffer.slice(0, readsLen) : new ArrayBuffer(0) };
+/** Sums all `writes` on this thread (previous values must be known, or `read` given). */
+export function sumWrites(
+  writes: LatticeWrite[],
+  tables: number,
+  tableIndex: (w: LatticeWrite) => number,
+  read?: RowReader,
+): Uint16Array {
+  const { bytes } = packWrites(writes, tableIndex);
+  const summer = new LatticeSummer(tables);
+  applyReads(writes, 0, writes.length, summer.add(bytes, 0, bytes.length, read));
+  return summer.sums();
 }
 
 /** The committed value of an evm key from its physical row (a view valid until the next read). */
@@ -163,8 +196,9 @@ function equal(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** Fills in the previous values a share read (`reads` of sumWrites), in the share's write order. */
+/** Fills in the previous values read for writes[from, to) (`reads` of LatticeSummer.add). */
 export function applyReads(writes: LatticeWrite[], from: number, to: number, reads: ArrayBuffer): void {
+  if (reads.byteLength === 0) return;
   const buf = new Uint8Array(reads);
   const dv = new DataView(reads);
   let o = 0;
@@ -175,29 +209,56 @@ export function applyReads(writes: LatticeWrite[], from: number, to: number, rea
     o += 4;
     if (n === 0xffffffff) w.prev = undefined;
     else {
-      w.prev = buf.subarray(o, o + n); // the share's buffer backs all its values, like an arena
+      w.prev = buf.subarray(o, o + n); // one buffer backs a chunk's values, like an arena
       o += n;
     }
     w.prevKnown = true;
   }
 }
 
-interface WorkerRequest {
+/** A worker's task: claim chunks of `bytes` from `next` until there are none. */
+export interface WorkerRequest {
   id: number;
-  buffer: ArrayBuffer;
+  bytes: Uint8Array;
+  chunkStarts: Int32Array;
+  /** Int32Array over shared memory: [0] is the next chunk to claim */
+  next: Int32Array;
   tables: number;
   /** lmdb directory the worker reads unknown previous values from */
   kvPath: string | undefined;
 }
 
+export interface WorkerReply {
+  id: number;
+  error?: string;
+  sums?: ArrayBuffer;
+  /** the chunks this worker hashed and, for each, the previous values it read */
+  chunks?: number[];
+  reads?: ArrayBuffer[];
+}
+
+/** Claims and hashes chunks until none are left; returns the chunks and their reads. */
+export function claimChunks(
+  summer: LatticeSummer,
+  req: Pick<WorkerRequest, 'bytes' | 'chunkStarts' | 'next'>,
+  read: RowReader | undefined,
+): { chunks: number[]; reads: ArrayBuffer[] } {
+  const total = req.chunkStarts.length - 1;
+  const chunks: number[] = [];
+  const reads: ArrayBuffer[] = [];
+  for (;;) {
+    const c = Atomics.add(req.next, 0, 1);
+    if (c >= total) break;
+    chunks.push(c);
+    reads.push(summer.add(req.bytes, req.chunkStarts[c], req.chunkStarts[c + 1], read));
+  }
+  return { chunks, reads };
+}
+
 export class LatticePool {
   private readonly workers: Worker[] = [];
   private seq = 0;
-  private readonly waiting = new Map<
-    number,
-    { resolve: (v: PartialSums) => void; reject: (e: Error) => void }
-  >();
-
+  private readonly waiting = new Map<number, (reply: WorkerReply) => void>();
   private readonly kvPath: string | undefined;
 
   /** `kvPath`: the lmdb directory workers may read previous values from (none: all must be known). */
@@ -206,15 +267,13 @@ export class LatticePool {
     for (let i = 0; i < size; i++) {
       const w = new Worker(new URL('./lattice-worker.ts', import.meta.url));
       w.unref(); // an idle pool must not keep the process alive
-      w.on('message', (m: { id: number; sums?: ArrayBuffer; reads?: ArrayBuffer; error?: string }) => {
-        const p = this.waiting.get(m.id);
-        if (!p) return;
+      w.on('message', (m: WorkerReply) => {
+        const done = this.waiting.get(m.id);
         this.waiting.delete(m.id);
-        if (m.sums) p.resolve({ sums: new Uint16Array(m.sums), reads: m.reads! });
-        else p.reject(new Error(`lattice worker failed: ${m.error}`));
+        done?.(m);
       });
       w.on('error', (err) => {
-        for (const p of this.waiting.values()) p.reject(err);
+        for (const done of this.waiting.values()) done({ id: -1, error: err.message });
         this.waiting.clear();
       });
       this.workers.push(w);
@@ -231,39 +290,49 @@ export class LatticePool {
   }
 
   /**
-   * Per-table sums of `writes` (tables × 1024 limbs), computed on the workers and here with `read`;
-   * afterwards every write's previous value is known.
+   * Per-table sums of `writes` (tables × 1024 limbs), hashed by the workers and this thread (with
+   * `read`); afterwards every write's previous value is known. `callerHashes: false` leaves every
+   * chunk to the workers (tests of the workers' own reads).
    */
   async sum(
     writes: LatticeWrite[],
     tables: number,
     tableIndex: (w: LatticeWrite) => number,
     read: RowReader | undefined,
+    callerHashes = true,
   ): Promise<Uint16Array> {
-    const shares = this.workers.length + 1;
-    const per = Math.ceil(writes.length / shares);
-    const pending: Promise<PartialSums>[] = [];
-    const ranges: [number, number][] = [];
-    for (let i = 0; i < this.workers.length; i++) {
-      const from = (i + 1) * per;
-      const to = Math.min(writes.length, from + per);
-      if (from >= to) break;
+    const { bytes, chunkStarts } = packWrites(writes, tableIndex, true);
+    const next = new Int32Array(new SharedArrayBuffer(4));
+    const replies = this.workers.map((w) => {
       const id = ++this.seq;
-      const buffer = packWrites(writes, from, to, tableIndex);
-      pending.push(new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject })));
-      const req: WorkerRequest = { id, buffer, tables, kvPath: this.kvPath };
-      this.workers[i].postMessage(req, [buffer]);
-      ranges.push([from, to]);
-    }
-    const mineTo = Math.min(per, writes.length);
-    const mine = sumWrites(packWrites(writes, 0, mineTo, tableIndex), tables, read);
-    applyReads(writes, 0, mineTo, mine.reads);
-    const total = mine.sums;
-    const parts = await Promise.all(pending);
-    parts.forEach((part, i) => {
-      for (let j = 0; j < total.length; j++) total[j] += part.sums[j];
-      applyReads(writes, ranges[i][0], ranges[i][1], part.reads);
+      const reply = new Promise<WorkerReply>((resolve) => this.waiting.set(id, resolve));
+      const req: WorkerRequest = { id, bytes, chunkStarts, next, tables, kvPath: this.kvPath };
+      w.postMessage(req);
+      return reply;
     });
+    const summer = new LatticeSummer(tables);
+    const mine = callerHashes
+      ? claimChunks(summer, { bytes, chunkStarts, next }, read)
+      : { chunks: [], reads: [] };
+    const total = summer.sums();
+    const apply = (chunks: number[], reads: ArrayBuffer[]): void =>
+      chunks.forEach((c, i) =>
+        applyReads(writes, c * CHUNK, Math.min(writes.length, (c + 1) * CHUNK), reads[i]),
+      );
+    apply(mine.chunks, mine.reads);
+    // the workers' chunks: wait only while some are still being hashed (a worker that claimed
+    // none answers later, and its answer adds nothing)
+    let others = chunkStarts.length - 1 - mine.chunks.length;
+    const pending = new Set(replies);
+    while (others > 0) {
+      const m = await Promise.race([...pending].map((p) => p.then((r) => ({ p, r }))));
+      pending.delete(m.p);
+      if (m.r.error !== undefined) throw new Error(`lattice worker failed: ${m.r.error}`);
+      const part = new Uint16Array(m.r.sums!);
+      for (let j = 0; j < total.length; j++) total[j] += part[j];
+      apply(m.r.chunks!, m.r.reads!);
+      others -= m.r.chunks!.length;
+    }
     return total;
   }
 
@@ -272,5 +341,3 @@ export class LatticePool {
     this.workers.length = 0;
   }
 }
-
-export type { WorkerRequest };

@@ -1,12 +1,12 @@
 /**
- * Worker thread of LatticePool: reads the unknown previous values of its share from a fresh read
- * transaction of flatkv's lmdb (its own handle on the same environment), sums the share's lattice
- * rows and sends the partial lattices and the values it read back.
+ * Worker thread of LatticePool: claims chunks of a block's packed writes until none are left,
+ * reading unknown previous values from a fresh read transaction of flatkv's lmdb (its own handle
+ * on the same environment), and sends its partial lattices and the values it read back.
  */
 import { parentPort } from 'node:worker_threads';
 import { openLmdbStore } from '../../kv/lmdb.ts';
 import type { KVStore } from '../../kv/types.ts';
-import { sumWrites, type WorkerRequest } from './lattice-pool.ts';
+import { claimChunks, LatticeSummer, type WorkerReply, type WorkerRequest } from './lattice-pool.ts';
 
 let store: Promise<KVStore> | undefined;
 
@@ -15,6 +15,7 @@ parentPort!.on('message', (m: WorkerRequest) => {
 });
 
 async function answer(m: WorkerRequest): Promise<void> {
+  let reply: WorkerReply;
   try {
     let snapshot: ReturnType<KVStore['snapshot']> | undefined;
     if (m.kvPath !== undefined) {
@@ -24,12 +25,15 @@ async function answer(m: WorkerRequest): Promise<void> {
     }
     try {
       const read = snapshot?.getSyncView?.bind(snapshot) ?? snapshot?.getSync?.bind(snapshot);
-      const { sums, reads } = sumWrites(m.buffer, m.tables, read);
-      parentPort!.postMessage({ id: m.id, sums: sums.buffer, reads }, [sums.buffer as ArrayBuffer, reads]);
+      // one summer from creation to sums(), with no await between: it uses the thread's SIMD kernel
+      const summer = new LatticeSummer(m.tables);
+      const { chunks, reads } = claimChunks(summer, m, read);
+      reply = { id: m.id, sums: summer.sums().buffer as ArrayBuffer, chunks, reads };
     } finally {
       snapshot?.release();
     }
   } catch (err) {
-    parentPort!.postMessage({ id: m.id, error: (err as Error).message });
+    reply = { id: m.id, error: (err as Error).message };
   }
+  parentPort!.postMessage(reply, reply.sums ? [reply.sums, ...reply.reads!] : []);
 }

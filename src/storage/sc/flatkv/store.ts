@@ -38,7 +38,7 @@ import {
   type Table,
 } from './layout.ts';
 import { LtHash, LTHASH_LIMBS } from './lthash.ts';
-import { LatticePool, packWrites, sumWrites, type LatticeWrite } from './lattice-pool.ts';
+import { LatticePool, sumWrites, type LatticeWrite } from './lattice-pool.ts';
 import { availableParallelism } from 'node:os';
 import { BytesMap, hashBytes } from '../../../util/bytes-map.ts';
 import { ByteArena } from '../../../util/byte-arena.ts';
@@ -342,9 +342,7 @@ export class FlatKV {
       else {
         const writes = [...this.pending.values()];
         this.resolvePrevs(writes);
-        this.working = this.withSums(
-          sumWrites(packWrites(writes, 0, writes.length, tableIndex), TABLES.length, undefined).sums,
-        );
+        this.working = this.withSums(sumWrites(writes, TABLES.length, tableIndex));
       }
     }
     return this.working;
