@@ -6,10 +6,11 @@
  * exactly what ethereumjs's step does (invalid-opcode check, base gas, program counter, the EIP-7928
  * pending-OOG hook, the handler, the access-witness commit) without a promise, and the loop awaits
  * only the steps that return one: a static-gas handler that returns a promise (BLOCKHASH, or the
- * deadline's JUMP/JUMPI when it yields). MLOAD, MSTORE and MSTORE8 are synchronous too, their memory
- * expansion gas computed with ethereumjs's own `subMemUsage` as their stock gas functions do. Every
- * other step — other dynamic gas (calls, storage, copies, hashing), a `step` listener (tracers), debug
- * or profiler mode, the stateless EIPs — is ethereumjs's own, as is every run of EOF code.
+ * deadline's JUMP/JUMPI when it yields). MLOAD, MSTORE, MSTORE8, KECCAK256, RETURN and REVERT are
+ * synchronous too, their gas computed with ethereumjs's own `subMemUsage`/`divCeil` as their stock gas
+ * functions do. Every other step — other dynamic gas (calls, storage, copies), a `step` listener
+ * (tracers), debug or profiler mode, the stateless EIPs — is ethereumjs's own, as is every run of EOF
+ * code.
  *
  * Only EVMs registered with `useSyncSteps` (the simulation pool's) take this path; block execution
  * runs ethereumjs unchanged. The methods are private to ethereumjs (the pinned 10.1.x): if they are
@@ -82,15 +83,31 @@ try {
   const stockGas = gasModule.dynamicGasHandlers as Map<number, unknown> | undefined;
   const subMemUsage = util.subMemUsage as
     ((rs: RunState, offset: bigint, length: bigint, common: unknown) => bigint) | undefined;
+  const divCeil = util.divCeil as ((a: bigint, b: bigint) => bigint) | undefined;
+  type Common = InterpreterLike['common'] & { param(name: string): bigint };
   /**
-   * Dynamic gas computed here for the memory word opcodes, as their stock gas functions compute it
-   * (memory expansion for the word at the top of the stack), when the EVM has those functions.
+   * Dynamic gas computed here, as the stock gas functions of these opcodes compute it (memory
+   * expansion, and KECCAK256's per-word cost), when the EVM has those functions: the opcodes whose
+   * handlers are synchronous and whose gas depends on memory only.
    */
-  const MEMORY_WORD_BYTES = new Map<number, bigint>([
-    [0x51, 32n], // MLOAD
-    [0x52, 32n], // MSTORE
-    [0x53, 1n], // MSTORE8
+  const SYNC_GAS = new Map<number, (rs: RunState, common: Common) => bigint>([
+    [0x51, (rs, c) => subMemUsage!(rs, rs.stack.peek()[0], 32n, c)], // MLOAD
+    [0x52, (rs, c) => subMemUsage!(rs, rs.stack.peek()[0], 32n, c)], // MSTORE
+    [0x53, (rs, c) => subMemUsage!(rs, rs.stack.peek()[0], 1n, c)], // MSTORE8
+    [
+      0x20, // KECCAK256
+      (rs, c) => {
+        const [offset, length] = rs.stack.peek(2);
+        return subMemUsage!(rs, offset, length, c) + c.param('keccak256WordGas') * divCeil!(length, 32n);
+      },
+    ],
+    [0xf3, (rs, c) => memoryRange(rs, c)], // RETURN
+    [0xfd, (rs, c) => memoryRange(rs, c)], // REVERT
   ]);
+  const memoryRange = (rs: RunState, c: Common) => {
+    const [offset, length] = rs.stack.peek(2);
+    return subMemUsage!(rs, offset, length, c);
+  };
   const proto = interp.Interpreter?.prototype as InterpreterLike | undefined;
   const consumeOog = oog.consumeEip7928PostTargetCallOog as ((rs: RunState) => void) | undefined;
   const { EVMError, EVMErrorTypeString } = errors as EvmErrors;
@@ -102,8 +119,9 @@ try {
     typeof stockStep === 'function' &&
     typeof consumeOog === 'function' &&
     typeof subMemUsage === 'function' &&
+    typeof divCeil === 'function' &&
     stockGas instanceof Map &&
-    [...MEMORY_WORD_BYTES.keys()].every((op) => typeof stockGas.get(op) === 'function') &&
+    [...SYNC_GAS.keys()].every((op) => typeof stockGas.get(op) === 'function') &&
     typeof EVMError === 'function' &&
     typeof EVMError.errorMessages?.STOP === 'string' &&
     typeof EVMErrorTypeString === 'string'
@@ -116,9 +134,9 @@ try {
       if (!registered.has(this._evm)) return stockStep.call(this, step);
       const entry = step ?? this.lookupOpInfo(this._runState.opCode);
       const info = entry.opcodeInfo;
-      const memoryBytes = info.dynamicGas ? MEMORY_WORD_BYTES.get(info.code) : undefined;
+      const syncGas = info.dynamicGas ? SYNC_GAS.get(info.code) : undefined;
       if (
-        (info.dynamicGas && (memoryBytes === undefined || entry.gasHandler !== stockGas.get(info.code))) ||
+        (info.dynamicGas && (syncGas === undefined || entry.gasHandler !== stockGas.get(info.code))) ||
         this.profilerOpts?.enabled === true ||
         this._evm.DEBUG ||
         (this._evm.events?.listenerCount('step') ?? 0) > 0 ||
@@ -128,7 +146,7 @@ try {
         return stockStep.call(this, step);
       const rs = this._runState;
       let gas = info.feeBigInt;
-      if (memoryBytes !== undefined) gas += subMemUsage(rs, rs.stack.peek()[0], memoryBytes, this.common);
+      if (syncGas !== undefined) gas += syncGas(rs, this.common as Common);
       if (info.isInvalid) throw new EVMError(INVALID_OPCODE);
       this.useGas(gas, info);
       rs.programCounter++;

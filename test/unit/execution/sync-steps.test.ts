@@ -27,6 +27,11 @@ const PROGRAMS: Record<string, string> = {
   memory: '602a610400526007610433536104205160005260206000f3',
   memoryOutOfGas: '602a62ffffff52',
   mloadUnderflow: '51',
+  // KECCAK256 of written memory and of memory it grows; RETURN and REVERT growing memory
+  keccak: '604561010052' + '60506100f020600052' + '602161040020602052' + '60406000f3',
+  keccakOutOfGas: '62ffffff600020',
+  returnGrows: '6020610500f3',
+  revertGrows: '6020610500fd',
   // BLOCKHASH and SELFBALANCE: static gas, asynchronous handlers
   asyncStatic: '600040' + '600052' + '47' + '602052' + '60406000f3',
 };
@@ -55,6 +60,8 @@ test('synchronous steps give ethereumjs results', async () => {
   assert.equal((await run('call', true)).ret, (42).toString(16).padStart(64, '0'));
   assert.equal((await run('outOfGas', true)).error, 'out of gas');
   assert.equal((await run('memoryOutOfGas', true)).error, 'out of gas');
+  assert.equal((await run('keccakOutOfGas', true)).error, 'out of gas');
+  assert.equal((await run('revertGrows', true)).error, 'revert');
   // MSTORE8 put 7 at 0x433, the 20th byte of the word MLOAD read at 0x420
   assert.equal((await run('memory', true)).ret, '00'.repeat(19) + '07' + '00'.repeat(12));
 });
