@@ -80,13 +80,14 @@ class CachedSource implements StateReader {
   get(store: string, key: Uint8Array): Uint8Array | undefined {
     const id = idOf(store, key);
     if (store === STORES.evm && this.clearedStorage.some((p) => id.startsWith(p))) return undefined;
-    if (this.cache.has(id)) return this.cache.get(id);
+    // the version's shared reads first: they hold nearly every key a call reads
     const shared = this.shared?.entries;
-    if (shared?.has(id)) {
+    if (shared) {
       const v = shared.get(id);
-      this.cache.set(id, v);
-      return v;
+      if (v !== undefined || shared.has(id)) return v;
     }
+    const own = this.cache.get(id);
+    if (own !== undefined || this.cache.has(id)) return own;
     const v = this.source(store, key);
     if (v instanceof Promise) throw new StateMiss(id, v);
     this.cache.set(id, v);
