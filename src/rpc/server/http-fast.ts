@@ -43,8 +43,8 @@ export interface PlainRequest {
 }
 
 /**
- * The plain request at the start of `buf`: 'incomplete' until its head and body are in, 'delegate'
- * when it is not one the fast path answers.
+ * The plain request at the start of `buf` once its head is in ('incomplete' before): its body is in
+ * when `buf` reaches `end`. 'delegate' when it is not one the fast path answers.
  */
 export function parsePlainRequest(
   buf: Buffer,
@@ -90,7 +90,6 @@ export function parsePlainRequest(
   if (length < 0 || length > maxBodyBytes || !host || type === undefined || !JSON_TYPES.has(type))
     return 'delegate';
   const bodyStart = headEnd + 4;
-  if (buf.length < bodyStart + length) return 'incomplete';
   return { bodyStart, end: bodyStart + length, acceptEncoding };
 }
 
@@ -146,15 +145,26 @@ export class FastConnections {
     const state = { busy: false };
     this.sockets.set(socket, state);
     socket.setNoDelay(true);
-    let buf: Buffer = Buffer.alloc(0);
+    // bytes not answered yet, in order; joined once a whole request is in (a large body arrives in
+    // many chunks, and joining or scanning on each would be quadratic)
+    let pending: Buffer[] = [];
+    let size = 0;
+    /** Bytes needed before parsing again: past the head seen so far, or the end of a known body. */
+    let need = 1;
+    const joined = (): Buffer => {
+      const all = pending.length === 1 ? pending[0] : Buffer.concat(pending, size);
+      pending = [all];
+      return all;
+    };
     // idle for the keep-alive timeout: closed; the timer restarts with every read and write, and a
     // request being answered keeps the connection (node:http sets no timeout while answering either)
     const idle = () => {
       if (!state.busy) socket.destroy();
     };
     const onData = (chunk: Buffer) => {
-      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
-      if (!state.busy) void pump();
+      pending.push(chunk);
+      size += chunk.length;
+      if (!state.busy && size >= need) void pump();
     };
     const onClose = () => this.sockets.delete(socket);
     const onError = () => socket.destroy();
@@ -165,16 +175,27 @@ export class FastConnections {
       socket.off('timeout', idle);
       socket.setTimeout(0);
       this.sockets.delete(socket);
-      if (buf.length > 0) socket.unshift(buf);
+      if (size > 0) socket.unshift(joined());
       this.host.fallback(socket);
     };
     const pump = async () => {
-      while (!socket.destroyed) {
+      while (!socket.destroyed && size >= need) {
+        const buf = joined();
         const req = parsePlainRequest(buf, this.host.maxBodyBytes);
-        if (req === 'incomplete') return;
+        if (req === 'incomplete') {
+          need = size + 1;
+          return;
+        }
         if (req === 'delegate') return handOff();
+        if (buf.length < req.end) {
+          need = req.end;
+          return;
+        }
         const body = buf.subarray(req.bodyStart, req.end);
-        buf = buf.subarray(req.end);
+        const rest = buf.subarray(req.end);
+        pending = rest.length > 0 ? [rest] : [];
+        size = rest.length;
+        need = 1;
         state.busy = true;
         let out: string | Buffer;
         try {

@@ -21,7 +21,12 @@ test('which requests are plain', () => {
     end: start + 2,
     acceptEncoding: undefined,
   });
-  assert.equal(parsePlainRequest(head(PLAIN, '{'), 100), 'incomplete');
+  // a head is enough: the body is in once the buffer reaches `end`
+  assert.deepEqual(parsePlainRequest(head(PLAIN, '{'), 100), {
+    bodyStart: start,
+    end: start + 2,
+    acceptEncoding: undefined,
+  });
   assert.equal(parsePlainRequest(Buffer.from('POST / HTTP/1.1\r\nHost: x'), 100), 'incomplete');
   assert.equal(parsePlainRequest(head(PLAIN, '{}'), 1), 'delegate', 'body over the limit');
   const variants: [string[], 'delegate' | 'plain'][] = [
@@ -165,6 +170,23 @@ test('a plain request gets the bytes node:http sends; pipelined and mixed reques
   );
   assert.match(answers[1].toString(), /"result":"x{3000}"/);
   assert.match(answers[2].toString(), /"code":-32603/);
+});
+
+test('a request arriving in small pieces is answered once, whole', async (t) => {
+  const s = await server();
+  t.after(() => s.stop());
+  const socket = await open(s.port);
+  t.after(() => socket.destroy());
+  const batch = `[${Array.from({ length: 10 }, () => call('small')).join(',')}]`;
+  const bytes = Buffer.concat([plain(batch), plain(call('small'))]);
+  const answers = exchange(socket, Buffer.alloc(0), 2);
+  for (let at = 0; at < bytes.length; at += 7) {
+    socket.write(bytes.subarray(at, at + 7));
+    await new Promise((r) => setImmediate(r));
+  }
+  const [first, second] = await answers;
+  assert.equal(JSON.parse(first.toString().split('\r\n\r\n')[1]).length, 10);
+  assert.match(second.toString(), /"result":"é"/);
 });
 
 test('stop closes idle connections of the fast path and of node:http', async () => {
