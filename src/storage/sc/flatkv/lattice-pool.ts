@@ -276,6 +276,12 @@ export class LatticePool {
         for (const done of this.waiting.values()) done({ id: -1, error: err.message });
         this.waiting.clear();
       });
+      // an empty task: the worker opens its lmdb handle and compiles its kernel now, not while
+      // the first block waits for it
+      const bytes = new Uint8Array(new SharedArrayBuffer(0));
+      const chunkStarts = new Int32Array(new SharedArrayBuffer(4));
+      const next = new Int32Array(new SharedArrayBuffer(4));
+      w.postMessage({ id: 0, bytes, chunkStarts, next, tables: 1, kvPath } satisfies WorkerRequest);
       this.workers.push(w);
     }
   }
