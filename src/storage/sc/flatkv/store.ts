@@ -126,7 +126,7 @@ export class FlatKV {
   /** Physical-key buffers by length, reused by reads (the KV engine copies the key it is given). */
   private readonly scratch = new Map<number, Uint8Array>();
   /** Keys of the pending writes and previous values read from the KV store, until flushed. */
-  private arena = new ByteArena();
+  private readonly arena = new ByteArena();
   private readonly undoWindow: number;
   private readonly log: Logger;
   version: number;
@@ -152,7 +152,7 @@ export class FlatKV {
   private readonly flushInterval: number;
   private readonly flushChunk: number;
   /**
-   * Committed values newer than the KV store, by evm key (latin1), not by physical row: a commit then
+   * Committed values newer than the KV store, by evm key, not by physical row: a commit then
    * only links its pending writes in, and the account rows (nonce and code hash) are merged at flush.
    */
   private rows = new BytesMap<Pending>();
