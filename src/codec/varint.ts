@@ -14,6 +14,16 @@ export function putUvarint(out: Uint8Array, off: number, n: number): number {
   return off;
 }
 
+/** Bytes putUvarint writes for n (any non-negative safe integer). */
+export function uvarintLength(n: number): number {
+  let len = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    len++;
+  }
+  return len;
+}
+
 /** Appends the zig-zag signed varint of n (Go `binary.PutVarint`); returns the new offset. */
 export function putZigzag(out: Uint8Array, off: number, n: number): number {
   // zig-zag: 0,-1,1,-2,2 -> 0,1,2,3,4; done arithmetically so values above 2^31 stay exact

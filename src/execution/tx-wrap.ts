@@ -14,7 +14,7 @@
  * produces, which makes the mapping a bijection: one Ethereum tx has exactly one Cosmos tx hash
  * (SHA-256 of the wrapper) and no second encoding can smuggle the same Ethereum tx in twice.
  */
-import { putUvarint, readUvarint } from '../codec/varint.ts';
+import { putUvarint, readUvarint, uvarintLength } from '../codec/varint.ts';
 import { equalBytes } from '../primitives/bytes.ts';
 
 export const MSG_EVM_TRANSACTION_TYPE_URL = '/chain.evm.v1.MsgEVMTransaction';
@@ -54,20 +54,17 @@ const TYPE_URL_FIELD = Uint8Array.from([
   ...Buffer.from(MSG_EVM_TRANSACTION_TYPE_URL, 'latin1'),
 ]);
 
-const uvarintSize = (n: number): number =>
-  n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5;
-
 /**
  * The Cosmos `TxRaw` bytes that carry a raw Ethereum transaction in a block. Written by hand, in one
  * allocation, because the producer wraps every tx of every block (the generic protobuf writer cost
  * more than the block store write); the bytes are exactly what the cosmjs-types encoders produce.
  */
 export function wrapEthTransaction(raw: Uint8Array): Uint8Array {
-  const msgLen = raw.length === 0 ? 0 : 1 + uvarintSize(raw.length) + raw.length;
+  const msgLen = raw.length === 0 ? 0 : 1 + uvarintLength(raw.length) + raw.length;
   // proto3 omits an empty bytes field: no Any.value when the message is empty
-  const anyLen = TYPE_URL_FIELD.length + (msgLen === 0 ? 0 : 1 + uvarintSize(msgLen) + msgLen);
-  const bodyLen = 1 + uvarintSize(anyLen) + anyLen;
-  const out = new Uint8Array(1 + uvarintSize(bodyLen) + bodyLen);
+  const anyLen = TYPE_URL_FIELD.length + (msgLen === 0 ? 0 : 1 + uvarintLength(msgLen) + msgLen);
+  const bodyLen = 1 + uvarintLength(anyLen) + anyLen;
+  const out = new Uint8Array(1 + uvarintLength(bodyLen) + bodyLen);
   out[0] = FIELD_1_BYTES;
   let off = putUvarint(out, 1, bodyLen);
   out[off++] = FIELD_1_BYTES;

@@ -1,6 +1,6 @@
 /** Binary encoding of changelog entries (memiavl WAL and flatkv undo log share it). */
 import { fromUtf8, utf8 } from '../../primitives/bytes.ts';
-import { putUvarint, readUvarint } from '../../codec/varint.ts';
+import { putUvarint, readUvarint, uvarintLength } from '../../codec/varint.ts';
 import type { ChangelogEntry, ChangeSet, StoreUpgrade } from './types.ts';
 
 class Writer {
@@ -34,21 +34,12 @@ class Writer {
   }
 }
 
-function uvLen(n: number): number {
-  let len = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    len++;
-  }
-  return len;
-}
-
 /** Encoded size of a change set's pairs. */
 function pairsSize(cs: ChangeSet): number {
   let n = 0;
   for (const p of cs.pairs) {
-    n += uvLen(p.key.length) + p.key.length + 1;
-    if (p.value !== undefined) n += uvLen(p.value.length) + p.value.length;
+    n += uvarintLength(p.key.length) + p.key.length + 1;
+    if (p.value !== undefined) n += uvarintLength(p.value.length) + p.value.length;
   }
   return n;
 }

@@ -6,21 +6,12 @@
  */
 import { compareBytes } from '../../../primitives/bytes.ts';
 import { innerHash, leafHash, room } from './hashing.ts';
-import { putUvarint, putZigzag } from '../../../codec/varint.ts';
+import { putUvarint, putZigzag, uvarintLength } from '../../../codec/varint.ts';
 import { sha256 } from '../../../crypto/hash.ts';
 import { keyPrefix, type TreeSnapshot } from './snapshot-file.ts';
 import { MSG_BYTES, OUT_PTR, pad, sha256x4, type Sha256x4 } from './sha256-simd.ts';
 
 const valueHashes = new Uint8Array(128);
-
-function uvarintLen(n: number): number {
-  let len = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    len++;
-  }
-  return len;
-}
 
 export class MemNode {
   height: number;
@@ -181,7 +172,7 @@ export class NodeReader {
     const buckets = new Map<number, MemNode[]>();
     for (const n of leaves) {
       const vl = n.value!.length;
-      const pl = 2 + uvarintLen(n.version * 2) + uvarintLen(n.key.length) + n.key.length + 33;
+      const pl = 2 + uvarintLength(n.version * 2) + uvarintLength(n.key.length) + n.key.length + 33;
       if (vl > 119 || pl > 119) {
         this.hash(n);
         continue;
