@@ -10,6 +10,7 @@
  * given: a caller that may reuse a key's buffer passes a copy. There is no single-key delete.
  */
 import { randomInt } from 'node:crypto';
+import { equalBytes } from '../primitives/bytes.ts';
 
 const SEED = randomInt(0x7fffffff);
 
@@ -32,12 +33,6 @@ export function hashBytes(key: Uint8Array): number {
   return h | 0;
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 export class BytesMap<V> {
   // Open addressing with linear probing over one typed array of (index + 1 into keys/vals, 0 =
   // empty; hash) pairs: a probe touches one cache line and, on a hash match, one key; there are no
@@ -57,7 +52,7 @@ export class BytesMap<V> {
     for (let i = h & mask; ; i = (i + 1) & mask) {
       const s = table[2 * i];
       if (s === 0) return -1 - i;
-      if (table[2 * i + 1] === h && sameBytes(keys[s - 1], key)) return s - 1;
+      if (table[2 * i + 1] === h && equalBytes(keys[s - 1], key)) return s - 1;
     }
   }
 

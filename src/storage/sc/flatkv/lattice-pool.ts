@@ -16,6 +16,7 @@
  * touches it, whichever read transaction sees it.
  */
 import { Worker } from 'node:worker_threads';
+import { equalBytes } from '../../../primitives/bytes.ts';
 import { LtHash, LTHASH_LIMBS } from './lthash.ts';
 import { latticeSimd } from './lattice-simd.ts';
 import { decodeAccount, locate, physicalLength, writePhysical, type Location } from './layout.ts';
@@ -147,7 +148,7 @@ export class LatticeSummer {
         if (prev) reads.set(prev, readsLen + 4);
         readsLen += need;
       }
-      if (prev !== undefined && value !== undefined && equal(prev, value)) continue;
+      if (prev !== undefined && value !== undefined && equalBytes(prev, value)) continue;
       if (prev !== undefined) this.mix(t, key, prev, true);
       if (value !== undefined) this.mix(t, key, value, false);
     }
@@ -188,12 +189,6 @@ function readPrevious(
   if (!physical) scratch.set(len, (physical = new Uint8Array(len)));
   const row = read(writePhysical(key, loc, physical));
   return loc.field === undefined ? row : decodeAccount(row)[loc.field];
-}
-
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** Fills in the previous values read for writes[from, to) (`reads` of LatticeSummer.add). */

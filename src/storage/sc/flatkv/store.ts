@@ -394,8 +394,8 @@ export class FlatKV {
     if (this.wal) {
       const pairs: KVPair[] = [];
       const prevs: KVPair[] = [];
-      this.resolvePrevs(this.pending.values()); // known after hashing; a no-op pass
       for (const p of this.pending.values()) {
+        if (!p.prevKnown) this.resolvePrevs([p]); // known after hashing; kept as a safeguard
         pairs.push({ key: p.key, value: p.value });
         prevs.push({ key: NO_KEY, value: p.prev });
       }
