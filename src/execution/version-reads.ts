@@ -5,6 +5,7 @@
  * eth_getBalance at the same height) answers the next without another engine seek. Values are
  * shared: nothing may write into them.
  */
+import { Lru } from '../util/lru.ts';
 
 /** One character per key byte (a prefix of a key gives a prefix of its id); about half the cost of hex. */
 export const readId = (store: string, key: Uint8Array): string =>
@@ -28,23 +29,18 @@ export class VersionReadCache {
 
 /** The caches of the few most recently read versions (latest, and a few historical ones). */
 export class VersionReadCaches {
-  private readonly caches = new Map<number, VersionReadCache>();
-  private readonly maxVersions: number;
+  private readonly caches: Lru<number, VersionReadCache>;
   constructor(maxVersions = 4) {
-    this.maxVersions = maxVersions;
+    this.caches = new Lru(maxVersions);
   }
 
   /** The cache of `version`, made the most recently used. */
   at(version: number): VersionReadCache {
     let c = this.caches.get(version);
-    if (c) {
-      // most recently used last, so the first entry is the one to drop
-      this.caches.delete(version);
-    } else {
+    if (!c) {
       c = new VersionReadCache(version);
-      if (this.caches.size >= this.maxVersions) this.caches.delete(this.caches.keys().next().value!);
+      this.caches.set(version, c);
     }
-    this.caches.set(version, c);
     return c;
   }
 }
