@@ -102,6 +102,10 @@ class LmdbStore implements KVStore {
   snapshot(): KVSnapshot {
     this.assertOpen();
     const db = this.db;
+    // lmdb-js reuses one read transaction until a timer resets it, so a snapshot taken before this
+    // thread's event loop turns would miss commits made meanwhile by another thread or process
+    // (flatkv's hash workers read previous values right after the committing thread's flush)
+    db.resetReadTxn();
     const txn = db.useReadTransaction();
     let released = false;
     const check = () => {
