@@ -42,6 +42,10 @@ export interface KVStore extends KVReader {
   readonly engine: string;
   /** Applies all ops atomically and durably (per the engine's sync setting) or none of them. */
   write(ops: KVOp[]): Promise<void>;
+  /**
+   * A consistent read view holding every write committed before it was taken (by any thread or
+   * process sharing the database) and none made after, until released.
+   */
   snapshot(): KVSnapshot;
   close(): Promise<void>;
 }
