@@ -204,6 +204,12 @@ export class BlockProducer {
       executed.receipts.map((r) => r.txHash),
       this.accounts(),
     );
+    // committed Cosmos txs leave their pool now (and its TTLs apply): left in, they counted as
+    // unconfirmed and woke the producer for a block that could only reject them
+    this.o.cosmosPool.update(
+      height,
+      executed.cosmosResults.map((r) => cosmosTxHash(executed.txs[r.index])),
+    );
     this.log.info(
       {
         height,

@@ -185,6 +185,10 @@ test('with create-empty-blocks = false a Cosmos tx alone wakes the producer', as
       accountNumber: Number(acc.accountNumber),
     }),
   );
-  const { result } = await included(node, tx.hash);
+  const { result, location } = await included(node, tx.hash);
   assert.equal(result.code, 0);
+  // the committed tx has left the pool, so nothing wakes the producer for another block
+  await until(() => node.cosmosPool!.size === 0);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(node.chain!.latestHeight, location.height, 'idle again once the tx is committed');
 });
