@@ -58,7 +58,9 @@ export class ChaindProcess {
       this.waiters = this.waiters.filter((w) => (w.pred(line) ? (w.resolve(line), false) : true));
     });
     this.child.stderr!.on('data', (d) => (this.stderr += d));
-    this.exited = new Promise((res) => this.child.on('exit', (code, signal) => res({ code, signal })));
+    // 'close', not 'exit': only then has all of the child's output been read (lines a test checks after
+    // the exit, such as the last one, are in `lines`)
+    this.exited = new Promise((res) => this.child.on('close', (code, signal) => res({ code, signal })));
   }
 
   /** Resolves with the first line (already seen or future) matching `pred`; rejects after `ms`. */

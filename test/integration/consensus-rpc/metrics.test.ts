@@ -81,7 +81,9 @@ test('/metrics: the alerting metrics, pipeline and mempool metrics, process metr
   for (const f of families.values())
     for (const s of f.samples) assert.equal(s.labels.chain_id, 'it-1', `${s.name} lacks chain_id`);
 
-  // A queued EVM tx (nonce gap) stays in the pool and shows in the mempool gauges.
+  // A queued EVM tx (nonce gap) stays in the pool and shows in the mempool gauges. Blocks are paused:
+  // ten blocks (ttl-num-blocks) between admission and the scrape would expire it.
+  await node.producer!.stop();
   const gap = await post(rpc, 'broadcast_tx_sync', { tx: b64(await evmTransferTxRaw(5, 4, 3)) });
   assert.equal(gap.body.result.code, 0);
   const later = await scrape(metrics);

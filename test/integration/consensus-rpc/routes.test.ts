@@ -106,7 +106,9 @@ step('broadcast_tx_commit, broadcast_tx_sync and the mempool routes', async () =
     height: '1',
   });
 
-  // The next block waits for timeout-commit (1 s): the pool is observable in between.
+  // The pool is observed with block production paused (timeout-commit alone, 1 s, is a window a
+  // loaded machine can miss); block 2 then takes both txs.
+  await n.node.producer!.stop();
   const sync = await get(n.rpc, `/broadcast_tx_sync?tx=0x${Buffer.from(tx2).toString('hex')}`);
   assert.deepEqual(sync.body.result, { code: 0, data: '', log: '', codespace: '', hash: hex(txHash(tx2)) });
   const async = await post(n.rpc, 'broadcast_tx_async', [b64(tx3)]);
@@ -127,6 +129,7 @@ step('broadcast_tx_commit, broadcast_tx_sync and the mempool routes', async () =
   });
   assert.deepEqual((await both('unconfirmed_txs', 'limit=1', { limit: 1 })).txs, [b64(tx2)]);
 
+  n.node.producer!.start();
   await until(() => n.node.chain!.latestHeight === 2);
   assert.deepEqual(block(2).txs.map(b64), [b64(tx2), b64(tx3)]);
   assert.deepEqual(await both('num_unconfirmed_txs', '', {}), {

@@ -560,7 +560,7 @@ test('[evm] max_trace_lookback_blocks, max_concurrent_trace_calls and trace_time
     message: 'genesis is not traceable',
   });
 
-  // One trace that can only end at its timeout (an endless loop with 10M gas) holds the only slot;
+  // One trace that can only end at its timeout (an endless loop with 100M gas) holds the only slot;
   // requests sent meanwhile, debug_ and legacy alike, are refused at once. It is polled for, not
   // timed: the first answer after the long trace has started is the refusal. Its timeout option
   // (1h) is capped by trace_timeout (2s). Should a poll have taken the slot first (the long trace is
@@ -577,7 +577,7 @@ test('[evm] max_trace_lookback_blocks, max_concurrent_trace_calls and trace_time
     refused = {};
     let settled = false;
     const long = rpc(url, 'debug_traceCall', [
-      { to: spinner, gas: '0x989680' },
+      { to: spinner, gas: '0x5f5e100' },
       'latest',
       { tracer: 'noopTracer', timeout: '1h', stateOverrides: { [spinner]: { code: '0x5b600056' } } },
     ]).finally(() => (settled = true));
