@@ -29,6 +29,8 @@ export interface LogSearch {
   topics: (Uint8Array[] | null)[];
   /** At most this many logs; `limitExceeded` says more matched. */
   limit: number;
+  /** Logs of `fromBlock` with a lower logIndex are skipped: a filter resuming inside that block. */
+  fromLogIndex?: number;
 }
 
 export interface ChainReader {

@@ -2,8 +2,9 @@
  * Installed polling filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter) and
  * their lifecycle: a filter unused for `timeoutMs` expires, at most `maxFilters` exist at once.
  *
- * Block and log filters keep only a cursor (the latest height they have reported), so a poll answers
- * every block committed since, whatever happened to event delivery. Pending-tx filters need the
+ * Block and log filters keep only a cursor (the latest height they have reported, and for a log filter
+ * how far into the next block), so a poll answers every block committed since, whatever happened to
+ * event delivery. Pending-tx filters need the
  * mempool's admissions, which are not stored anywhere: they buffer hashes as they arrive.
  */
 import { randomBytes } from 'node:crypto';
@@ -33,7 +34,14 @@ const DEFAULT_MAX_PENDING_HASHES = 10_000;
 
 export type Filter =
   | { kind: 'block'; lastUsed: number; cursor: number }
-  | { kind: 'logs'; lastUsed: number; cursor: number; criteria: LogFilter }
+  | {
+      kind: 'logs';
+      lastUsed: number;
+      cursor: number;
+      /** Logs of block cursor + 1 with a lower logIndex were reported already (a poll stopped inside it). */
+      cursorLogIndex: number;
+      criteria: LogFilter;
+    }
   | { kind: 'pending'; lastUsed: number; hashes: Uint8Array[] };
 
 /** geth's answer for an unknown, expired or uninstalled filter id. */

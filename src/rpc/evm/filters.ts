@@ -9,7 +9,9 @@
  * Block and log filters report by height: a poll covers the heights after the filter's cursor up to
  * the latest, so no block is missed even if the node was busy when it was committed. One poll covers
  * at most `max_blocks_for_log` heights and `max_log_no_block` logs; what is left over comes with the
- * next poll (the cursor stops at the last block fully reported), so the limits never drop a log.
+ * next poll, so the limits never drop a log. A log filter's cursor is a height and a log index: a
+ * block with more matching logs than `max_log_no_block` is reported over several polls, each one
+ * carrying on after the last log the previous one gave.
  */
 import type { LogFilter } from '../codecs/filter.ts';
 import { formatLog } from '../codecs/format.ts';
@@ -54,47 +56,54 @@ export function checkRange(criteria: LogFilter, options: EvmRpcOptions): void {
   }
 }
 
+/**
+ * How far a reader of logs got: every log up to block `height` is reported, and in block `height + 1`
+ * the logs whose logIndex is below `logIndex`.
+ */
+export interface LogCursor {
+  height: number;
+  logIndex: number;
+}
+
 export interface LogWindow {
   logs: LogMatch[];
-  /** The last height fully covered: the new cursor. */
-  through: number;
+  /** The new cursor: right after the last log given, or at the last height covered. */
+  next: LogCursor;
 }
 
 /**
- * Logs matching `criteria` in the heights after `after` up to `latest`, within the criteria's numeric
- * bounds and the per-poll limits. Shared by log filters and `logs` subscriptions.
+ * Logs matching `criteria` after the cursor `after` up to `latest`, within the criteria's numeric
+ * bounds and the per-poll limits, in block and logIndex order. Shared by log filters and `logs`
+ * subscriptions: when more match than `max_log_no_block`, the window ends after its last log (inside
+ * a block if need be) and a window from `next` carries on, so no reader is stuck on a busy block.
  */
 export function logsAfter(
   chain: ChainReader,
   options: EvmRpcOptions,
   criteria: LogFilter,
-  after: number,
+  after: LogCursor,
   latest: number,
 ): LogWindow {
+  if (latest <= after.height) return { logs: [], next: after };
   // A blockHash filter names one block that is already committed: nothing new can match it.
-  if (criteria.blockHash || latest <= after) return { logs: [], through: Math.max(after, latest) };
-  let through = Math.min(latest, after + options.maxBlocksForLog);
-  const from = Math.max(after + 1, numericBound(criteria.fromBlock) ?? 0);
+  if (criteria.blockHash) return { logs: [], next: { height: latest, logIndex: 0 } };
+  const through = Math.min(latest, after.height + options.maxBlocksForLog);
+  const covered = { height: through, logIndex: 0 };
+  const from = Math.max(after.height + 1, numericBound(criteria.fromBlock) ?? 0);
   const to = Math.min(through, numericBound(criteria.toBlock) ?? Number.MAX_SAFE_INTEGER);
-  if (from > to) return { logs: [], through };
+  if (from > to) return { logs: [], next: covered };
   const { logs, limitExceeded } = chain.getLogs({
     fromBlock: from,
     toBlock: to,
+    // the cursor's log index is within block after.height + 1, which a numeric fromBlock may exclude
+    fromLogIndex: from === after.height + 1 ? after.logIndex : 0,
     addresses: criteria.addresses,
     topics: criteria.topics,
     limit: options.maxLogNoBlock,
   });
-  if (!limitExceeded) return { logs, through };
-  // The last block's logs may be cut short: report only the blocks before it, the rest next time.
-  const lastHeight = logs[logs.length - 1].blockHeight;
-  const kept = logs.filter((l) => l.blockHeight < lastHeight);
-  if (kept.length === 0) {
-    throw new LimitExceededError(
-      `block ${lastHeight} has more than ${options.maxLogNoBlock} matching logs (max_log_no_block); use eth_getLogs with a narrower filter`,
-    );
-  }
-  through = lastHeight - 1;
-  return { logs: kept, through };
+  if (!limitExceeded) return { logs, next: covered };
+  const last = logs[logs.length - 1];
+  return { logs, next: { height: last.blockHeight - 1, logIndex: last.logIndex + 1 } };
 }
 
 /** Formats logs, looking each block's context up once (logs of one block are adjacent). */
@@ -115,7 +124,13 @@ export function filterMethods(backend: EvmBackend, resolve: Resolver, store: Fil
   return {
     eth_newFilter: method([p.filter], (criteria) => {
       checkRange(criteria, options);
-      return store.install({ kind: 'logs', lastUsed: 0, cursor: chain.latestHeight(), criteria });
+      return store.install({
+        kind: 'logs',
+        lastUsed: 0,
+        cursor: chain.latestHeight(),
+        cursorLogIndex: 0,
+        criteria,
+      });
     }),
     eth_newBlockFilter: method([], () =>
       store.install({ kind: 'block', lastUsed: 0, cursor: chain.latestHeight() }),
@@ -139,8 +154,15 @@ export function filterMethods(backend: EvmBackend, resolve: Resolver, store: Fil
         }
         return hashes;
       }
-      const window = logsAfter(chain, options, f.criteria, f.cursor, latest);
-      f.cursor = window.through;
+      const window = logsAfter(
+        chain,
+        options,
+        f.criteria,
+        { height: f.cursor, logIndex: f.cursorLogIndex },
+        latest,
+      );
+      f.cursor = window.next.height;
+      f.cursorLogIndex = window.next.logIndex;
       return formatLogs(chain, window.logs);
     }),
     eth_getFilterLogs: method([filterId], (id) => {

@@ -20,7 +20,7 @@ import { InvalidParamsError, MethodNotFoundError } from '../server/errors.ts';
 import { ChainError } from '../../util/errors.ts';
 import type { EvmBackend } from './backend.ts';
 import { type ChainEvents, newId } from './filters-store.ts';
-import { checkRange, formatLogs, logsAfter } from './filters.ts';
+import { checkRange, formatLogs, type LogCursor, logsAfter } from './filters.ts';
 
 export type Notify = (subscription: string, result: unknown) => void;
 
@@ -119,8 +119,13 @@ export class SubscriptionHub {
     }
     for (const [id, s] of subs) {
       if (s.kind !== 'logs') continue;
-      const { logs } = logsAfter(chain, options, s.criteria, height - 1, height);
-      for (const log of formatLogs(chain, logs)) if (this.subs.has(id)) s.notify(id, log);
+      // every log of the block, in windows of at most max_log_no_block
+      let at: LogCursor = { height: height - 1, logIndex: 0 };
+      while (at.height < height && this.subs.has(id)) {
+        const window = logsAfter(chain, options, s.criteria, at, height);
+        for (const log of formatLogs(chain, window.logs)) if (this.subs.has(id)) s.notify(id, log);
+        at = window.next;
+      }
     }
   }
 }

@@ -23,6 +23,8 @@ export interface ResolvedLogQuery {
   addresses: Uint8Array[];
   topics: (Uint8Array[] | null)[];
   limit: number;
+  /** Logs of `from` with a lower logIndex are skipped (a reader resuming inside that block). */
+  fromLogIndex?: number;
   /** Heights per index window (DEFAULT_LOG_INDEX_WINDOW). */
   window?: number;
 }
@@ -32,11 +34,15 @@ class Collector {
   private readonly found: Log[] = [];
   private readonly limit: number;
   private readonly filter: CompiledLogFilter;
+  private readonly skipHeight: number;
+  private readonly skipBelow: number;
   exceeded = false;
 
-  constructor(filter: CompiledLogFilter, limit: number) {
+  constructor(filter: CompiledLogFilter, limit: number, skipHeight: number, skipBelow: number) {
     this.filter = filter;
     this.limit = limit;
+    this.skipHeight = skipHeight;
+    this.skipBelow = skipBelow;
   }
 
   /** Matches one receipt record; false once more than `limit` logs matched. */
@@ -44,6 +50,7 @@ class Collector {
     this.found.length = 0;
     scanReceiptLogs(rec, this.filter.match, this.found);
     for (const log of this.found) {
+      if (blockHeight === this.skipHeight && log.logIndex < this.skipBelow) continue;
       if (this.logs.length === this.limit) {
         this.exceeded = true;
         return false;
@@ -56,7 +63,7 @@ class Collector {
 
 export function queryLogs(reader: SyncReader, q: ResolvedLogQuery): LogQueryResult {
   const filter = compileLogFilter(q.addresses, q.topics);
-  const out = new Collector(filter, q.limit);
+  const out = new Collector(filter, q.limit, q.from, q.fromLogIndex ?? 0);
   const groups: Uint8Array[][] = [];
   if (q.addresses.length > 0) groups.push(q.addresses.map((a) => logIndexPrefix(KIND_ADDRESS, a)));
   q.topics.forEach((pos, i) => {

@@ -342,6 +342,9 @@ export class BlockStore {
       throw new InvalidLogQueryError(`log query fromBlock ${fromBlock} is after toBlock ${toBlock}`);
     if (!Number.isSafeInteger(limit) || limit < 1)
       throw new InvalidLogQueryError(`log query limit ${limit} must be a positive integer`);
+    const fromLogIndex = query.fromLogIndex ?? 0;
+    if (!Number.isSafeInteger(fromLogIndex) || fromLogIndex < 0)
+      throw new InvalidLogQueryError(`log query fromLogIndex ${fromLogIndex} must be a non-negative integer`);
     // validates addresses and topics even when the store is empty
     compileLogFilter(query.addresses, query.topics);
     if (this.latest === undefined || this.earliest === undefined) return { logs: [], limitExceeded: false };
@@ -357,6 +360,8 @@ export class BlockStore {
         addresses: query.addresses ?? [],
         topics: query.topics ?? [],
         limit,
+        // a clamped start is past fromBlock: nothing of fromBlock is read, so nothing to skip
+        fromLogIndex: from === fromBlock ? fromLogIndex : 0,
         window: this.logIndexWindow,
       });
     } finally {

@@ -129,6 +129,11 @@ export interface LogQuery {
   topics?: (Uint8Array[] | null)[];
   /** Maximum number of logs returned (default DEFAULT_LOG_LIMIT). */
   limit?: number;
+  /**
+   * Logs of `fromBlock` whose logIndex is below this are skipped (not counted against `limit`): a
+   * reader that stopped inside a block resumes where it stopped. Default 0.
+   */
+  fromLogIndex?: number;
 }
 
 export interface LogQueryResult {

@@ -128,17 +128,20 @@ export function syntheticMethods(
 
   // ---- logs -------------------------------------------------------------------------------------
 
-  /** The view's logs of the blocks at `heights` (ascending) that match `f`. */
-  const logsOf = async (heights: Iterable<number>, f: LogFilter) => {
-    const out: Record<string, unknown>[] = [];
+  /** The view's logs of the blocks at `heights` (ascending) that match `f`, with where each one is. */
+  const placedLogsOf = async (heights: Iterable<number>, f: LogFilter) => {
+    const out: { height: number; logIndex: number; json: Record<string, unknown> }[] = [];
     for (const h of heights) {
       const b = await assemble(backend, h, VIEWS.chain);
       if (!b) continue;
       for (const e of b.entries)
-        for (const l of e.logs) if (logMatches(l, f)) out.push(formatLogAt(l, b.view));
+        for (const l of e.logs)
+          if (logMatches(l, f)) out.push({ height: h, logIndex: l.logIndex, json: formatLogAt(l, b.view) });
     }
     return out;
   };
+  const logsOf = async (heights: Iterable<number>, f: LogFilter) =>
+    (await placedLogsOf(heights, f)).map((l) => l.json);
 
   /**
    * Heights in [from, to] with a matching log: the EVM log index narrows the EVM side (and applies
@@ -249,7 +252,13 @@ export function syntheticMethods(
     return {
       chain_newFilter: method([p.filter], (criteria) => {
         checkRange(criteria, options);
-        return store.install({ kind: 'logs', lastUsed: 0, cursor: chain.latestHeight(), criteria });
+        return store.install({
+          kind: 'logs',
+          lastUsed: 0,
+          cursor: chain.latestHeight(),
+          cursorLogIndex: 0,
+          criteria,
+        });
       }),
       chain_newBlockFilter: method([], () =>
         store.install({ kind: 'block', lastUsed: 0, cursor: chain.latestHeight() }),
@@ -270,18 +279,34 @@ export function syntheticMethods(
           }
           return hashes;
         }
+        // The cursor's log index counts the chain_ view's logs (EVM and synthetic), so the EVM window
+        // only names candidate heights: each is rendered whole, from its first log.
         const after = f.cursor;
-        const window = logsAfter(chain, options, f.criteria, after, latest);
+        const window = logsAfter(chain, options, f.criteria, { height: after, logIndex: 0 }, latest);
+        // a window cut inside a block still names it, and that block is rendered whole below
+        const through = window.next.logIndex > 0 ? window.next.height + 1 : window.next.height;
         const heights = new Set(window.logs.map((l) => l.blockHeight));
         const from = Math.max(after + 1, numericBound(f.criteria.fromBlock) ?? 0);
-        const to = Math.min(window.through, numericBound(f.criteria.toBlock) ?? Number.MAX_SAFE_INTEGER);
+        const to = Math.min(through, numericBound(f.criteria.toBlock) ?? Number.MAX_SAFE_INTEGER);
         if (!f.criteria.blockHash && from <= to)
           for (const h of backend.syntheticLogHeights(from, to)) heights.add(h);
-        f.cursor = window.through;
-        return logsOf(
-          [...heights].sort((a, b) => a - b),
-          f.criteria,
-        );
+        const logs = (
+          await placedLogsOf(
+            [...heights].sort((a, b) => a - b),
+            f.criteria,
+          )
+        ).filter((l) => l.height !== after + 1 || l.logIndex >= f.cursorLogIndex);
+        if (logs.length > options.maxLogNoBlock) {
+          // more than one poll may carry: stop right after the last log given, inside its block
+          logs.length = options.maxLogNoBlock;
+          const last = logs[logs.length - 1];
+          f.cursor = last.height - 1;
+          f.cursorLogIndex = last.logIndex + 1;
+        } else if (through > after) {
+          f.cursor = through;
+          f.cursorLogIndex = 0;
+        }
+        return logs.map((l) => l.json);
       }),
       chain_getFilterLogs: method([filterId], (id) => {
         const f = store.use(id);

@@ -19,6 +19,7 @@ function reference(blocks: BlockContents[], q: Required<Omit<LogQuery, 'limit'>>
     if (h < q.fromBlock || h > q.toBlock) continue;
     for (const rc of c.receipts) {
       for (const log of rc.logs) {
+        if (h === q.fromBlock && log.logIndex < q.fromLogIndex) continue;
         if (q.addresses.length > 0 && !q.addresses.some((a) => same(a, log.address))) continue;
         if (q.topics.length > log.topics.length) continue;
         let ok = true;
@@ -32,7 +33,7 @@ function reference(blocks: BlockContents[], q: Required<Omit<LogQuery, 'limit'>>
   return { logs: out.slice(0, limit), limitExceeded: out.length > limit };
 }
 
-test('getLogs equals a brute-force reference on random filters (addresses, topic OR-lists, wildcards, ranges, limit)', async () => {
+test('getLogs equals a brute-force reference on random filters (addresses, topic OR-lists, wildcards, ranges, limit, resuming inside the first block)', async () => {
   const dir = tempDir('blocks-logs-');
   try {
     const rand = prng(2024);
@@ -68,7 +69,9 @@ test('getLogs equals a brute-force reference on random filters (addresses, topic
             ),
       );
       const limit = rand() < 0.3 ? 1 + Math.floor(rand() * 20) : 10_000;
-      const q = { fromBlock: from, toBlock: to, addresses, topics };
+      // a reader resuming inside its first block (6 logs per block here)
+      const fromLogIndex = rand() < 0.3 ? Math.floor(rand() * 8) : 0;
+      const q = { fromBlock: from, toBlock: to, addresses, topics, fromLogIndex };
       const got = store.getLogs({ ...q, limit });
       const want = reference(stored, q, limit);
       assert.deepEqual(
@@ -81,13 +84,18 @@ test('getLogs equals a brute-force reference on random filters (addresses, topic
           nAddr: addresses.length,
           topics: topics.map((t) => t?.length ?? null),
           limit,
+          fromLogIndex,
         }),
       );
       // logMatches (for live filters) agrees with the reference on every stored log of the range
       const unlimited = reference(stored, q, Infinity).logs;
       const inRange = stored
         .filter((c) => c.block.header.height >= from && c.block.header.height <= to)
-        .flatMap((c) => c.receipts.flatMap((rc) => rc.logs));
+        .flatMap((c) =>
+          c.receipts.flatMap((rc) =>
+            rc.logs.filter((l) => c.block.header.height !== from || l.logIndex >= fromLogIndex),
+          ),
+        );
       assert.equal(inRange.filter((l) => logMatches(l, addresses, topics)).length, unlimited.length);
       if (got.logs.length > 0) nonEmpty++;
       if (got.limitExceeded) exceeded++;
@@ -113,6 +121,8 @@ test('getLogs rejects malformed queries with typed errors and answers empty outs
       { fromBlock: 5, toBlock: 4 },
       { fromBlock: -1, toBlock: 4 },
       { fromBlock: 1, toBlock: 4, limit: 0 },
+      { fromBlock: 1, toBlock: 4, fromLogIndex: -1 },
+      { fromBlock: 1, toBlock: 4, fromLogIndex: 0.5 },
       { fromBlock: 1, toBlock: 4, topics: [null, null, null, null, null] },
       { fromBlock: 1, toBlock: 4, addresses: [new Uint8Array(19)] },
       { fromBlock: 1, toBlock: 4, topics: [[new Uint8Array(33)]] },
