@@ -1,7 +1,12 @@
 /**
- * eth_getLogs with the limits of issue 6: a block range wider than `max_blocks_for_log` and an
- * open-ended query (no toBlock) matching more than `max_log_no_block` logs are -32005 errors naming
- * the limit, never silently truncated answers.
+ * eth_getLogs and its two limits, by the kind of range asked for:
+ *   closed (a toBlock is given, `latest` included): at most `max_blocks_for_log` blocks, whatever
+ *     the number of logs;
+ *   open-ended (no toBlock: up to the head, however far): at most `max_log_no_block` matching logs,
+ *     whatever the number of blocks.
+ * Going over either is a -32005 error naming the limit, never a silently truncated answer. A client
+ * that names its end with `toBlock: "latest"` has a closed range, as in the reference node, where
+ * only an absent toBlock lifts the block limit.
  */
 import type { LogFilter } from '../codecs/filter.ts';
 import { formatLog } from '../codecs/format.ts';
@@ -50,8 +55,9 @@ export function logRange(
       throw new InvalidBlockRangeError(
         `invalid block range params: fromBlock ${from} is after toBlock ${to}`,
       );
-    // The limit applies to the range asked for, so the answer does not depend on where the head is.
-    if (to - from + 1 > options.maxBlocksForLog) {
+    // The block limit applies to the range asked for, so the answer does not depend on where the head
+    // is; an open-ended range is bounded by its logs instead.
+    if (f.toBlock !== undefined && to - from + 1 > options.maxBlocksForLog) {
       throw new LimitExceededError(
         `query exceeds max block range ${options.maxBlocksForLog} (max_blocks_for_log): asked for ${to - from + 1} blocks`,
       );
@@ -72,7 +78,9 @@ export function logMethods(backend: EvmBackend, resolve: Resolver): MethodTable 
     if (!range) return [];
     const { from, to, limit } = range;
     const search = { fromBlock: from, toBlock: to, addresses: f.addresses, topics: f.topics, limit };
-    const cached = cache.query(search);
+    // An open-ended range may span the whole chain: the cache would load every height of it, where
+    // the store's search stops at the log limit.
+    const cached = to - from < options.maxBlocksForLog ? cache.query(search) : undefined;
     const { logs, limitExceeded } = cached ?? chain.getLogs(search);
     if (limitExceeded) {
       throw new LimitExceededError(

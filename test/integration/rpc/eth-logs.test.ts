@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { getCreateAddress, id, Interface, zeroPadValue } from 'ethers';
 import { artifacts } from '../../helpers/dev-chain.ts';
+import { until } from '../../helpers/node.ts';
+import { emitterNode } from './log-emitter.ts';
 import { CHAIN_ID, error, GWEI, hex, result, rpcNode, waitReceipt, wallets } from './rpc-helpers.ts';
 
 const token = new Interface(artifacts.TestToken.abi);
@@ -162,4 +164,45 @@ test('eth_getLogs: filters, ranges, blockHash, limits', async (t) => {
       assert.deepEqual(await call('eth_getLogs', { fromBlock: '0x0', toBlock: 'latest' }), all);
     },
   );
+});
+
+test('an open-ended range (no toBlock) is bounded by max_log_no_block, a closed one by max_blocks_for_log', async (t) => {
+  // 3 blocks and 4 logs: a chain of a few blocks is already longer than the block limit
+  const { node, url, call, emit } = await emitterNode(t, {
+    'evm.max_blocks_for_log': '3',
+    'evm.max_log_no_block': '4',
+  });
+  const chain = node.chain!;
+  const first = await emit(2);
+  await until(() => chain.latestHeight >= Number(first.blockNumber) + 3);
+  await node.producer!.stop();
+  const latest = chain.latestHeight;
+  assert.ok(latest > 4);
+  // open-ended: every block up to the head, however many
+  assert.deepEqual(await call('eth_getLogs', { fromBlock: '0x1' }), first.logs);
+  assert.deepEqual(await call('eth_getLogs', { fromBlock: 'earliest' }), first.logs);
+  const filter = await call('eth_newFilter', { fromBlock: '0x1' });
+  assert.deepEqual(await call('eth_getFilterLogs', filter), first.logs);
+  // closed, "latest" included: the block limit, whatever the logs
+  const wide = {
+    code: -32005,
+    message: `query exceeds max block range 3 (max_blocks_for_log): asked for ${latest} blocks`,
+  };
+  assert.deepEqual(await error(url, 'eth_getLogs', [{ fromBlock: '0x1', toBlock: 'latest' }]), wide);
+  assert.deepEqual(await error(url, 'eth_getLogs', [{ fromBlock: '0x1', toBlock: hex(latest) }]), wide);
+  assert.deepEqual(
+    await call('eth_getLogs', { fromBlock: first.blockNumber, toBlock: hex(Number(first.blockNumber) + 2) }),
+    first.logs,
+  );
+  // more logs than the open-ended limit: refused, never truncated
+  node.producer!.start();
+  const second = await emit(3);
+  await node.producer!.stop();
+  const tooMany = {
+    code: -32005,
+    message: 'query returned more than 4 results (max_log_no_block); give a toBlock or a narrower range',
+  };
+  assert.deepEqual(await error(url, 'eth_getLogs', [{ fromBlock: '0x1' }]), tooMany);
+  assert.deepEqual(await error(url, 'eth_getFilterLogs', [filter]), tooMany);
+  assert.deepEqual(await call('eth_getLogs', { fromBlock: second.blockNumber }), second.logs);
 });
