@@ -147,24 +147,21 @@ export class Dispatcher {
 
   private async answer(message: unknown, ctx: CallContext | undefined): Promise<JsonRpcResponse> {
     if (message === null || typeof message !== 'object' || Array.isArray(message)) {
-      return errorResponse(null, { code: -32600, message: 'invalid request: not a JSON-RPC request object' });
+      return errorResponse(null, invalidRequest('not a JSON-RPC request object'));
     }
     const m = message as Record<string, unknown>;
     const hasId = 'id' in m;
     const id = m.id;
     if (hasId && !(id === null || typeof id === 'string' || typeof id === 'number')) {
-      return errorResponse(null, {
-        code: -32600,
-        message: 'invalid request: id must be a string, a number or null',
-      });
+      return errorResponse(null, invalidRequest('id must be a string, a number or null'));
     }
     const rid = (hasId ? id : null) as JsonRpcId;
     const name = typeof m.method === 'string' ? m.method : '';
     let result: unknown;
     try {
-      if (m.jsonrpc !== '2.0') throw new InvalidRequestError('invalid request: jsonrpc must be "2.0"');
+      if (m.jsonrpc !== '2.0') throw new InvalidRequestError('jsonrpc must be "2.0"');
       if (typeof m.method !== 'string' || m.method === '')
-        throw new InvalidRequestError('invalid request: method must be a non-empty string');
+        throw new InvalidRequestError('method must be a non-empty string');
       let params: unknown[];
       if (m.params === undefined || m.params === null) params = [];
       else if (Array.isArray(m.params)) params = m.params;
@@ -205,6 +202,10 @@ export class Dispatcher {
     }
     return out.length > 0 ? out : undefined;
   }
+}
+
+function invalidRequest(reason: string): JsonRpcError {
+  return toJsonRpcError(new InvalidRequestError(reason), () => {});
 }
 
 function errorResponse(id: JsonRpcId, error: JsonRpcError): JsonRpcResponse {

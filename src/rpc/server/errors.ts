@@ -35,9 +35,13 @@ export class RpcError extends ChainError {
   }
 }
 
+/**
+ * -32600 with geth's message, exactly `invalid request` (clients match on it); what was wrong with the
+ * request goes in `data`.
+ */
 export class InvalidRequestError extends RpcError {
-  constructor(message: string) {
-    super('RPC_INVALID_REQUEST', message);
+  constructor(reason: string) {
+    super('RPC_INVALID_REQUEST', 'invalid request', reason);
   }
 }
 
