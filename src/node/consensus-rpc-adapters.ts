@@ -53,7 +53,6 @@ export interface ConsensusRpcSources {
   dataDir: string;
   genesis: Genesis;
   moniker: string;
-  p2pListenAddr: string;
   appVersion: string;
   chain: Chain;
   blocks: BlockStore;
@@ -93,13 +92,20 @@ function genesisValidators(genesis: Genesis): ValidatorView[] {
   );
 }
 
+/**
+ * What node_info.listen_addr says while no P2P listener exists: CometBFT reports the P2P address it
+ * listens on, and `[p2p] laddr` is not bound by this node. Not empty, because CosmJS refuses a
+ * /status whose listen_addr is empty.
+ */
+export const NO_P2P_LISTENER = 'none';
+
 function nodeIdentity(s: ConsensusRpcSources, set: ValidatorView[]): NodeIdentity {
   const pubKey = readKeyFile(s.home, 'priv_validator_key.json').publicKey;
   const address = validatorAddress(pubKey);
   const inSet = set.find((v) => equalBytes(v.address, address));
   return {
     nodeId: nodeIdOf(readKeyFile(s.home, 'node_key.json').publicKey),
-    listenAddr: s.p2pListenAddr,
+    listenAddr: NO_P2P_LISTENER,
     chainId: s.genesis.chain_id,
     moniker: s.moniker,
     version: COMETBFT_RPC_VERSION,

@@ -68,7 +68,6 @@ function lazyConsensusDeps(opts: NodeOptions, node: ChainNode): () => ConsensusR
         dataDir: node.dataDir,
         genesis: opts.genesis,
         moniker: opts.config.config.moniker,
-        p2pListenAddr: opts.config.config.p2p.laddr,
         appVersion: APP_VERSION,
         chain: node.chain!,
         blocks: node.blocks!,

@@ -24,7 +24,6 @@ test('/lag_status answers 417 and -32604 when the best peer is more than lag-thr
       dataDir: node.dataDir,
       genesis: parseGenesis(readFileSync(join(home, 'config', 'genesis.json'), 'utf8')),
       moniker: 'it',
-      p2pListenAddr: 'tcp://0.0.0.0:26656',
       appVersion: '0.0.0',
       chain: node.chain!,
       blocks: node.blocks!,

@@ -33,7 +33,7 @@ test('REST tendermint service and routing', async (t) => {
       default_node_info: {
         protocol_version: { p2p: '8', block: '11', app: '0' },
         default_node_id: nodeIdOf(key.publicKey),
-        listen_addr: 'tcp://0.0.0.0:26656',
+        listen_addr: 'none',
         network: 'it-1',
         version: '0.38.17',
         channels: 'QCAhIiMwOGBhAA==',
