@@ -71,8 +71,10 @@ export class CosmosPool {
   /** CheckTx: admits the tx or throws CosmosTxError with the SDK code and message. */
   checkTx(raw: Uint8Array): DecodedCosmosTx {
     const hashHex = toHex(cosmosTxHash(raw));
-    if (this.byHash.has(hashHex) || this.seen.has(hashHex))
+    if (this.byHash.has(hashHex) || this.seen.has(hashHex)) {
+      this.explainRepeatedAssociation(raw);
       throw new CosmosTxError(SdkCode.TxInMempoolCache, 'tx already exists in cache');
+    }
     if (raw.length > this.d.maxTxBytes)
       throw new CosmosTxError(
         SdkCode.TxTooLarge,
@@ -103,6 +105,21 @@ export class CosmosPool {
       if (this.d.options.keepInvalidTxsInCache) this.seen.add(hashHex);
       throw err;
     }
+  }
+
+  /**
+   * An association tx has no nonce, so the same signed request always makes the same tx: sent again
+   * after its block, it is one the cache has seen. The state's answer (the key is already
+   * associated) is the one that tells the client what happened; throws it when it applies.
+   */
+  private explainRepeatedAssociation(raw: Uint8Array): void {
+    let tx: DecodedCosmosTx;
+    try {
+      tx = decodeCosmosTx(raw);
+    } catch {
+      return;
+    }
+    if (tx.association) checkCosmosTx(tx, this.d.state(), this.d.ctx, this.d.minGasPrice);
   }
 
   private admitAssociation(tx: DecodedCosmosTx, signer: string, hashHex: string): DecodedCosmosTx {

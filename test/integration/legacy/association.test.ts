@@ -81,6 +81,11 @@ test('chain_associate: EIP-191 and raw-digest signatures, both refusals, malform
   e = await error(url, 'chain_associate', [await eip191Request(a.wallet, 'once more')]);
   assert.equal(e.code, -32000);
   assert.equal(e.message, `the key of ${a.evm} is already associated: ${a.evm} ↔ ${a.bech}`);
+  // The very same request again (the same tx, byte for byte, seen before): the same answer.
+  assert.deepEqual(await error(url, 'chain_associate', [request]), {
+    code: -32000,
+    message: `the key of ${a.evm} is already associated: ${a.evm} ↔ ${a.bech}`,
+  });
 
   // A raw message signed as a keccak-256 digest, v as the recovery id 0/1; funds on the Cosmos side.
   const b = freshKey(0x72);
