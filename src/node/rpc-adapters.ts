@@ -2,7 +2,8 @@
  * The read interfaces rpc/ declares (ChainReader, TxPool), implemented over the node's modules: the
  * block store for blocks, receipts, tx indexes and logs; the State Store (HistoricalState) for state
  * at a height; the mempool for pending txs. This is the DESIGN §4 block mapping (hash, parentHash =
- * last block id, stateRoot = app hash, miner = proposer, base fee from the evm module's schedule).
+ * last block id, stateRoot = app hash, miner = proposer, base fee from the evm module's schedule),
+ * plus a genesis block 0 (see genesisBlockHash) that block 1 names as its parent.
  *
  * Blocks are immutable once stored, so their Ethereum views and base fees are cached by height.
  */
@@ -42,9 +43,10 @@ import type { StateStore } from '../storage/ss/types.ts';
 import { ChainError } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { Lru } from '../util/lru.ts';
+import { sha256 } from '../crypto/hash.ts';
+import { equalBytes, toHex } from '../primitives/bytes.ts';
 
-/** The genesis block view's hash: 32 zero bytes, which is what block 1's empty last block id maps to. */
-const GENESIS_HASH = new Uint8Array(32);
+const ZERO_HASH = new Uint8Array(32);
 const ZERO_ADDRESS = new Uint8Array(20);
 const EMPTY_BLOOM = new Uint8Array(256);
 
@@ -54,6 +56,18 @@ export function clientVersion(): string {
     version: string;
   };
   return `chaind/v${pkg.version}/${process.platform}-${process.arch}/node${process.versions.node}`;
+}
+
+/**
+ * The hash of the genesis block view. The chain's first block is 1 (its CometBFT header has an empty
+ * last block id), so block 0 exists only in the Ethereum view, and its hash is derived: SHA-256 of the
+ * UTF-8 text `chaind-genesis/<chain_id>/<genesis time in unix seconds>/<genesis app hash in lower-case
+ * hex>`. Every node of a chain computes the same one; another chain id, start time or genesis state
+ * gives another; no CometBFT block hash can collide with it by construction. The Ethereum view's
+ * parentHash of block 1 is this hash (its header, and so its own hash, are unchanged).
+ */
+export function genesisBlockHash(chainId: string, genesisTime: number, appHash: Uint8Array): Uint8Array {
+  return sha256(new TextEncoder().encode(`chaind-genesis/${chainId}/${genesisTime}/${toHex(appHash)}`));
 }
 
 export interface ChainReaderDeps {
@@ -75,6 +89,7 @@ export class NodeChainReader implements ChainReader {
   private readonly contexts = new Lru<number, BlockContext>(16_384);
   private readonly baseFees = new Lru<number, bigint>(4096);
   private genesisAppHash: Uint8Array | undefined;
+  private genesisHashOnce: Uint8Array | undefined;
   /** State at a height, through the reads kept per version (rpc-state-reads.ts). */
   private readonly stateReads: Pick<StateStore, 'get'>;
 
@@ -118,7 +133,7 @@ export class NodeChainReader implements ChainReader {
       height,
       hash: block.hash,
       timestamp: h.time.seconds,
-      parentHash: h.lastBlockId.hash,
+      parentHash: height === 1 ? this.genesisHash()! : h.lastBlockId.hash,
       stateRoot: h.appHash,
       miner: h.proposerAddress,
       gasLimit: this.d.chain.gasLimit,
@@ -132,10 +147,10 @@ export class NodeChainReader implements ChainReader {
   private genesisView(): BlockView {
     return {
       height: 0,
-      hash: GENESIS_HASH,
+      hash: this.genesisHash()!,
       timestamp: this.genesisTime,
-      parentHash: GENESIS_HASH,
-      stateRoot: this.appHashOfGenesis(),
+      parentHash: ZERO_HASH,
+      stateRoot: this.appHashOfGenesis()!,
       miner: ZERO_ADDRESS,
       gasLimit: this.d.chain.gasLimit,
       baseFeePerGas: this.d.feeParams.initialBaseFee,
@@ -145,12 +160,26 @@ export class NodeChainReader implements ChainReader {
     };
   }
 
-  /** The app hash of the genesis state: block 1's header carries it; before block 1, SC's. */
-  private appHashOfGenesis(): Uint8Array {
+  /**
+   * The app hash of the genesis state: block 1's header carries it; before block 1, SC's. Unknown
+   * once block 1 is no longer stored (the genesis view is not served then).
+   */
+  private appHashOfGenesis(): Uint8Array | undefined {
     if (this.genesisAppHash) return this.genesisAppHash;
     const h1 = this.d.blocks.headerByHeight(1);
     if (h1) return (this.genesisAppHash = h1.header.appHash);
-    return this.d.chain.appHash;
+    return this.d.chain.latestHeight === 0 ? this.d.chain.appHash : undefined;
+  }
+
+  /** genesisBlockHash of this chain; undefined when the genesis app hash is unknown. */
+  private genesisHash(): Uint8Array | undefined {
+    if (this.genesisHashOnce) return this.genesisHashOnce;
+    const appHash = this.appHashOfGenesis();
+    if (!appHash) return undefined;
+    const hash = genesisBlockHash(this.d.genesis.chain_id, this.genesisTime, appHash);
+    // before block 1 the app hash came from State Commit: computed again until block 1 carries it
+    if (this.genesisAppHash) this.genesisHashOnce = hash;
+    return hash;
   }
 
   /**
@@ -173,7 +202,10 @@ export class NodeChainReader implements ChainReader {
   }
 
   blockContext(height: number): BlockContext | undefined {
-    if (height === 0) return { height: 0, hash: GENESIS_HASH, timestamp: this.genesisTime };
+    if (height === 0) {
+      const hash = this.genesisHash();
+      return hash && { height: 0, hash, timestamp: this.genesisTime };
+    }
     let c = this.contexts.get(height);
     if (!c) {
       const stored = this.d.blocks.headerByHeight(height);
@@ -185,7 +217,8 @@ export class NodeChainReader implements ChainReader {
   }
 
   heightByHash(hash: Uint8Array): number | undefined {
-    if (hash.every((b) => b === 0)) return 0;
+    const genesis = this.genesisHash();
+    if (genesis && equalBytes(hash, genesis)) return 0;
     return this.d.blocks.heightByHash(hash);
   }
 

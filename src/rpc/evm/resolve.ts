@@ -3,6 +3,10 @@
  * ≤ the chain's latest committed height (the block store is written first in the pipeline, so a
  * stored block above it is not final yet). `latest`, `safe`, `finalized` name the same block
  * (instant finality); `pending` is latest here (eth_getTransactionCount handles it before this).
+ * `earliest` is one height for every method: the lowest height whose block and state are both
+ * served, so a block, a balance and a log query at `earliest` all name the same block. That is the
+ * genesis block 0 until the State Store prunes, then the earliest height it keeps (blocks below it
+ * stay readable by number), as the reference node resolves `earliest` to its lowest available height.
  *
  *   lookups (blocks, txs, receipts): above latest or unknown hash → undefined (the method answers null)
  *   state reads: above latest or unknown hash → error, as geth ("header not found")
@@ -37,9 +41,14 @@ export class Resolver {
   }
 
   /** A tag or number as a height, not clamped: may be above latest. */
-  number(ref: BlockNumberRef, earliest = this.chain.earliestBlockHeight()): number {
+  number(ref: BlockNumberRef): number {
     if (ref.kind === 'number') return ref.height;
-    return ref.tag === 'earliest' ? earliest : this.chain.latestHeight();
+    return ref.tag === 'earliest' ? this.earliest() : this.chain.latestHeight();
+  }
+
+  /** The height `earliest` names: the lowest one with both its block and its state. */
+  earliest(): number {
+    return Math.max(this.chain.earliestBlockHeight(), this.chain.earliestStateHeight());
   }
 
   /** The height of a block lookup, or undefined when it is unknown or above latest. */
@@ -60,7 +69,7 @@ export class Resolver {
       if (h === undefined || h > latest)
         throw new HeaderNotFoundError(`header for hash ${hash32(ref.hash)} not found`);
     } else {
-      h = this.number(ref, this.chain.earliestStateHeight());
+      h = this.number(ref);
       if (h > latest) throw new HeaderNotFoundError();
     }
     const earliest = this.chain.earliestStateHeight();

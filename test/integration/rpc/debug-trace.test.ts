@@ -432,9 +432,14 @@ test('debug_trace* over a mixed block', async (t) => {
       code: -32000,
       message: 'genesis is not traceable',
     });
-    assert.deepEqual(await error(url, 'debug_traceBlockByHash', ['0x' + '00'.repeat(32)]), {
+    const genesisHash = (await provider.send('eth_getBlockByNumber', ['0x0', false])).hash;
+    assert.deepEqual(await error(url, 'debug_traceBlockByHash', [genesisHash]), {
       code: -32000,
       message: 'genesis is not traceable',
+    });
+    assert.deepEqual(await error(url, 'debug_traceBlockByHash', ['0x' + '00'.repeat(32)]), {
+      code: -32000,
+      message: `block 0x${'00'.repeat(32)} not found`,
     });
     const future = height + 1000;
     assert.deepEqual(await error(url, 'debug_traceBlockByNumber', [`0x${future.toString(16)}`]), {

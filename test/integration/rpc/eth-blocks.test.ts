@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { encodeReceipt } from '@ethereumjs/vm';
+import { createHash } from 'node:crypto';
 import { Interface, parseEther } from 'ethers';
 import { encodeBlock } from '../../../src/storage/blocks/block-codec.ts';
 import { artifacts } from '../../helpers/dev-chain.ts';
@@ -102,13 +103,18 @@ test('blocks: genesis view, field mapping, tags, hashes, counts, receipts, nulls
     async () => {
       const stored1 = node.blocks!.blockByHeight(1)!;
       const genesis = await call('eth_getBlockByNumber', '0x0', false);
+      // the documented rule: SHA-256 of `chaind-genesis/<chain_id>/<genesis time, unix s>/<app hash hex>`
+      const seconds = Date.parse('2026-01-01T00:00:00Z') / 1000;
+      const appHash = Buffer.from(stored1.header.appHash).toString('hex');
+      const genesisHash =
+        '0x' + createHash('sha256').update(`chaind-genesis/it-1/${seconds}/${appHash}`).digest('hex');
       assert.deepEqual(genesis, {
         baseFeePerGas: hex(GWEI),
         difficulty: '0x0',
         extraData: '0x',
         gasLimit: hex(30_000_000),
         gasUsed: '0x0',
-        hash: ZERO32,
+        hash: genesisHash,
         logsBloom: '0x' + '00'.repeat(256),
         miner: '0x' + '00'.repeat(20),
         mixHash: ZERO32,
@@ -125,9 +131,12 @@ test('blocks: genesis view, field mapping, tags, hashes, counts, receipts, nulls
         uncles: [],
       });
       assert.deepEqual(await call('eth_getBlockByNumber', 'earliest', true), genesis);
-      assert.deepEqual(await call('eth_getBlockByHash', ZERO32, false), genesis);
-      // Block 1's parent is the genesis view.
-      assert.equal((await call('eth_getBlockByNumber', '0x1', false)).parentHash, ZERO32);
+      assert.deepEqual(await call('eth_getBlockByHash', genesisHash, false), genesis);
+      // no block has the all-zero hash
+      assert.equal(await call('eth_getBlockByHash', ZERO32, false), null);
+      // Block 1's parent is the genesis view (its CometBFT header has an empty last block id).
+      assert.equal(stored1.header.lastBlockId.hash.length, 0);
+      assert.equal((await call('eth_getBlockByNumber', '0x1', false)).parentHash, genesisHash);
       assert.equal(await call('eth_getBlockTransactionCountByNumber', '0x0'), '0x0');
       assert.deepEqual(await call('eth_getBlockReceipts', 'earliest'), []);
     },

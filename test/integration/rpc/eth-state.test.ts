@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { AbiCoder, getCreateAddress, Interface, keccak256, parseEther } from 'ethers';
 import { artifacts } from '../../helpers/dev-chain.ts';
+import { until } from '../../helpers/node.ts';
 import { CHAIN_ID, error, GWEI, hex, result, rpcNode, sendAndWait, wallets } from './rpc-helpers.ts';
 
 const token = new Interface(artifacts.TestToken.abi);
@@ -50,7 +51,8 @@ test('state at heights, block reference forms, chain info, fee suggestions', asy
   await t.test(
     'eth_getBalance at genesis, before and after a transfer, by every reference form',
     async () => {
-      const genesisHash = '0x' + '00'.repeat(32);
+      const genesisHash = (await call('eth_getBlockByNumber', '0x0', false)).hash;
+      assert.notEqual(genesisHash, '0x' + '00'.repeat(32));
       const h1Hash = transfer.receipt.blockHash;
       for (const ref of ['0x0', 'earliest', genesisHash, { blockHash: genesisHash }, { blockNumber: '0x0' }])
         assert.equal(await call('eth_getBalance', a, ref), hex(START), JSON.stringify(ref));
@@ -173,4 +175,36 @@ test('a pruned height is -32000 naming the earliest available height', async (t)
   assert.ok(before <= Number(named[1]) && Number(named[1]) <= after, `${named[1]} in [${before}, ${after}]`);
   // `earliest` names the earliest retained state
   assert.equal(await result(url, 'eth_getBalance', [a, 'earliest']), hex(START));
+});
+
+test('`earliest` is one height everywhere: on a pruned node, the earliest height with state', async (t) => {
+  const { node, url } = await rpcNode(t, {
+    'state-store.ss-keep-recent': '2',
+    'state-store.ss-prune-interval': '1',
+  });
+  const call = (method: string, ...params: unknown[]) => result(url, method, params);
+  const a = wallets[0].address;
+  const producer = node.producer!;
+  await until(() => node.ss!.earliestVersion() > 3);
+  // with no new block the pruner settles at latest - keep-recent: `earliest` stops moving
+  await producer.stop();
+  const latest = node.chain!.latestHeight;
+  await until(() => node.ss!.earliestVersion() === latest - 2);
+  const earliest = Number(
+    /the earliest available height is (\d+)$/.exec(
+      (await error(url, 'eth_getBalance', [a, '0x0'])).message,
+    )![1],
+  );
+  assert.ok(earliest > 0);
+  // blocks are all kept (only state is pruned): block 0 is still there, but `earliest` is not it
+  const block = await call('eth_getBlockByNumber', 'earliest', false);
+  assert.equal(block.number, hex(earliest));
+  assert.deepEqual(block, await call('eth_getBlockByNumber', hex(earliest), false));
+  assert.equal((await call('eth_getBlockByNumber', '0x0', false)).number, '0x0');
+  assert.equal(await call('eth_getBalance', a, 'earliest'), await call('eth_getBalance', a, hex(earliest)));
+  assert.equal(
+    await call('eth_getBlockTransactionCountByNumber', 'earliest'),
+    await call('eth_getBlockTransactionCountByNumber', hex(earliest)),
+  );
+  producer.start();
 });
