@@ -36,12 +36,12 @@ export class RpcError extends ChainError {
 }
 
 /**
- * -32600 with geth's message, exactly `invalid request` (clients match on it); what was wrong with the
- * request goes in `data`.
+ * -32600 with the JSON-RPC 2.0 message, exactly `Invalid Request` (as the reference node answers; clients
+ * match on it); what was wrong with the request goes in `data`.
  */
 export class InvalidRequestError extends RpcError {
   constructor(reason: string) {
-    super('RPC_INVALID_REQUEST', 'invalid request', reason);
+    super('RPC_INVALID_REQUEST', 'Invalid Request', reason);
   }
 }
 

@@ -101,22 +101,22 @@ test('JSON-RPC over HTTP: routes, limits, envelope, batches, params, CORS, deny 
     assert.deepEqual(await json(post(url, '1')), {
       jsonrpc: '2.0',
       id: null,
-      error: { code: -32600, message: 'invalid request', data: 'not a JSON-RPC request object' },
+      error: { code: -32600, message: 'Invalid Request', data: 'not a JSON-RPC request object' },
     });
     assert.deepEqual(await json(post(url, { jsonrpc: '1.0', id: 7, method: 'eth_chainId' })), {
       jsonrpc: '2.0',
       id: 7,
-      error: { code: -32600, message: 'invalid request', data: 'jsonrpc must be "2.0"' },
+      error: { code: -32600, message: 'Invalid Request', data: 'jsonrpc must be "2.0"' },
     });
     assert.deepEqual(await json(post(url, { jsonrpc: '2.0', id: 'x' })), {
       jsonrpc: '2.0',
       id: 'x',
-      error: { code: -32600, message: 'invalid request', data: 'method must be a non-empty string' },
+      error: { code: -32600, message: 'Invalid Request', data: 'method must be a non-empty string' },
     });
     assert.deepEqual(await json(post(url, { jsonrpc: '2.0', id: { a: 1 }, method: 'eth_chainId' })), {
       jsonrpc: '2.0',
       id: null,
-      error: { code: -32600, message: 'invalid request', data: 'id must be a string, a number or null' },
+      error: { code: -32600, message: 'Invalid Request', data: 'id must be a string, a number or null' },
     });
     assert.deepEqual(await json(post(url, { jsonrpc: '2.0', id: 2, method: 'eth_getBalance', params: {} })), {
       jsonrpc: '2.0',
@@ -224,7 +224,7 @@ test('JSON-RPC over HTTP: routes, limits, envelope, batches, params, CORS, deny 
       {
         jsonrpc: '2.0',
         id: null,
-        error: { code: -32600, message: 'invalid request', data: 'not a JSON-RPC request object' },
+        error: { code: -32600, message: 'Invalid Request', data: 'not a JSON-RPC request object' },
       },
       { jsonrpc: '2.0', id: 3, result: '713714' },
     ]);
