@@ -47,9 +47,10 @@ export function stallBoundMs(timeoutCommitMs: number): number {
 
 /**
  * The block producer's health. The producer reports each attempt, each commit and each failure; a
- * stall is declared when no block has been committed for `stallAfterMs` and the producer is failing
- * (its last attempt failed, or an attempt has been running for longer than the bound). A producer
- * that idles because it has nothing to do (no empty blocks, no txs) or has been stopped is not failing.
+ * stall is declared when no block has been committed for `stallAfterMs` because the producer has been
+ * failing all that time: every attempt since the first failed one failed, or one attempt has been
+ * running for the bound. A producer that idles because it has nothing to do (no empty blocks, no
+ * txs) or has been stopped is not failing, however long since its last block.
  */
 export class ProducerHealth implements EngineHealth {
   readonly stallAfterMs: number;
@@ -58,8 +59,8 @@ export class ProducerHealth implements EngineHealth {
   private lastCommitAt: number;
   /** The attempt in progress: the height it builds and since when. */
   private attempt: { height: number; since: number } | undefined;
-  /** The failures since the last commit: their count and the last one's height and error. */
-  private failing: { count: number; height: number; error: string } | undefined;
+  /** The failures since the last commit: since when (the first failed attempt's start), how many, the last one's height and error. */
+  private failing: { since: number; count: number; height: number; error: string } | undefined;
 
   constructor(o: { stallAfterMs: number; latestHeight: () => number; now?: () => number }) {
     this.stallAfterMs = o.stallAfterMs;
@@ -68,10 +69,11 @@ export class ProducerHealth implements EngineHealth {
     this.lastCommitAt = this.now();
   }
 
-  /** The producer (re)starts: its idle time before does not count towards a stall. */
+  /** The producer (re)starts: the time it was stopped does not count towards a stall. */
   started(): void {
     this.lastCommitAt = this.now();
     this.attempt = undefined;
+    this.failing = undefined;
   }
 
   attempting(height: number): void {
@@ -85,8 +87,8 @@ export class ProducerHealth implements EngineHealth {
   }
 
   failed(height: number, error: string): void {
+    const f = (this.failing ??= { since: this.attempt?.since ?? this.now(), count: 0, height, error });
     this.attempt = undefined;
-    const f = (this.failing ??= { count: 0, height, error });
     f.count++;
     f.height = height;
     f.error = error;
@@ -107,11 +109,9 @@ export class ProducerHealth implements EngineHealth {
 
   private stallReason(): string | undefined {
     const now = this.now();
-    const quiet = now - this.lastCommitAt;
-    if (quiet < this.stallAfterMs) return undefined;
     const since = new Date(this.lastCommitAt).toISOString();
     const f = this.failing;
-    if (f)
+    if (f && now - f.since >= this.stallAfterMs)
       return `no block committed since ${since}: producing block ${f.height} failed ${f.count} time${f.count === 1 ? '' : 's'}, last: ${f.error}`;
     const a = this.attempt;
     if (a && now - a.since >= this.stallAfterMs)

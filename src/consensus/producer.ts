@@ -211,6 +211,10 @@ export class BlockProducer {
         ? this.commitFor(prev)
         : { height: 0, round: 0, blockId: EMPTY_BLOCK_ID, signatures: [] };
     const lastBlockId = lastCommit.blockId;
+    // The block is committed before its precommit is signed (a crash between the two re-signs the
+    // same bytes at restart), so a height the double-sign guard will refuse must not be built at all:
+    // it would be served as committed while its commit never comes.
+    this.o.signer.assertCanSign({ height, round: 0, step: STEP_PRECOMMIT });
 
     // Ethereum txs by fee priority first, then Cosmos txs in arrival order with the gas left.
     const eth = mempool.reap(chain.gasLimit);

@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ChaindProcess, runChaind, tempHome } from '../helpers/chaind.ts';
 
-const REFUSAL = /refusing to sign height 1 round 0 step 3: already signed height 248 round 0 step 3/;
+/** The double-sign guard's refusal of height `h` with the state file saying 248 was signed. */
+const refusal = (h: number) =>
+  new RegExp(`refusing to sign height ${h} round 0 step 3: already signed height 248 round 0 step 3`);
 
 async function getJson(url: string): Promise<{ status: number; body: any }> {
   const res = await fetch(url);
@@ -43,15 +45,23 @@ async function until<T>(
   }
 }
 
-test('a validator refusing to sign is reported halted by /status, /lag_status, /commit, eth_syncing, REST syncing and the metric', async (t) => {
+function initHome(t: Parameters<typeof tempHome>[0]): string {
   const home = tempHome(t);
   const init = runChaind(['init', 'n', '--chain-id', 'n-1', '--home', home]);
   assert.equal(init.code, 0, init.stderr);
+  return home;
+}
+
+/** The double-sign guard's state as a later chain left it: height 248 signed. */
+function signedAhead(home: string): void {
   writeFileSync(
     join(home, 'data', 'priv_validator_state.json'),
     JSON.stringify({ height: '248', round: 0, step: 3 }),
   );
-  const started = Date.now();
+}
+
+/** `chaind start` with JSON logs and 50 ms blocks, and the URLs its listeners logged. */
+async function start(t: Parameters<typeof tempHome>[0], home: string) {
   const node = new ChaindProcess([
     'start',
     '--home',
@@ -64,44 +74,74 @@ test('a validator refusing to sign is reported halted by /status, /lag_status, /
   t.after(() => node.stop('SIGKILL'));
   const address = async (msg: string) =>
     JSON.parse(await node.waitForLine((l) => l.includes(`"msg":"${msg}"`))).address as string;
-  const rpc = (await address('consensus RPC listening')).replace(/^tcp:/, 'http:');
-  const evm = await address('JSON-RPC server listening');
-  const rest = (await address('REST API listening')).replace(/^tcp:/, 'http:');
-  const metrics = `http://${await address('metrics listening')}/metrics`;
+  const http = (a: string) => a.replace(/^tcp:/, 'http:');
+  return {
+    node,
+    rpc: http(await address('consensus RPC listening')),
+    evm: await address('JSON-RPC server listening'),
+    rest: http(await address('REST API listening')),
+    metrics: `http://${await address('metrics listening')}/metrics`,
+  };
+}
 
-  // /status: catching_up is what CometBFT clients check; halted and halt_reason say why.
+/** Polls /status until the node reports itself halted; returns its sync_info. */
+async function haltedSyncInfo(rpc: string): Promise<any> {
   const status = await until(
     () => getJson(`${rpc}/status`),
     (s) => s.body.result.sync_info.halted === true,
     '/status halted',
   );
-  const sync = status.body.result.sync_info;
+  return status.body.result.sync_info;
+}
+
+test('a validator whose signing state is ahead of its chain is reported halted by every health signal; /commit says why', async (t) => {
+  const home = initHome(t);
+  // A chain with blocks: run it to height 2 and stop it, then give it a signing state from later on.
+  const first = await start(t, home);
+  await first.node.waitForLine((l) => l.includes('"committed block"') && /"height":2\b/.test(l));
+  assert.equal((await first.node.stop('SIGTERM')).code, 0);
+  signedAhead(home);
+
+  const { node, rpc, evm, rest, metrics } = await start(t, home);
+  // /status: catching_up is what CometBFT clients check; halted and halt_reason say why.
+  const sync = await haltedSyncInfo(rpc);
+  const height = Number(sync.latest_block_height);
+  assert.ok(height >= 2, `height ${height}`);
+  const REFUSAL = refusal(height);
   assert.equal(sync.catching_up, true);
-  assert.equal(sync.latest_block_height, '1');
   assert.match(sync.halt_reason, REFUSAL);
 
   // /lag_status: 503 (GET and a single POST) with the reason, for load balancers and readiness probes.
   const lag = await getJson(`${rpc}/lag_status`);
   assert.equal(lag.status, 503);
   assert.equal(lag.body.error.message, 'Node is halted');
-  assert.match(lag.body.error.data, /^current_height 1, max_peer_height 1: the node cannot make progress: /);
+  assert.match(
+    lag.body.error.data,
+    new RegExp(`^current_height ${height}, max_peer_height ${height}: the node cannot make progress: `),
+  );
   assert.match(lag.body.error.data, REFUSAL);
   const lagPost = await postJson(rpc, { jsonrpc: '2.0', id: 1, method: 'lag_status', params: {} });
   assert.equal(lagPost.status, 503);
   assert.equal(lagPost.body.error.message, 'Node is halted');
 
-  // /commit of the block the validator will never sign says why, not "not available yet".
-  const commit = await getJson(`${rpc}/commit?height=1`);
+  // /commit of the latest block, which the validator will never sign, says why.
+  const commit = await getJson(`${rpc}/commit?height=${height}`);
   assert.equal(commit.status, 500);
-  assert.match(commit.body.error.data, /^the commit of block 1 is not available: the node is halted/);
+  assert.match(
+    commit.body.error.data,
+    new RegExp(`^the commit of block ${height} is not available: the node is halted and will not sign it: `),
+  );
   assert.match(commit.body.error.data, REFUSAL);
+  // an earlier block's commit is in its successor, as always
+  assert.equal((await getJson(`${rpc}/commit?height=${height - 1}`)).body.result.canonical, true);
 
   // eth_syncing: an object (geth clients read any object as "not ready"), never false.
   const syncing = await postJson(evm, { jsonrpc: '2.0', id: 1, method: 'eth_syncing', params: [] });
   const progress = syncing.body.result;
+  const hex = `0x${height.toString(16)}`;
   assert.deepEqual(
     { ...progress, haltReason: undefined },
-    { startingBlock: '0x1', currentBlock: '0x1', highestBlock: '0x1', halted: true, haltReason: undefined },
+    { startingBlock: hex, currentBlock: hex, highestBlock: hex, halted: true, haltReason: undefined },
   );
   assert.match(progress.haltReason, REFUSAL);
 
@@ -113,8 +153,27 @@ test('a validator refusing to sign is reported halted by /status, /lag_status, /
   const text = await (await fetch(metrics)).text();
   assert.match(text, /^tendermint_consensus_height_status\{chain_id="n-1"\} 0$/m);
 
-  // The log: the failure once, the halt once, not a line per retry. The reason counts the retries, so
-  // wait until there have been many.
+  // The chain did not move while all this was read.
+  assert.equal((await getJson(`${rpc}/status`)).body.result.sync_info.latest_block_height, String(height));
+  assert.equal((await node.stop('SIGTERM')).code, 0);
+});
+
+test('a fresh validator refusing to sign block 1 commits no block; the failure is logged once, the halt once', async (t) => {
+  const home = initHome(t);
+  signedAhead(home);
+  const started = Date.now();
+  const { node, rpc, evm } = await start(t, home);
+  const sync = await haltedSyncInfo(rpc);
+  assert.equal(sync.catching_up, true);
+  assert.match(sync.halt_reason, refusal(1));
+  // Block 1 is refused before it is built: no block is served whose commit will never come.
+  assert.equal(sync.latest_block_height, '0');
+  const block1 = await getJson(`${rpc}/block?height=1`);
+  assert.equal(block1.status, 500);
+  const bn = await postJson(evm, { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
+  assert.equal(bn.body.result, '0x0');
+
+  // The reason counts the retries: wait until there have been many, then count the log lines.
   await until(
     async () =>
       Number(
@@ -124,18 +183,18 @@ test('a validator refusing to sign is reported halted by /status, /lag_status, /
     'twenty failed attempts',
   );
   const elapsedMinutes = Math.floor((Date.now() - started) / 60_000);
+  assert.equal((await node.stop('SIGTERM')).code, 0);
   const records = node.lines.map((l) => JSON.parse(l));
   const failures = records.filter((r) => r.msg === 'block production failed');
+  // once, and again at most once a minute while the same error repeats
   assert.ok(
     failures.length >= 1 && failures.length <= 1 + elapsedMinutes,
     `${failures.length} failure lines`,
   );
   assert.equal(failures[0].level, 'error');
-  assert.match(failures[0].err, REFUSAL);
+  assert.match(failures[0].err, refusal(1));
   const halts = records.filter((r) => r.msg === 'block production halted: the chain does not advance');
   assert.equal(halts.length, 1);
   assert.equal(halts[0].level, 'error');
-  assert.match(halts[0].reason, REFUSAL);
-
-  assert.equal((await node.stop('SIGTERM')).code, 0);
+  assert.match(halts[0].reason, refusal(1));
 });
