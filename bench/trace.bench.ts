@@ -104,6 +104,7 @@ try {
     feeParams: chain.feeParams,
     evm: config.app.evm,
     logger: silentLogger,
+    sync: () => node!.syncStatus(),
   };
   const reader = evmBackend(deps).chain;
   const tracing = traceServices(deps, reader);

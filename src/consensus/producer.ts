@@ -25,6 +25,7 @@ import type { Block, CosmosTxResult, Receipt } from '../storage/blocks/types.ts'
 import { errorMessage } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { consensusParamsHash, resultsHash, type TxResultSummary } from './hashes.ts';
+import { ProducerHealth, stallBoundMs } from './health.ts';
 import { type SignerState, STEP_PRECOMMIT } from './signer-state.ts';
 
 export interface ProducerOptions {
@@ -44,6 +45,13 @@ export interface ProducerOptions {
 /** CometBFT's block protocol version. */
 const BLOCK_VERSION = { block: 11, app: 0 };
 
+/**
+ * A failure that repeats (the same error at every retry, one per timeout-commit) is logged again at
+ * most this often, with the count of attempts since: the first line says what is wrong, the halt line
+ * says the chain stopped, and the log does not drown in copies.
+ */
+const FAILURE_LOG_INTERVAL_MS = 60_000;
+
 export class BlockProducer {
   private readonly o: ProducerOptions;
   private readonly log: Logger;
@@ -61,6 +69,12 @@ export class BlockProducer {
   private last: { height: number; time: Timestamp; commit: Commit } | undefined;
   /** A tick (block production) is running. */
   private ticking = false;
+  /** Whether the producer makes progress: what every health signal of the node reads. */
+  readonly health: ProducerHealth;
+  /** Failed attempts since the last block, the last failure written to the log (its rate limit), and whether the halt was logged. */
+  private failedAttempts = 0;
+  private logged: { error: string; at: number; failures: number } | undefined;
+  private haltLogged = false;
 
   constructor(o: ProducerOptions) {
     this.o = o;
@@ -69,10 +83,15 @@ export class BlockProducer {
     this.proposer = ed25519Address(o.validatorKey.publicKey);
     const block = o.chain.genesis.consensus_params.block;
     this.consensusHash = consensusParamsHash(BigInt(block.max_bytes), BigInt(block.max_gas));
+    this.health = new ProducerHealth({
+      stallAfterMs: stallBoundMs(o.timeoutCommitMs),
+      latestHeight: () => o.chain.latestHeight,
+    });
   }
 
   start(): void {
     this.running = true;
+    this.health.started();
     // Without empty blocks the producer idles; a new transaction of either kind wakes it.
     // A tick in progress schedules the next one itself when it ends.
     const wake = () => {
@@ -121,21 +140,60 @@ export class BlockProducer {
         this.schedule(this.o.createEmptyBlocksIntervalMs - (Date.now() - this.lastBlockAt));
       return; // the pending-tx hook reschedules
     }
+    const height = this.o.chain.latestHeight + 1;
     try {
       await this.produce();
+      if (this.failedAttempts > 0) {
+        this.log.info({ height, failed_attempts: this.failedAttempts }, 'block production resumed');
+        this.failedAttempts = 0;
+        this.logged = undefined;
+        this.haltLogged = false;
+      }
     } catch (err) {
-      this.log.error(
-        { err: errorMessage(err), height: this.o.chain.latestHeight + 1 },
-        'block production failed',
-      );
+      this.reportFailure(height, errorMessage(err));
     }
     if (this.running) this.schedule(this.o.timeoutCommitMs);
   }
 
-  /** Builds, executes, commits and signs the next block. */
+  /**
+   * One ERROR line per distinct failure (again every FAILURE_LOG_INTERVAL_MS while it repeats), and
+   * one when the failures add up to a halt: a retry every timeout-commit must not flood the log.
+   */
+  private reportFailure(height: number, error: string): void {
+    const failures = ++this.failedAttempts;
+    const now = Date.now();
+    const last = this.logged;
+    if (!last || last.error !== error || now - last.at >= FAILURE_LOG_INTERVAL_MS) {
+      const repeated = last?.error === error ? { repeated: failures - last.failures } : {};
+      this.log.error({ err: error, height, failures, ...repeated }, 'block production failed');
+      this.logged = { error, at: now, failures };
+    }
+    const status = this.health.syncStatus();
+    if (status.halted && !this.haltLogged) {
+      this.haltLogged = true;
+      this.log.error(
+        { height: status.latestHeight, failures, reason: status.reason },
+        'block production halted: the chain does not advance',
+      );
+    }
+  }
+
+  /** Builds, executes, commits and signs the next block; its outcome is reported to `health`. */
   async produce(): Promise<Block> {
+    const height = this.o.chain.latestHeight + 1;
+    this.health.attempting(height);
+    try {
+      const block = await this.produceAt(height);
+      this.health.committed();
+      return block;
+    } catch (err) {
+      this.health.failed(height, errorMessage(err));
+      throw err;
+    }
+  }
+
+  private async produceAt(height: number): Promise<Block> {
     const { chain, mempool } = this.o;
-    const height = chain.latestHeight + 1;
     // The block this producer just committed is the usual parent: its header and commit are kept,
     // so the parent (all its txs) is not read back, decoded and re-encoded for its block ID.
     const last = this.last;
@@ -153,6 +211,10 @@ export class BlockProducer {
         ? this.commitFor(prev)
         : { height: 0, round: 0, blockId: EMPTY_BLOCK_ID, signatures: [] };
     const lastBlockId = lastCommit.blockId;
+    // The block is committed before its precommit is signed (a crash between the two re-signs the
+    // same bytes at restart), so a height the double-sign guard will refuse must not be built at all:
+    // it would be served as committed while its commit never comes.
+    this.o.signer.assertCanSign({ height, round: 0, step: STEP_PRECOMMIT });
 
     // Ethereum txs by fee priority first, then Cosmos txs in arrival order with the gas left.
     const eth = mempool.reap(chain.gasLimit);

@@ -94,15 +94,18 @@ export class SignerState {
     };
   }
 
+  /**
+   * Throws the refusal `sign` would give for bytes not signed before at `pos`: checked before a block
+   * is built, so no block is committed that its validator then refuses to sign.
+   */
+  assertCanSign(pos: SignerPosition): void {
+    if (this.compare(pos) <= 0) throw this.alreadySigned(pos);
+  }
+
   /** Signs through `sign` only if (height, round, step) is past the last signed position. */
   sign(pos: SignerPosition, signBytes: Uint8Array, sign: (bytes: Uint8Array) => Uint8Array): Uint8Array {
-    const last = this.position;
-    const cmp = pos.height - last.height || pos.round - last.round || pos.step - last.step;
-    if (cmp < 0) {
-      throw new DoubleSignError(
-        `refusing to sign height ${pos.height} round ${pos.round} step ${pos.step}: already signed height ${last.height} round ${last.round} step ${last.step}`,
-      );
-    }
+    const cmp = this.compare(pos);
+    if (cmp < 0) throw this.alreadySigned(pos);
     if (cmp === 0) {
       const saved = this.lastSigned;
       if (saved && equalBytes(saved.signBytes, signBytes)) return saved.signature;
@@ -119,6 +122,18 @@ export class SignerState {
       signbytes: Buffer.from(signBytes).toString('hex').toUpperCase(),
     });
     return signature;
+  }
+
+  private compare(pos: SignerPosition): number {
+    const last = this.position;
+    return pos.height - last.height || pos.round - last.round || pos.step - last.step;
+  }
+
+  private alreadySigned(pos: SignerPosition): DoubleSignError {
+    const last = this.position;
+    return new DoubleSignError(
+      `refusing to sign height ${pos.height} round ${pos.round} step ${pos.step}: already signed height ${last.height} round ${last.round} step ${last.step}`,
+    );
   }
 
   /** Rewinds after a rollback: the operator accepted the double-sign risk (see README). */

@@ -15,6 +15,7 @@ import {
   txHash,
   validatorAddress,
 } from '../codec/index.ts';
+import type { SyncStatus } from '../consensus/health.ts';
 import { blockIdOf } from '../consensus/producer.ts';
 import { STEP_PRECOMMIT } from '../consensus/signer-state.ts';
 import { ed25519FromJson, nodeIdOf } from '../crypto/node-keys.ts';
@@ -60,6 +61,8 @@ export interface ConsensusRpcSources {
   mempool: Mempool;
   cosmosPool: CosmosPool;
   logger: Logger;
+  /** The engine's health (ChainNode.syncStatus). */
+  sync: () => SyncStatus;
 }
 
 const GAS_UNLIMITED = 2n ** 63n - 1n;
@@ -74,6 +77,7 @@ export function consensusRpcDeps(s: ConsensusRpcSources): ConsensusRpcDeps {
     submitter: txSubmitter(s),
     mempool: mempoolView(s.mempool, s.cosmosPool),
     network: noPeers(),
+    sync: s.sync,
   };
 }
 

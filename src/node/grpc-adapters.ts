@@ -14,6 +14,7 @@ import { bankKeys, STORES } from '../app/store-keys.ts';
 import { type StateReader, StateOverlay } from '../state/overlay.ts';
 import { fromUtf8 } from '../primitives/bytes.ts';
 import { GRPC_QUERIES, type QueryHandler, QueryError } from '../rpc/consensus/grpc-queries.ts';
+import { notCurrent } from '../rpc/consensus/routes-info.ts';
 import type { ConsensusRpcDeps, StateView } from '../rpc/consensus/types.ts';
 import { GrpcStatusError } from '../rpc/grpc/errors.ts';
 import type { GrpcDeps } from '../rpc/grpc/types.ts';
@@ -116,7 +117,7 @@ export function grpcDeps(c: ConsensusRpcDeps, rpcAddress: () => string, sim: Sim
     },
     submitter: c.submitter,
     simulate: simulator(sim),
-    // As /status reports catching_up: behind when a peer is ahead (never, until P2P exists).
-    syncing: () => c.network.peers().some((p) => p.height > c.chain.latestHeight()),
+    // As /status reports catching_up: catching up, or halted (the engine's health).
+    syncing: () => notCurrent(c.sync()),
   };
 }

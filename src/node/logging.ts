@@ -5,7 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import type { Logger, LogLevel } from '../util/logger.ts';
+import { type LogFn, type Logger, type LogLevel, mergeFields } from '../util/logger.ts';
 
 export type LogFormat = 'plain' | 'json';
 
@@ -29,7 +29,7 @@ const RESERVED = new Set(['level', 'time', 'msg', 'module']);
 export function createLogger(opts: LoggingOptions): Logger {
   const out = opts.destination ?? process.stdout;
   const stream = opts.format === 'json' ? out : plainStream(out);
-  return pino(
+  const root = pino(
     {
       level: opts.level,
       base: undefined,
@@ -39,7 +39,32 @@ export function createLogger(opts: LoggingOptions): Logger {
     },
     // pino writes synchronously to a plain Writable, so no line is lost when the process exits.
     stream as pino.DestinationStream,
-  ) as unknown as Logger;
+  );
+  return withBindings(root, {});
+}
+
+/**
+ * A logger over `root` whose events carry `bindings`. pino's own child loggers write the parent's
+ * bindings, then the child's, then the event's, and repeat a key given twice
+ * (`"module":"sc","module":"memiavl"`); so the bindings are kept here and merged into each event by
+ * the one rule of `mergeFields`, and pino only ever sees one flat object.
+ */
+function withBindings(root: pino.Logger, bindings: Record<string, unknown>): Logger {
+  const at =
+    (level: LogLevel): LogFn =>
+    (a: string | Record<string, unknown>, b?: string) => {
+      if (!root.isLevelEnabled(level)) return;
+      const [fields, msg] = typeof a === 'string' ? [{}, a] : [a, b];
+      root[level](mergeFields(bindings, fields), msg);
+    };
+  return {
+    trace: at('trace'),
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: (more) => withBindings(root, mergeFields(bindings, more)),
+  };
 }
 
 function plainStream(out: NodeJS.WritableStream): Writable {

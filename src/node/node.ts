@@ -9,6 +9,7 @@ import { ALL_STORES } from '../app/store-keys.ts';
 import { readBaseFee } from '../chain/block-execution.ts';
 import { Chain } from '../chain/chain.ts';
 import type { NodeConfig } from '../config/schema.ts';
+import { type EngineHealth, haltedEngine, type SyncStatus } from '../consensus/health.ts';
 import { BlockProducer } from '../consensus/producer.ts';
 import { SignerState } from '../consensus/signer-state.ts';
 import { ed25519FromJson, ed25519Address } from '../crypto/node-keys.ts';
@@ -56,6 +57,8 @@ export class ChainNode {
   mempool: Mempool | undefined;
   cosmosPool: CosmosPool | undefined;
   producer: BlockProducer | undefined;
+  /** Whether the engine advances the chain: every health signal reads it through `syncStatus`. */
+  private health: EngineHealth | undefined;
   /** The EVM JSON-RPC HTTP server, when `[evm] http_enabled`. */
   rpc: JsonRpcHttpServer | undefined;
   /** The EVM JSON-RPC WebSocket server, when `[evm] ws_enabled`. */
@@ -137,6 +140,12 @@ export class ChainNode {
     } finally {
       await lifecycle.stop();
     }
+  }
+
+  /** The engine's view of progress (consensus/health.ts), once block production has started. */
+  syncStatus(): SyncStatus {
+    if (!this.health) throw new ChainError('NOT_STARTED', 'the node has not started its engine yet');
+    return this.health.syncStatus();
   }
 
   async stop(timeoutMs?: number): Promise<boolean> {
@@ -285,7 +294,10 @@ export class ChainNode {
         const address = toHex(ed25519Address(key.publicKey)).toUpperCase();
         const validator = this.opts.genesis.validators.find((v) => v.address === address);
         if (!validator) {
-          this.log.info({ address }, 'this node is not the genesis validator: not producing blocks');
+          // Nothing can advance this node's chain (it has no peers to follow): every health signal says so.
+          const reason = `this node (validator address ${address}) is not the genesis validator and has no peers: it produces no blocks and follows none`;
+          this.health = haltedEngine(() => this.chain!.latestHeight, reason);
+          this.log.error({ address }, 'this node is not the genesis validator: not producing blocks');
           return;
         }
         this.producer = new BlockProducer({
@@ -304,6 +316,7 @@ export class ChainNode {
           createEmptyBlocksIntervalMs: c.createEmptyBlocksInterval,
           logger: this.opts.logger,
         });
+        this.health = this.producer.health;
         this.producer.start();
       },
       stop: async () => this.producer?.stop(),
@@ -329,6 +342,7 @@ export class ChainNode {
           evm,
           logger: this.opts.logger,
           registry: this.metricsRegistry,
+          sync: () => this.syncStatus(),
         });
         if (!evm.httpEnabled) return;
         this.rpc = this.evmRpc.http();

@@ -13,7 +13,7 @@ import { parseListenAddress } from '../config/fields.ts';
 import { recordConsensusMetrics } from '../consensus/metrics.ts';
 import { registerMempoolMetrics } from '../mempool/metrics.ts';
 import { equalBytes } from '../primitives/bytes.ts';
-import { maxPeerHeight } from '../rpc/consensus/routes-info.ts';
+import { maxPeerHeight, notCurrent } from '../rpc/consensus/routes-info.ts';
 import { ConsensusRpcServer } from '../rpc/consensus/server.ts';
 import type { ConsensusRpcDeps } from '../rpc/consensus/types.ts';
 import { GrpcServer } from '../rpc/grpc/server.ts';
@@ -75,6 +75,7 @@ function lazyConsensusDeps(opts: NodeOptions, node: ChainNode): () => ConsensusR
         mempool: node.mempool!,
         cosmosPool: node.cosmosPool!,
         logger: opts.logger,
+        sync: () => node.syncStatus(),
       });
       consensusDeps.set(node.chain!, deps);
     }
@@ -216,10 +217,12 @@ export function operationalServices(
               const inSet = set.some((a) => equalBytes(a, address));
               return { address, active: v.status === 'BOND_STATUS_BONDED' && !v.jailed && inSet };
             }),
+          // As /lag_status answers 200: making progress, not catching up, within the lag threshold.
           atNetworkHeight: () => {
+            const sync = d.sync();
+            if (notCurrent(sync)) return false;
             const own = chain.latestHeight;
-            // No catching-up state exists yet: a single validator produces the network's height.
-            return maxPeerHeight(d.network, own) - own <= rpc.lagThreshold;
+            return Math.max(maxPeerHeight(d.network, own), sync.bestKnownHeight) - own <= rpc.lagThreshold;
           },
         }),
       );

@@ -4,6 +4,7 @@
  * answers from. rpc/rest may not import its peer rpc/consensus, so node/ joins them here.
  */
 import { GRPC_QUERIES, QueryError } from '../rpc/consensus/grpc-queries.ts';
+import { notCurrent } from '../rpc/consensus/routes-info.ts';
 import type { ConsensusRpcDeps } from '../rpc/consensus/types.ts';
 import { GrpcCode, RestError } from '../rpc/rest/errors.ts';
 import type { RestDeps } from '../rpc/rest/types.ts';
@@ -41,7 +42,7 @@ export function restDeps(c: ConsensusRpcDeps, rpcAddress: () => string): RestDep
       }
     },
     submitter: c.submitter,
-    // As /status reports catching_up: behind when a peer is ahead (never, until P2P exists).
-    syncing: () => c.network.peers().some((p) => p.height > c.chain.latestHeight()),
+    // As /status reports catching_up: catching up, or halted (the engine's health).
+    syncing: () => notCurrent(c.sync()),
   };
 }

@@ -13,6 +13,7 @@ import type { Genesis } from '../app/genesis.ts';
 import type { BaseFeeParams } from '../chain/base-fee.ts';
 import { readBaseFee } from '../chain/block-execution.ts';
 import type { Chain } from '../chain/chain.ts';
+import type { SyncStatus } from '../consensus/health.ts';
 import { HistoricalState } from '../chain/history.ts';
 import { simulationServices } from './rpc-simulation-adapters.ts';
 import { cachedStateReads } from './rpc-state-reads.ts';
@@ -278,6 +279,8 @@ export interface EvmRpcDeps extends ChainReaderDeps {
   registry?: Registry;
   /** State Commit, for eth_getProof (absent: the method is not served). */
   sc?: CommitStore;
+  /** The engine's health (ChainNode.syncStatus), for eth_syncing. */
+  sync: () => SyncStatus;
 }
 
 export function evmBackend(d: EvmRpcDeps): EvmBackend {
@@ -289,6 +292,7 @@ export function evmBackend(d: EvmRpcDeps): EvmBackend {
       maxBlocksForLog: d.evm.maxBlocksForLog,
       maxLogNoBlock: d.evm.maxLogNoBlock,
     },
+    sync: d.sync,
   };
 }
 

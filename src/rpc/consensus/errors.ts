@@ -52,6 +52,16 @@ export class RequestFailedError extends ConsensusRpcError {
   }
 }
 
+/**
+ * `/lag_status` when the node cannot make progress: HTTP 503, so a load balancer or readiness probe
+ * takes it out of rotation, with the engine's reason and the heights in `data`.
+ */
+export class NodeHaltedError extends ConsensusRpcError {
+  constructor(detail: string) {
+    super('RPC_NODE_HALTED', -32603, 'Node is halted', detail, 503);
+  }
+}
+
 /** `/lag_status` when the lag exceeds `[rpc] lag-threshold`: HTTP 417 so load balancers can act on it. */
 export class LagTooHighError extends ConsensusRpcError {
   constructor(lag: number, threshold: number) {

@@ -95,7 +95,15 @@ export const blockRoutes: Record<string, Route> = {
       const height = resolveHeight(deps.chain, p.int('height'));
       const b = blockAt(deps.chain, height);
       const c = deps.chain.commit(height);
-      if (!c) throw new RequestFailedError(`the commit of block ${height} is not available yet`);
+      if (!c) {
+        // The latest block's commit comes from this node's engine; a halted one will not provide it.
+        const sync = deps.sync();
+        throw new RequestFailedError(
+          sync.halted
+            ? `the commit of block ${height} is not available: the node is halted and will not sign it: ${sync.reason}`
+            : `the commit of block ${height} is not available yet`,
+        );
+      }
       return {
         signed_header: { header: headerJson(b.header), commit: commitJson(c.commit) },
         canonical: c.canonical,

@@ -1,6 +1,7 @@
 /** Node, network, validator and mempool routes: `/status`, `/health`, `/net_info`, `/lag_status`, … */
 import { base64, hexUpper, int64, type Json, pubKeyJson, rfc3339Nano, validatorJson } from './encoding.ts';
-import { InvalidParamsError, LagTooHighError } from './errors.ts';
+import type { SyncStatus } from '../../consensus/health.ts';
+import { InvalidParamsError, LagTooHighError, NodeHaltedError } from './errors.ts';
 import { paging, resolveHeight, type Route } from './route.ts';
 import type { BlockView, ChainView, NetworkView } from './types.ts';
 
@@ -9,7 +10,18 @@ const PROTOCOL_VERSION = { p2p: '8', block: '11', app: '0' };
 /** The reactor channels CometBFT 0.38 advertises (block sync, consensus, mempool, evidence, snapshots). */
 const CHANNELS = '40202122233038606100';
 
-function syncInfo(chain: ChainView): Json {
+/**
+ * `catching_up` as /status reports it, and the gRPC/REST `syncing` answer: the node's view of the chain
+ * is not current, because it is catching up or because it is halted. Clients written for CometBFT
+ * (load balancers, relayers, `status` checks) read `catching_up: false` as "this node's latest block is
+ * the chain's"; a halted node's is not, so it must not pass that check. `halted` and `halt_reason`
+ * next to it say which of the two.
+ */
+export function notCurrent(sync: SyncStatus): boolean {
+  return sync.catchingUp || sync.halted;
+}
+
+function syncInfo(chain: ChainView, sync: SyncStatus): Json {
   const latest = chain.latestHeight();
   const latestBlock = latest > 0 ? chain.block(latest) : undefined;
   const earliest = latest > 0 ? chain.earliestHeight() : 0;
@@ -32,8 +44,11 @@ function syncInfo(chain: ChainView): Json {
     earliest_app_hash: e.appHash,
     earliest_block_height: e.height,
     earliest_block_time: e.time,
-    // A single validator producing its own blocks is never behind; with P2P this compares to peers.
-    catching_up: false,
+    catching_up: notCurrent(sync),
+    // Not in CometBFT's sync_info (its decoders ignore unknown fields): why catching_up is true when
+    // the node is not behind anyone but cannot advance.
+    halted: sync.halted,
+    halt_reason: sync.reason ?? '',
   };
 }
 
@@ -60,7 +75,7 @@ export const infoRoutes: Record<string, Route> = {
           moniker: id.moniker,
           other: { tx_index: 'on', rpc_address: options.rpcAddress() },
         },
-        sync_info: syncInfo(deps.chain),
+        sync_info: syncInfo(deps.chain, deps.sync()),
         validator_info: {
           address: hexUpper(id.validator.address),
           pub_key: pubKeyJson(id.validator.pubKey),
@@ -93,8 +108,13 @@ export const infoRoutes: Record<string, Route> = {
     params: [],
     handle: (_p, { deps, options }) => {
       const current = deps.chain.latestHeight();
-      const max = maxPeerHeight(deps.network, current);
+      const sync = deps.sync();
+      const max = Math.max(maxPeerHeight(deps.network, current), sync.bestKnownHeight);
       const lag = max - current;
+      if (sync.halted)
+        throw new NodeHaltedError(
+          `current_height ${current}, max_peer_height ${max}: the node cannot make progress: ${sync.reason}`,
+        );
       if (lag > options.lagThreshold) throw new LagTooHighError(lag, options.lagThreshold);
       return { current_height: int64(current), max_peer_height: int64(max), lag: int64(lag) };
     },

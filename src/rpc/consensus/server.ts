@@ -1,9 +1,11 @@
 /**
  * The consensus RPC HTTP server (CometBFT's `[rpc] laddr`, 26657). Two forms of every route:
  *  - GET `/<route>?name=value…` → `{"jsonrpc":"2.0","id":-1,"result":…}` (id -1 as CometBFT's URI
- *    handler uses); errors with HTTP 404 (unknown route), 400 (bad params), 500 (failed), 417 (lag);
+ *    handler uses); errors with HTTP 404 (unknown route), 400 (bad params), 500 (failed), 417 (lag),
+ *    503 (halted);
  *  - POST `/` JSON-RPC 2.0, single or batch → HTTP 200 with `result` or `error` per request, except
- *    a single `/lag_status` over the threshold, which keeps its HTTP 417 so health checks see it.
+ *    a single `/lag_status` that fails (417 over the threshold, 503 halted), which keeps its HTTP
+ *    status so health checks see it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpService } from '../server/http-service.ts';
@@ -45,11 +47,14 @@ interface Envelope {
   error?: { code: number; message: string; data: string };
 }
 
-/** A response and the HTTP status a GET (or a single POST, for 417) answers with. */
+/** A response and the HTTP status a GET (or a single POST, for the health statuses) answers with. */
 interface Outcome {
   env: Envelope;
   status: number;
 }
+
+/** The statuses `/lag_status` answers with when unhealthy, which a POST keeps too. */
+const HEALTH_STATUSES = new Set([417, 503]);
 
 class BodyTooLargeError extends ConsensusRpcError {
   constructor(limit: number) {
@@ -107,7 +112,7 @@ export class ConsensusRpcServer extends HttpService {
       return this.send(res, 200, JSON.stringify(out.map((o) => o.env)));
     }
     const { env, status } = await this.request(body);
-    return this.send(res, status === 417 ? 417 : 200, JSON.stringify(env));
+    return this.send(res, HEALTH_STATUSES.has(status) ? status : 200, JSON.stringify(env));
   }
 
   private async request(r: unknown): Promise<Outcome> {

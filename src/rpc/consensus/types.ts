@@ -5,6 +5,7 @@
  * bigints); the JSON encoding lives in `encoding.ts`.
  */
 import type { BlockID, Commit, Header } from '../../codec/index.ts';
+import type { SyncStatus } from '../../consensus/health.ts';
 
 export interface BlockView {
   header: Header;
@@ -160,4 +161,6 @@ export interface ConsensusRpcDeps {
   submitter: TxSubmitter;
   mempool: MempoolView;
   network: NetworkView;
+  /** The engine's health (consensus/health.ts): what `/status`, `/lag_status` and `/commit` report of progress. */
+  sync(): SyncStatus;
 }

@@ -6,6 +6,7 @@
  * Implementations answer for any height they hold; whether a height may be served (the watermark) is
  * decided in rpc/evm/resolve.ts, in one place.
  */
+import type { SyncStatus } from '../../consensus/health.ts';
 import type { BlockContext, BlockView, LogView, MinedTx, PendingTx, ReceiptView } from '../codecs/views.ts';
 
 export interface StateAt {
@@ -83,4 +84,6 @@ export interface EvmBackend {
   chain: ChainReader;
   pool: TxPool;
   options: EvmRpcOptions;
+  /** The engine's health (consensus/health.ts): what `eth_syncing` reports. */
+  sync(): SyncStatus;
 }

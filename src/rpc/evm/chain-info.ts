@@ -6,6 +6,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { address, data, quantity } from '../codecs/hex.ts';
 import { p } from '../codecs/params.ts';
 import { method, type MethodTable } from '../server/dispatcher.ts';
+import type { SyncStatus } from '../../consensus/health.ts';
 import type { ChainReader, EvmBackend } from './backend.ts';
 import type { Resolver } from './resolve.ts';
 
@@ -37,7 +38,25 @@ export async function feeSuggestion(chain: ChainReader): Promise<{ gasPrice: big
   return { gasPrice: median > next ? median : next, tip };
 }
 
-export function chainInfoMethods({ chain, options }: EvmBackend, resolve: Resolver): MethodTable {
+/**
+ * `eth_syncing` as geth answers it: `false` while the node is current, else a progress object. geth
+ * clients (ethclient.SyncProgress, web3's isSyncing, readiness probes) read any object as "not ready",
+ * which is what a node that cannot make progress must say; so a halted node answers an object too,
+ * with geth's three block fields (startingBlock: where it stands, since nothing was committed from
+ * there) and `halted` / `haltReason` beside them, which those clients ignore and operators can read.
+ */
+export function syncingAnswer(s: SyncStatus): false | Record<string, string | boolean> {
+  if (!s.catchingUp && !s.halted) return false;
+  return {
+    startingBlock: quantity(s.latestHeight),
+    currentBlock: quantity(s.latestHeight),
+    highestBlock: quantity(Math.max(s.bestKnownHeight, s.latestHeight)),
+    halted: s.halted,
+    ...(s.halted ? { haltReason: s.reason ?? '' } : {}),
+  };
+}
+
+export function chainInfoMethods({ chain, options, sync }: EvmBackend, resolve: Resolver): MethodTable {
   const uncleCount = (h: number | undefined) => (h === undefined ? null : '0x0');
   return {
     web3_clientVersion: method([], () => options.clientVersion),
@@ -46,8 +65,7 @@ export function chainInfoMethods({ chain, options }: EvmBackend, resolve: Resolv
     net_listening: method([], () => true),
     eth_chainId: method([], () => quantity(chain.chainId)),
     eth_blockNumber: method([], () => quantity(chain.latestHeight())),
-    // A single validator with instant finality is never behind (followers come in a later issue).
-    eth_syncing: method([], () => false),
+    eth_syncing: method([], () => syncingAnswer(sync())),
     eth_accounts: method([], () => []),
     eth_coinbase: method([], () => address(chain.coinbase)),
     eth_gasPrice: method([], async () => quantity((await feeSuggestion(chain)).gasPrice)),

@@ -31,6 +31,7 @@ test('/lag_status answers 417 and -32604 when the best peer is more than lag-thr
       mempool: node.mempool!,
       cosmosPool: node.cosmosPool!,
       logger: silentLogger,
+      sync: () => node.syncStatus(),
     }),
     network: {
       listening: () => true,

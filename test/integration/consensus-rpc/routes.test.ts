@@ -179,6 +179,8 @@ step('/status, /health, /net_info, /lag_status, /abci_info', async () => {
       earliest_block_height: '1',
       earliest_block_time: TIME,
       catching_up: false,
+      halted: false,
+      halt_reason: '',
     },
     validator_info: { address: v.address, pub_key: v.pub_key, voting_power: v.power },
   });

@@ -62,3 +62,17 @@ test('a missing state file is created only for a fresh chain', (t) => {
   const s = SignerState.open(join(dir, 'b', 'priv_validator_state.json'), true);
   assert.deepEqual(s.position, { height: 0, round: 0, step: 0 });
 });
+
+test('assertCanSign refuses, before anything is built, what sign would refuse for new bytes', (t) => {
+  const path = stateFile(t);
+  const s = new SignerState(path);
+  s.assertCanSign(at(1));
+  s.sign(at(1), new Uint8Array([1]), sign);
+  assert.throws(() => s.assertCanSign(at(1)), DoubleSignError);
+  assert.throws(
+    () => s.assertCanSign(at(0)),
+    /^DoubleSignError: refusing to sign height 0 round 0 step 3: already signed height 1 round 0 step 3$/,
+  );
+  s.assertCanSign(at(2));
+  assert.equal(JSON.parse(readFileSync(path, 'utf8')).height, '1', 'checking writes nothing');
+});

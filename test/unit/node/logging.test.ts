@@ -57,3 +57,28 @@ test('plain lines are readable and quote values with spaces', () => {
     .info({ dir: '/x' }, 'up');
   assert.match(lines[0], /^\S+Z INF \[node\] up dir=\/x$/);
 });
+
+test('a line names each key once: modules nest as a dotted path, the innermost value wins, line keys stay the line’s', () => {
+  const { lines, destination } = capture();
+  const sc = createLogger({ level: 'info', format: 'json', destination }).child({ module: 'sc', store: 'a' });
+  const memiavl = sc.child({ module: 'memiavl', store: 'b' });
+  memiavl.info({ store: 'c', time: 5, msg: 'field', level: 'x' }, 'opened');
+  sc.info({ module: 'flush' }, 'done');
+  for (const line of lines) assert.equal(line.match(/"module":/g)?.length, 1, line);
+  const [a, b] = lines.map((l) => JSON.parse(l));
+  assert.deepEqual(
+    { ...a, time: undefined },
+    {
+      level: 'info',
+      time: undefined,
+      module: 'sc.memiavl',
+      store: 'c',
+      field_time: 5,
+      field_msg: 'field',
+      field_level: 'x',
+      msg: 'opened',
+    },
+  );
+  assert.equal(b.module, 'sc.flush');
+  assert.equal(b.store, 'a');
+});
