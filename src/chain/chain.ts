@@ -226,8 +226,28 @@ export class Chain {
         `cannot roll back to height ${height}: the latest height is ${this.height}`,
       );
     }
-    await this.sc.rollback(stateVersion(height));
-    await this.ss.rollback(stateVersion(height));
+    // Every store is checked before any moves: State Commit rolled back alone would leave the node
+    // on an older state than its blocks (repaired by replay at the next start, but not what the
+    // operator asked for, and a refused rollback must change nothing).
+    const version = stateVersion(height);
+    const ssEarliest = this.ss.earliestVersion();
+    if (version < ssEarliest) {
+      throw new ChainError(
+        'ROLLBACK_RANGE',
+        `cannot roll back to height ${height}: the state store keeps heights from ${ssEarliest - 1} ` +
+          '(ss-keep-recent); nothing was changed',
+      );
+    }
+    const scOldest = this.sc.oldestVersion();
+    if (version < scOldest) {
+      throw new ChainError(
+        'ROLLBACK_RANGE',
+        `cannot roll back to height ${height}: state commit reaches back to height ${scOldest - 1} ` +
+          '(its oldest snapshot); nothing was changed',
+      );
+    }
+    await this.sc.rollback(version);
+    await this.ss.rollback(version);
     await this.blocks.truncateAbove(height);
     this.height = height;
     return this.appHash;

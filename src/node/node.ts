@@ -86,8 +86,8 @@ export class ChainNode {
     }
     await this.lifecycle.start([
       this.dataLock(),
-      this.stateStore(),
       this.commitStore(),
+      this.stateStore(),
       this.blockStore(),
       this.chainService(),
       this.mempoolService(),
@@ -112,8 +112,8 @@ export class ChainNode {
     const lifecycle = new Lifecycle(this.log);
     await lifecycle.start([
       this.dataLock(),
-      this.stateStore(),
       this.commitStore(),
+      this.stateStore(),
       this.blockStore(),
       this.chainService(),
     ]);
@@ -173,6 +173,9 @@ export class ChainNode {
             evmSplit: ss.evmSsSplit,
             evmSeparateDbs: ss.evmSsSeparateDbs,
             evmDbDirectory: ss.evmSsDbDirectory || undefined,
+            // opened after State Commit, whose history the State Store must hold (a changed
+            // ss-backend or a lost directory is refused rather than served as empty history)
+            committedVersion: this.sc!.version,
           },
           this.opts.logger,
         );

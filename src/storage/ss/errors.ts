@@ -53,6 +53,19 @@ export class SSStartupRefusedError extends ChainError {
   }
 }
 
+/**
+ * The configured `ss-backend`'s store lacks history State Commit has: the backend was changed on a
+ * node with history, or its directory was lost. Serving from it would answer every older height
+ * from an empty store (zeros, no code) as if that were the chain's state.
+ */
+export class SSBackendRefusedError extends ChainError {
+  readonly dir: string;
+  constructor(backend: string, dir: string, problem: string, remedy: string) {
+    super('SS_BACKEND_REFUSED', `refusing to start with ss-backend = "${backend}": ${problem}. ${remedy}`);
+    this.dir = dir;
+  }
+}
+
 /** A changelog record other than the last one failed its checksum: the file is damaged, not torn. */
 export class SSChangelogCorruptError extends ChainError {
   readonly file: string;
