@@ -7,7 +7,9 @@
  *   2. `rollback` takes the same configuration flags and environment as `start`, so a rocksdb node can
  *      be rolled back; without them it is refused before anything changes;
  *   3. a rollback the State Store cannot follow (its history is pruned below the target) is refused
- *      before State Commit moves.
+ *      before State Commit moves;
+ *   4. turning `evm-ss-split` on for a home with history is refused (the split's first startup check)
+ *      with remedies this node can carry out: no state sync, which it cannot do yet.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -171,4 +173,22 @@ test('a rollback below the pruned State Store history is refused before State Co
   const after = await openedAt(home, prune);
   assert.equal(after.height, latest);
   assert.equal(after.replayed, 0, 'State Commit was rolled back by the refused rollback');
+});
+
+test('evm-ss-split turned on for a home with history is refused with remedies this node has', async (t) => {
+  const home = tempHome(t);
+  await history(home, 3);
+  const line = await refusedStart(['--home', home, '--state-store.evm-ss-split', 'true']);
+  const evmDir = join(home, 'data', 'evm_ss');
+  assert.match(
+    line,
+    new RegExp(
+      `^error: refusing to start with evm-ss-split = true: the Cosmos state store in .*data/pebbledb has ` +
+        `committed history \\(latest version \\d+\\) but the EVM state store directory ${evmDir} is missing ` +
+        'or empty\\. Set evm-ss-split = false in app\\.toml \\[state-store\\] and restart, or start from an ' +
+        'empty data directory \\(this node fills the EVM state store only from genesis\\)\\.$',
+    ),
+  );
+  assert.doesNotMatch(line, /state sync/i, 'no remedy this node cannot carry out');
+  assert.equal(existsSync(evmDir), false, 'the refused start created no EVM state store directory');
 });

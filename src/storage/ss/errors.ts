@@ -37,7 +37,12 @@ export class SSIterationDisabledError extends ChainError {
 
 export type StartupCheck = 'a' | 'b' | 'c';
 
-/** One of the split layout's startup refusals (spec "Errors → Startup refusals"). */
+/**
+ * One of the split layout's startup refusals (spec "Errors → Startup refusals"). The remedies named
+ * are the ones this node can carry out: it cannot state sync, so an EVM state store is filled only by
+ * executing from genesis with the split on; the spec's "complete the state sync" returns with state
+ * sync.
+ */
 export class SSStartupRefusedError extends ChainError {
   readonly check: StartupCheck;
   readonly dir: string;
@@ -45,8 +50,8 @@ export class SSStartupRefusedError extends ChainError {
     super(
       'SS_STARTUP_REFUSED',
       `refusing to start with evm-ss-split = true: ${problem}. ` +
-        'Complete a state sync (remove the stale EVM state store directory first), ' +
-        'or set evm-ss-split = false in app.toml [state-store] and restart.',
+        'Set evm-ss-split = false in app.toml [state-store] and restart, or start from an empty data ' +
+        'directory (this node fills the EVM state store only from genesis).',
     );
     this.check = check;
     this.dir = dir;
