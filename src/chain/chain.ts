@@ -220,37 +220,35 @@ export class Chain {
 
   /** Rewinds SC, then SS, then the block store to `height` (see ChainNode.rollback). */
   async rollbackTo(height: number): Promise<Uint8Array> {
+    this.assertStateStoreReaches(height);
     if (!Number.isInteger(height) || height < 0 || height > this.height) {
       throw new ChainError(
         'BAD_HEIGHT',
         `cannot roll back to height ${height}: the latest height is ${this.height}`,
       );
     }
-    // Every store is checked before any moves: State Commit rolled back alone would leave the node
-    // on an older state than its blocks (repaired by replay at the next start, but not what the
-    // operator asked for, and a refused rollback must change nothing).
-    const version = stateVersion(height);
-    const ssEarliest = this.ss.earliestVersion();
-    if (version < ssEarliest) {
-      throw new ChainError(
-        'ROLLBACK_RANGE',
-        `cannot roll back to height ${height}: the state store keeps heights from ${ssEarliest - 1} ` +
-          '(ss-keep-recent); nothing was changed',
-      );
-    }
-    const scOldest = this.sc.oldestVersion();
-    if (version < scOldest) {
-      throw new ChainError(
-        'ROLLBACK_RANGE',
-        `cannot roll back to height ${height}: state commit reaches back to height ${scOldest - 1} ` +
-          '(its oldest snapshot); nothing was changed',
-      );
-    }
-    await this.sc.rollback(version);
-    await this.ss.rollback(version);
+    await this.sc.rollback(stateVersion(height));
+    await this.ss.rollback(stateVersion(height));
     await this.blocks.truncateAbove(height);
     this.height = height;
     return this.appHash;
+  }
+
+  /**
+   * A rollback the State Store cannot follow (its history pruned below the target) is refused before
+   * State Commit moves: SC rolled back alone would leave the node on an older state than its blocks
+   * (repaired by replay at the next start, but not what the operator asked for), and a refused
+   * rollback must change nothing. (State Commit checks its own range before it changes anything.)
+   */
+  private assertStateStoreReaches(height: number): void {
+    const earliest = this.ss.earliestVersion();
+    if (Number.isInteger(height) && height >= 0 && stateVersion(height) < earliest) {
+      throw new ChainError(
+        'ROLLBACK_RANGE',
+        `cannot roll back to height ${height}: the state store keeps heights from ${earliest - 1} ` +
+          '(ss-keep-recent); nothing was changed',
+      );
+    }
   }
 }
 
