@@ -220,6 +220,7 @@ export class Chain {
 
   /** Rewinds SC, then SS, then the block store to `height` (see ChainNode.rollback). */
   async rollbackTo(height: number): Promise<Uint8Array> {
+    this.assertStateStoreReaches(height);
     if (!Number.isInteger(height) || height < 0 || height > this.height) {
       throw new ChainError(
         'BAD_HEIGHT',
@@ -231,6 +232,23 @@ export class Chain {
     await this.blocks.truncateAbove(height);
     this.height = height;
     return this.appHash;
+  }
+
+  /**
+   * A rollback the State Store cannot follow (its history pruned below the target) is refused before
+   * State Commit moves: SC rolled back alone would leave the node on an older state than its blocks
+   * (repaired by replay at the next start, but not what the operator asked for), and a refused
+   * rollback must change nothing. (State Commit checks its own range before it changes anything.)
+   */
+  private assertStateStoreReaches(height: number): void {
+    const earliest = this.ss.earliestVersion();
+    if (Number.isInteger(height) && height >= 0 && stateVersion(height) < earliest) {
+      throw new ChainError(
+        'ROLLBACK_RANGE',
+        `cannot roll back to height ${height}: the state store keeps heights from ${earliest - 1} ` +
+          '(ss-keep-recent); nothing was changed',
+      );
+    }
   }
 }
 

@@ -4,15 +4,33 @@
  * code that executed it when it was proposed and that crash recovery replays, in 'replay' mode (a tx
  * that no longer executes is an error, never silently skipped). Cosmos txs run too, since they change
  * state the following EVM txs read. A tracer is attached only to the runs the caller asks for.
+ * Nothing reads State Commit, which holds only the latest state, and nothing is written: the block's
+ * overlay is dropped.
  *
- * Reads are synchronous (the state code and ethereumjs's state manager are), served by the State
- * Store's `syncReaderAt`: lmdb point reads from its memory map, routed as every SS read is (with
- * `evm-ss-split`, the `evm` store from the EVM SS only). Nothing reads State Commit, which holds only
- * the latest state, and nothing is written: the block's overlay is dropped.
+ * Reads are synchronous (the state code and ethereumjs's state manager are). Two sources, routed as
+ * every SS read is (with `evm-ss-split`, the `evm` store from the EVM SS only):
+ *
+ * - engines that read synchronously (lmdb's memory map): the State Store's `syncReaderAt`;
+ * - engines that cannot (rocksdb, whose reads complete on its own threads): the block runs over the
+ *   values loaded so far (`LoadedReads`). A read of a key not loaded yet records it and answers
+ *   "absent"; after the run the recorded keys are loaded with the State Store's async `get` and the
+ *   block runs again, until a run records none. Only that run counts: every value it read is the
+ *   store's, so it is exactly the run a synchronous reader would make (execution is deterministic).
+ *   Every run before it is a discovery run, whose results and errors are thrown away. It ends: in
+ *   each run the reads before the first miss are the true ones, so the execution up to it is the true
+ *   execution and the missed key is one the true execution reads; each round adds one of those
+ *   finitely many keys at least. Discovery runs go without tracers and in 'propose' mode, so a tx
+ *   refused on a guessed value (a nonce or a balance not loaded yet) is skipped and the txs after it
+ *   still run and reveal their keys; a handful of rounds load a block (the reads of each tx depend
+ *   on few earlier ones). Then the traced run, in 'replay' mode, is repeated only if a tracer read a
+ *   key the execution did not (prestateTracer reads code and balances of touched accounts).
+ *   The trace's deadline bounds every round.
  */
 import { ChainError } from '../util/errors.ts';
 import { toHex } from '../primitives/bytes.ts';
 import type { EthTxOutcome } from '../execution/block-executor.ts';
+import { readId } from '../execution/version-reads.ts';
+import type { StateReader } from '../state/overlay.ts';
 import type { StateStore } from '../storage/ss/types.ts';
 import { type EthExecOptions, executeBlock, type ReplayHooks } from './block-execution.ts';
 import { type Chain, stateVersion } from './chain.ts';
@@ -65,21 +83,8 @@ export class TraceReplayer {
     const block = this.chain.blocks.blockByHeight(height);
     if (!block) throw new TraceError('TRACE_BLOCK_MISSING', `block ${height} not found`);
     const version = stateVersion(height - 1);
-    if (version < this.ss.earliestVersion()) {
-      throw new TraceError(
-        'TRACE_STATE_PRUNED',
-        `required historical state unavailable: block ${height} needs the state after block ${height - 1}, ` +
-          `and the state store keeps heights from ${this.ss.earliestVersion() - 1}`,
-      );
-    }
+    if (version < this.ss.earliestVersion()) throw prunedError(height, this.ss.earliestVersion());
     const read = await this.ss.syncReaderAt?.(version);
-    if (!read) {
-      throw new TraceError(
-        'TRACE_UNSUPPORTED',
-        'debug_trace* re-executes blocks with synchronous State Store reads, which the configured ' +
-          'ss-backend does not offer; use the default ss-backend (lmdb)',
-      );
-    }
     const txs = block.txs.map((raw) => this.chain.decodeBlockTx(raw));
     // block tx index → EVM index (the receipts' numbering counts Ethereum txs only)
     const evmIndexOf: number[] = [];
@@ -95,7 +100,7 @@ export class TraceReplayer {
         `block ${height} has ${n} Ethereum transactions, no index ${o.lastEvmIndex}`,
       );
     }
-    const replayed: ReplayedTx[] = [];
+    let replayed: ReplayedTx[] = [];
     const hooks: ReplayHooks = {
       lastTxIndex,
       beforeTx: o.check && (() => o.check!()),
@@ -108,18 +113,18 @@ export class TraceReplayer {
       onEthOutcome: (i, outcome) =>
         replayed.push({ evmIndex: evmIndexOf[i], hash: outcome.tx.hash, outcome }),
     };
-    try {
-      await executeBlock(
+    // a version never changes (pruning it makes reads throw), so the overlay may keep what it read
+    const run = (get: StateReader['get'], mode: 'propose' | 'replay', runHooks: ReplayHooks) =>
+      executeBlock(
         this.chain.common,
-        // a version never changes (pruning it makes reads throw), so the overlay may keep what it read
-        { get: read, stable: true },
+        { get, stable: true },
         this.chain.contextFor(block),
         this.chain.feeParams,
         txs,
-        'replay',
-        hooks,
+        mode,
+        runHooks,
       );
-    } catch (err) {
+    const fail = async (err: unknown): Promise<never> => {
       // a run aborted from inside (the deadline) surfaces as a tx that no longer executes
       await o.check?.();
       if (err instanceof ChainError && err.code === 'REPLAY_DIVERGED') {
@@ -129,7 +134,71 @@ export class TraceReplayer {
         );
       }
       throw err;
+    };
+
+    if (read) {
+      await run(read, 'replay', hooks).catch(fail);
+      return replayed;
     }
-    return replayed;
+
+    // No synchronous reads: run until a run reads only loaded values (see the file comment).
+    const reads = new LoadedReads();
+    const get = reads.get;
+    const discovery: ReplayHooks = { lastTxIndex, beforeTx: hooks.beforeTx };
+    for (let traced = false; ;) {
+      await o.check?.();
+      replayed = [];
+      try {
+        await run(get, traced ? 'replay' : 'propose', traced ? hooks : discovery);
+      } catch (err) {
+        if (reads.missing === 0) return fail(err);
+        await o.check?.(); // a run on guessed values failing is expected, unless the deadline ended it
+      }
+      if (reads.missing === 0) {
+        if (traced) return replayed;
+        traced = true;
+        continue;
+      }
+      await reads.load(this.ss, version);
+      // a prune that overtook the loads answered them from a partial history
+      if (version < this.ss.earliestVersion()) throw prunedError(height, this.ss.earliestVersion());
+    }
+  }
+}
+
+function prunedError(height: number, earliestVersion: number): TraceError {
+  return new TraceError(
+    'TRACE_STATE_PRUNED',
+    `required historical state unavailable: block ${height} needs the state after block ${height - 1}, ` +
+      `and the state store keeps heights from ${earliestVersion - 1}`,
+  );
+}
+
+/**
+ * Values of one State Store version loaded so far, read synchronously; a key not loaded yet reads as
+ * absent and is recorded for the next `load` (see the file comment).
+ */
+class LoadedReads {
+  private readonly values = new Map<string, Uint8Array | undefined>();
+  private readonly missed = new Map<string, { store: string; key: Uint8Array }>();
+
+  readonly get = (store: string, key: Uint8Array): Uint8Array | undefined => {
+    const id = readId(store, key);
+    const v = this.values.get(id);
+    if (v !== undefined || this.values.has(id)) return v;
+    if (!this.missed.has(id)) this.missed.set(id, { store, key: key.slice() });
+    return undefined;
+  };
+
+  /** Keys read but not loaded since the last `load`. */
+  get missing(): number {
+    return this.missed.size;
+  }
+
+  async load(ss: StateStore, version: number): Promise<void> {
+    const batch = [...this.missed];
+    this.missed.clear();
+    const values = await Promise.all(batch.map(([, k]) => ss.get(k.store, k.key, version)));
+    batch.forEach(([id], i) => this.values.set(id, values[i]));
   }
 }

@@ -90,15 +90,21 @@ export function buildProgram(): Command {
     });
   });
 
-  program
+  const rollback = program
     .command('rollback')
-    .description('Rewind a stopped node by N blocks (state commit, state store, block store)')
+    .description(
+      'Rewind a stopped node by N blocks (state commit, state store, block store); takes the configuration flags of start',
+    )
     .option('--home <dir>', 'node home directory (default ~/.chaind)')
-    .option('-n, --blocks <n>', 'number of blocks to roll back', parseNonNegativeInt, 1)
-    .action(async (o) => {
-      const result = await rollbackHome(resolveHome(o.home), o.blocks);
-      process.stdout.write(JSON.stringify(result) + '\n');
-    });
+    .option('-n, --blocks <n>', 'number of blocks to roll back', parseNonNegativeInt, 1);
+  const rollbackFlags = addConfigFlags(rollback);
+  rollback.action(async (o) => {
+    const result = await rollbackHome(
+      { home: resolveHome(o.home), flags: configFlags(o, rollbackFlags) },
+      o.blocks,
+    );
+    process.stdout.write(JSON.stringify(result) + '\n');
+  });
 
   program
     .command('show-node-id')

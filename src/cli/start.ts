@@ -10,6 +10,7 @@ import { ChainNode } from '../node/node.ts';
 import { createLogger } from '../node/logging.ts';
 import { takeEarlySignals } from '../util/early-signals.ts';
 import { ChainError } from '../util/errors.ts';
+import type { Logger } from '../util/logger.ts';
 
 export interface StartOptions {
   home: string;
@@ -20,9 +21,21 @@ export interface StartOptions {
 
 const STOP_TIMEOUT_MS = 15_000;
 
-export async function startNode(o: StartOptions): Promise<ChainNode> {
+/**
+ * The node of a home as `start` configures it: config files, then environment, then flags; the
+ * logger; the genesis. Every command that opens the node's data (`start`, `rollback`) builds it
+ * here, so each reads the same stores in the same place.
+ */
+export function configuredNode(
+  o: StartOptions,
+  logDestination?: NodeJS.WritableStream,
+): { node: ChainNode; logger: Logger } {
   const { config, warnings } = loadConfig({ home: o.home, env: o.env ?? process.env, flags: o.flags });
-  const logger = createLogger({ level: config.config.logLevel, format: config.config.logFormat });
+  const logger = createLogger({
+    level: config.config.logLevel,
+    format: config.config.logFormat,
+    destination: logDestination,
+  });
   const cfgLog = logger.child({ module: 'config' });
   for (const w of warnings) cfgLog.warn(w);
 
@@ -34,7 +47,11 @@ export async function startNode(o: StartOptions): Promise<ChainNode> {
     );
   }
   const genesis = parseGenesis(readFileSync(genesisPath, 'utf8'), genesisPath);
-  const node = new ChainNode({ home: o.home, config, genesis, logger });
+  return { node: new ChainNode({ home: o.home, config, genesis, logger }), logger };
+}
+
+export async function startNode(o: StartOptions): Promise<ChainNode> {
+  const { node, logger } = configuredNode(o);
 
   // Handlers go in before anything starts: without a listener the OS default kills the process, and
   // a signal that arrives mid-startup must still lead to an orderly stop.

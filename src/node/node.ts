@@ -89,8 +89,8 @@ export class ChainNode {
     }
     await this.lifecycle.start([
       this.dataLock(),
-      this.stateStore(),
       this.commitStore(),
+      this.stateStore(),
       this.blockStore(),
       this.chainService(),
       this.mempoolService(),
@@ -115,8 +115,8 @@ export class ChainNode {
     const lifecycle = new Lifecycle(this.log);
     await lifecycle.start([
       this.dataLock(),
-      this.stateStore(),
       this.commitStore(),
+      this.stateStore(),
       this.blockStore(),
       this.chainService(),
     ]);
@@ -182,6 +182,9 @@ export class ChainNode {
             evmSplit: ss.evmSsSplit,
             evmSeparateDbs: ss.evmSsSeparateDbs,
             evmDbDirectory: ss.evmSsDbDirectory || undefined,
+            // opened after State Commit, whose history the State Store must hold (a changed
+            // ss-backend or a lost directory is refused rather than served as empty history)
+            committedVersion: this.sc!.version,
           },
           this.opts.logger,
         );

@@ -37,7 +37,12 @@ export class SSIterationDisabledError extends ChainError {
 
 export type StartupCheck = 'a' | 'b' | 'c';
 
-/** One of the split layout's startup refusals (spec "Errors → Startup refusals"). */
+/**
+ * One of the split layout's startup refusals (spec "Errors → Startup refusals"). The remedies named
+ * are the ones this node can carry out: it cannot state sync, so an EVM state store is filled only by
+ * executing from genesis with the split on; the spec's "complete the state sync" returns with state
+ * sync.
+ */
 export class SSStartupRefusedError extends ChainError {
   readonly check: StartupCheck;
   readonly dir: string;
@@ -45,10 +50,23 @@ export class SSStartupRefusedError extends ChainError {
     super(
       'SS_STARTUP_REFUSED',
       `refusing to start with evm-ss-split = true: ${problem}. ` +
-        'Complete a state sync (remove the stale EVM state store directory first), ' +
-        'or set evm-ss-split = false in app.toml [state-store] and restart.',
+        'Set evm-ss-split = false in app.toml [state-store] and restart, or start from an empty data ' +
+        'directory (this node fills the EVM state store only from genesis).',
     );
     this.check = check;
+    this.dir = dir;
+  }
+}
+
+/**
+ * The configured `ss-backend`'s store lacks history State Commit has: the backend was changed on a
+ * node with history, or its directory was lost. Serving from it would answer every older height
+ * from an empty store (zeros, no code) as if that were the chain's state.
+ */
+export class SSBackendRefusedError extends ChainError {
+  readonly dir: string;
+  constructor(backend: string, dir: string, problem: string, remedy: string) {
+    super('SS_BACKEND_REFUSED', `refusing to start with ss-backend = "${backend}": ${problem}. ${remedy}`);
     this.dir = dir;
   }
 }

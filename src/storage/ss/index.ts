@@ -5,6 +5,7 @@ export type { StateStore, StoreChange, ImportEntry, SyncStateRead } from './type
 export { STATE_STORE_DEFAULTS, type StateStoreBackend, type StateStoreOptions } from './options.ts';
 export { EVM_STORE, EVM_KEY_PREFIX, EVM_SS_DATABASES } from './evm-keys.ts';
 export {
+  SSBackendRefusedError,
   SSChangelogCorruptError,
   SSClosedError,
   SSIterationDisabledError,

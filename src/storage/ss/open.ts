@@ -5,12 +5,13 @@ import { openLmdbStore } from '../kv/lmdb.ts';
 import { importEngineModule, openRocksStore } from '../kv/rocksdb.ts';
 import type { KVOpener } from '../kv/types.ts';
 import { Changelog } from './changelog.ts';
-import { SSStartupRefusedError } from './errors.ts';
+import { SSBackendRefusedError, SSStartupRefusedError } from './errors.ts';
 import { EVM_SS_DATABASES, evmDatabaseIndex } from './evm-keys.ts';
 import { MvccGroup } from './group.ts';
 import { MvccDatabase } from './mvcc.ts';
 import {
   checkCount,
+  cosmosDirName,
   MIN_CHANGELOG_RECORDS,
   resolveLayout,
   STATE_STORE_DEFAULTS,
@@ -22,11 +23,13 @@ import { CompositeStateStore } from './state-store.ts';
  * Opens the node's State Store: the Cosmos SS in `<dataDir>/pebbledb/` (or `rocksdb/`) and, with
  * `evm-ss-split`, the EVM SS in `<dataDir>/evm_ss/`. Order of work (spec "Startup refusals"):
  *
- *   1. log `ChainDB SS is enabled`; open the Cosmos SS (no recovery yet)
+ *   1. log `ChainDB SS is enabled`; when State Commit has history (`committedVersion`), refuse a
+ *      missing or empty Cosmos SS directory before anything is created; open the Cosmos SS
  *   2. split: log `ChainDB EVM StateStore optimization is enabled`;
  *      check a — Cosmos history but no EVM SS directory — before anything is created
  *   3. open the EVM SS databases; check b — Cosmos history but an EVM SS database holds no version
- *   4. recovery: replay the changelogs (EVM, then Cosmos); finish an interrupted coordinated prune
+ *   4. recovery: replay the changelogs (EVM, then Cosmos); refuse a Cosmos SS still behind State
+ *      Commit; finish an interrupted coordinated prune
  *   5. check c — earliest versions of the Cosmos SS and EVM SS differ; log `EVM state store enabled`
  *
  * A refusal closes whatever was opened (releasing the directory locks) before throwing.
@@ -56,6 +59,11 @@ export async function openStateStore(
   };
 
   log.info({ backend }, 'ChainDB SS is enabled');
+  const committed = options.committedVersion ?? 0;
+  if (committed > 0 && isMissingOrEmpty(layout.cosmosDir)) {
+    // checked before the engine creates the directory: a rejected backend leaves nothing behind
+    throw backendRefused(options, `the ${backend} state store in ${layout.cosmosDir} is missing or empty`);
+  }
   let openEngine: KVOpener = options.openEngine ?? openLmdbStore;
   if (!options.openEngine && layout.engine === 'rocksdb') {
     await importEngineModule('rocksdb', 'rocksdb-native'); // a missing package stops here, creating nothing
@@ -77,7 +85,7 @@ export async function openStateStore(
     if (split) {
       log.info({ separateDBs }, 'ChainDB EVM StateStore optimization is enabled');
       const dir = layout.evmDir;
-      if (cosmosHistory && (!existsSync(dir) || readdirSync(dir).length === 0)) {
+      if (cosmosHistory && isMissingOrEmpty(dir)) {
         throw new SSStartupRefusedError(
           'a',
           dir,
@@ -114,6 +122,17 @@ export async function openStateStore(
         cosmosLog.close();
         cosmosLog = undefined;
       }
+    }
+
+    // The pipeline writes the State Store before State Commit, so after recovery a store behind SC
+    // is not this node's history (another backend's, or a directory put back from elsewhere).
+    if (cosmos.latest < committed) {
+      throw backendRefused(
+        options,
+        cosmos.latest === 0
+          ? `the ${backend} state store in ${layout.cosmosDir} holds no version`
+          : `the ${backend} state store in ${layout.cosmosDir} holds versions only up to ${cosmos.latest}`,
+      );
     }
 
     // A prune killed between raising the earliest version of one half and the other is completed
@@ -153,6 +172,31 @@ export async function openStateStore(
     await closeAll();
     throw err;
   }
+}
+
+function isMissingOrEmpty(dir: string): boolean {
+  return !existsSync(dir) || readdirSync(dir).length === 0;
+}
+
+/**
+ * The refusal of a State Store that lacks State Commit's history, with the remedies this node has:
+ * the backend that holds the data when there is one, else a fresh start.
+ */
+function backendRefused(options: StateStoreOptions, problem: string): SSBackendRefusedError {
+  const layout = resolveLayout(options);
+  const backend = options.backend ?? STATE_STORE_DEFAULTS.backend;
+  const other = layout.engine === 'rocksdb' ? 'pebbledb' : 'rocksdb';
+  const otherDir = join(options.dataDir, cosmosDirName(layout.engine === 'rocksdb' ? 'lmdb' : 'rocksdb'));
+  const remedy = isMissingOrEmpty(otherDir)
+    ? `Put back ${layout.cosmosDir} from a backup of this data directory, or start from an empty data directory.`
+    : `Set ss-backend back to "${other}" (the data is in ${otherDir}), or start from an empty data directory.`;
+  return new SSBackendRefusedError(
+    backend,
+    layout.cosmosDir,
+    `State Commit holds version ${options.committedVersion} but ${problem}; historical queries ` +
+      'served from it would be wrong',
+    remedy,
+  );
 }
 
 async function openEvmGroup(

@@ -18,6 +18,12 @@ export interface StateStoreOptions {
   evmSeparateDbs?: boolean;
   /** `evm-ss-db-directory`; relative paths are under `dataDir`. Default `<dataDir>/evm_ss`. */
   evmDbDirectory?: string;
+  /**
+   * State Commit's latest version (0 or absent: no history). A store that is missing, empty or
+   * behind it after recovery is refused (see `openStateStore`): the pipeline writes a block's change
+   * set to the State Store before State Commit, so a healthy store is never behind.
+   */
+  committedVersion?: number;
   /** fsync database commits and changelog appends (default true). Tests and benchmarks turn it off. */
   sync?: boolean;
   /** Replaces the backend's engine (unit tests use the memory engine); not a configuration key. */
@@ -36,6 +42,11 @@ export const STATE_STORE_DEFAULTS = {
 /** Minimum changelog records kept (spec Limits: the WAL covers only recent blocks). */
 export const MIN_CHANGELOG_RECORDS = 1_000;
 
+/** The directory under `dataDir` that holds the Cosmos SS of an engine. */
+export function cosmosDirName(engine: 'lmdb' | 'rocksdb'): string {
+  return engine === 'rocksdb' ? 'rocksdb' : 'pebbledb';
+}
+
 export interface ResolvedLayout {
   /** `pebbledb` or `rocksdb`, under dataDir. */
   cosmosDir: string;
@@ -53,7 +64,7 @@ export function resolveLayout(options: StateStoreOptions): ResolvedLayout {
   const engine = backend === 'rocksdb' ? 'rocksdb' : 'lmdb';
   const evm = options.evmDbDirectory;
   return {
-    cosmosDir: join(options.dataDir, engine === 'rocksdb' ? 'rocksdb' : 'pebbledb'),
+    cosmosDir: join(options.dataDir, cosmosDirName(engine)),
     evmDir: evm ? (isAbsolute(evm) ? evm : join(options.dataDir, evm)) : join(options.dataDir, 'evm_ss'),
     engine,
   };

@@ -13,7 +13,7 @@ const store = (earliest: number, sync: boolean) =>
     ...(sync ? { syncReaderAt: async () => undefined } : {}),
   }) as unknown as StateStore;
 
-test('genesis, a missing block, pruned parent state, and an engine without synchronous reads', async () => {
+test('genesis, a missing block, pruned parent state', async () => {
   const ok = new TraceReplayer(chain, store(1, true));
   await assert.rejects(ok.replay(0), { code: 'TRACE_GENESIS', message: 'genesis is not traceable' });
   await assert.rejects(ok.replay(6), { code: 'TRACE_BLOCK_MISSING', message: 'block 6 not found' });
@@ -23,11 +23,4 @@ test('genesis, a missing block, pruned parent state, and an engine without synch
     message:
       'required historical state unavailable: block 5 needs the state after block 4, and the state store keeps heights from 5',
   });
-  for (const s of [store(5, true), store(5, false)]) {
-    await assert.rejects(new TraceReplayer(chain, s).replay(5), {
-      code: 'TRACE_UNSUPPORTED',
-      message:
-        'debug_trace* re-executes blocks with synchronous State Store reads, which the configured ss-backend does not offer; use the default ss-backend (lmdb)',
-    });
-  }
 });

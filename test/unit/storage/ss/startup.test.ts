@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { openLmdbStore } from '../../../../src/storage/kv/lmdb.ts';
 import {
   openStateStore,
+  SSBackendRefusedError,
   SSIterationDisabledError,
   SSStartupRefusedError,
   type StateStoreOptions,
@@ -53,8 +54,9 @@ async function refusal(opts: StateStoreOptions): Promise<SSStartupRefusedError> 
   assert.ok(err instanceof SSStartupRefusedError, `expected SSStartupRefusedError, got ${String(err)}`);
   assert.ok(err instanceof ChainError);
   assert.equal(err.code, 'SS_STARTUP_REFUSED');
-  assert.match(err.message, /state sync/);
-  assert.match(err.message, /evm-ss-split = false/);
+  assert.match(err.message, /Set evm-ss-split = false in app\.toml \[state-store\] and restart/);
+  assert.match(err.message, /or start from an empty data directory/);
+  assert.doesNotMatch(err.message, /state sync/i, 'no remedy this node cannot carry out yet');
   return err;
 }
 
@@ -231,6 +233,35 @@ test('split on, then off: the EVM SS stays on disk and EVM reads go to the Cosmo
     } finally {
       await unsplit.close();
     }
+  } finally {
+    dir.remove();
+  }
+});
+
+test('a State Store behind State Commit is refused after recovery, naming ss-backend; one that reaches it opens', async () => {
+  const dir = tempDir('ss-startup-');
+  try {
+    await writeBlocks(options(dir.path), 1, 3);
+    const err = await openStateStore(options(dir.path, { committedVersion: 5 }), silentLogger).then(
+      async (ss) => {
+        await ss.close();
+        return assert.fail('startup should have been refused');
+      },
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof SSBackendRefusedError, `expected SSBackendRefusedError, got ${String(err)}`);
+    const cosmosDir = join(dir.path, 'pebbledb');
+    assert.equal(
+      err.message,
+      `refusing to start with ss-backend = "pebbledb": State Commit holds version 5 but the pebbledb ` +
+        `state store in ${cosmosDir} holds versions only up to 3; historical queries served from it would ` +
+        `be wrong. Put back ${cosmosDir} from a backup of this data directory, or start ` +
+        'from an empty data directory.',
+    );
+    // the refusal released the locks; the store reaches State Commit's version 3
+    const ss = await openStateStore(options(dir.path, { committedVersion: 3 }), silentLogger);
+    assert.equal(ss.latestVersion(), 3);
+    await ss.close();
   } finally {
     dir.remove();
   }
