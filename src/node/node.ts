@@ -115,7 +115,7 @@ export class ChainNode {
       this.stateStore(),
       this.commitStore(),
       this.blockStore(),
-      this.chainService(),
+      this.chainService({ replay: false }),
     ]);
     try {
       const chain = this.chain!;
@@ -210,7 +210,8 @@ export class ChainNode {
     };
   }
 
-  private chainService(): Service {
+  /** `replay: false` (rollback): the chain opens at the block store's height without replaying. */
+  private chainService(o: { replay: boolean } = { replay: true }): Service {
     return {
       name: 'chain',
       start: async () => {
@@ -225,7 +226,8 @@ export class ChainNode {
           blocks: this.blocks!,
           logger: this.opts.logger,
         });
-        await this.chain.open();
+        if (o.replay) await this.chain.open();
+        else await this.chain.openForRollback();
       },
       stop: async () => {},
     };

@@ -300,6 +300,12 @@ export class CommitStore {
     return this.infoFrom(version, stores, this.flat?.rootAt(version));
   }
 
+  /** App hash of a retained or reconstructible version (a dry run: nothing is written). */
+  async appHashAt(version: number): Promise<Uint8Array> {
+    this.assertOpen();
+    return commitInfoHash((await this.commitInfoAt(version)).stores);
+  }
+
   /** ICS23 proof of `key` in `store` at `version` (default latest), chained to the app hash. */
   async getProof(store: string, key: Uint8Array, version = this.info.version): Promise<KeyProof> {
     this.assertOpen();
