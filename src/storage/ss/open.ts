@@ -9,13 +9,7 @@ import { SSStartupRefusedError } from './errors.ts';
 import { EVM_SS_DATABASES, evmDatabaseIndex } from './evm-keys.ts';
 import { MvccGroup } from './group.ts';
 import { MvccDatabase } from './mvcc.ts';
-import {
-  checkCount,
-  MIN_CHANGELOG_RECORDS,
-  resolveLayout,
-  STATE_STORE_DEFAULTS,
-  type StateStoreOptions,
-} from './options.ts';
+import { checkCount, resolveLayout, STATE_STORE_DEFAULTS, type StateStoreOptions } from './options.ts';
 import { CompositeStateStore } from './state-store.ts';
 
 /**
@@ -50,10 +44,9 @@ export async function openStateStore(
   const split = options.evmSplit ?? STATE_STORE_DEFAULTS.evmSplit;
   const separateDBs = options.evmSeparateDbs ?? STATE_STORE_DEFAULTS.evmSeparateDbs;
   const kvOptions = { sync: options.sync !== false };
-  const logOptions = {
-    keep: Math.max(MIN_CHANGELOG_RECORDS, asyncWriteBuffer + 1),
-    sync: options.sync !== false,
-  };
+  // The logs cover the last ss-keep-recent blocks (0: all), as the spec's limits say; records not yet
+  // applied to a database stay whatever the setting (Changelog.truncate).
+  const logOptions = { keep: keepRecent, sync: options.sync !== false };
 
   log.info({ backend }, 'ChainDB SS is enabled');
   let openEngine: KVOpener = options.openEngine ?? openLmdbStore;

@@ -33,9 +33,6 @@ export const STATE_STORE_DEFAULTS = {
   evmSeparateDbs: false,
 } as const satisfies Partial<StateStoreOptions>;
 
-/** Minimum changelog records kept (spec Limits: the WAL covers only recent blocks). */
-export const MIN_CHANGELOG_RECORDS = 1_000;
-
 export interface ResolvedLayout {
   /** `pebbledb` or `rocksdb`, under dataDir. */
   cosmosDir: string;
