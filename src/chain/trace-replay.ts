@@ -69,7 +69,8 @@ export class TraceReplayer {
       throw new TraceError(
         'TRACE_STATE_PRUNED',
         `required historical state unavailable: block ${height} needs the state after block ${height - 1}, ` +
-          `and the state store keeps heights from ${this.ss.earliestVersion() - 1}`,
+          `and the state store keeps heights from ${this.ss.earliestVersion() - 1}` +
+          (this.ss.unavailableReason ? ` (${this.ss.unavailableReason})` : ''),
       );
     }
     const read = await this.ss.syncReaderAt?.(version);
