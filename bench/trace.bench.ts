@@ -196,7 +196,7 @@ try {
   };
   const current = await load(head, false);
   const previous = await load(base, true);
-  const read = (await node.ss!.syncReaderAt(stateVersion(height - 1)))!;
+  const read = (await node.ss!.syncReaderAt!(stateVersion(height - 1)))!;
   const stored = node.blocks!.blockByHeight(height)!;
   const txs = stored.txs.map((raw) => chain.decodeBlockTx(raw));
   const ctx = chain.contextFor(stored);

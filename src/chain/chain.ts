@@ -4,7 +4,9 @@
  *   State Commit (app hash for the next header) → notify.
  * So after any crash: block store ≥ SS ≥ SC in height. On open, every block the block store has but
  * SC lacks is re-executed from its stored transactions (deterministic), and each store takes only
- * the versions it is missing, so the three end at one height with unchanged app hashes.
+ * the versions it is missing, so the three end at one height with unchanged app hashes. Each state is
+ * checked against the app hash of the stored block above it before it is written (see replayTo), so a
+ * mismatch stops the node without changing any store.
  *
  * Versions: the genesis state is State Commit / State Store version 1, and the state after block h
  * is version h + 1 (`stateVersion`). Block h's header carries the app hash of version h.
@@ -115,6 +117,15 @@ export class Chain {
     this.log.info({ app_hash: toHex(appHash).toUpperCase() }, 'genesis state committed');
   }
 
+  /**
+   * For `chaind rollback`: opens without replaying, because the replay stops at an app-hash mismatch,
+   * which is what a rollback is for; rollbackTo() checks the height it lands on instead.
+   */
+  async openForRollback(): Promise<void> {
+    if (this.sc.version === 0) await this.commitGenesis();
+    this.height = this.blocks.latestHeight() ?? 0;
+  }
+
   /** Brings SS and SC up to the block store by replaying stored blocks (see the file comment). */
   private async recover(): Promise<void> {
     const blockHeight = this.blocks.latestHeight() ?? 0;
@@ -133,7 +144,21 @@ export class Chain {
         `the state store is at height ${ssHeight} but the block store only at ${blockHeight}; restore from a snapshot`,
       );
     }
-    for (let h = this.sc.version; h <= blockHeight; h++) {
+    await this.replayTo(blockHeight);
+    this.height = blockHeight;
+  }
+
+  /**
+   * Replays stored blocks from SC's version through block `height`. Each state is compared with the
+   * app hash the stored block above it carries before anything is written: SC's own latest state
+   * first, then each replayed block's working hash (computed, not committed), and only a state that
+   * matches reaches SS and SC. So a mismatch leaves every store as it was, and every retry stops at
+   * the same height with the same hashes. (The uncommitted working state is dropped with the store,
+   * which the failed start or rollback closes.)
+   */
+  private async replayTo(height: number): Promise<void> {
+    this.checkAppHash(this.sc.version, this.sc.appHash());
+    for (let h = this.sc.version; h <= height; h++) {
       const block = this.blocks.blockByHeight(h);
       if (!block) throw new ChainError('STORES_INCONSISTENT', `block ${h} is missing from the block store`);
       const txs = block.txs.map((raw) => this.decodeBlockTx(raw));
@@ -146,24 +171,41 @@ export class Chain {
         'replay',
       );
       const changes = executed.overlay.changes();
+      this.sc.applyChangeSets(stateVersion(h), toChangeSets(changes));
+      this.checkAppHash(h + 1, await this.sc.workingHashAsync());
       if (this.ss.latestVersion() < stateVersion(h))
         await this.ss.applyChangeSet(stateVersion(h), toStoreChanges(changes));
-      this.sc.applyChangeSets(stateVersion(h), toChangeSets(changes));
       const { appHash } = await this.sc.commit();
-      const next = this.blocks.blockByHeight(h + 1);
-      if (next && !equalBytes(next.header.appHash, appHash)) {
-        this.log.error(
-          { block_id: toHex(next.hash).toUpperCase(), height: h + 1 },
-          `wrong Block.Header.AppHash. Expected ${toHex(next.header.appHash).toUpperCase()}, got ${toHex(appHash).toUpperCase()}`,
-        );
-        throw new ChainError(
-          'APP_HASH_MISMATCH',
-          `wrong Block.Header.AppHash at height ${h + 1}. Expected ${toHex(next.header.appHash).toUpperCase()}, got ${toHex(appHash).toUpperCase()}`,
-        );
-      }
       this.log.info({ height: h, app_hash: toHex(appHash).toUpperCase() }, 'replayed block');
     }
-    this.height = blockHeight;
+  }
+
+  /**
+   * Block `height` carries the app hash of state version `height`; a stored block that disagrees with
+   * `appHash` stops the node (the spec's log line), with the remedy in the error.
+   */
+  private checkAppHash(height: number, appHash: Uint8Array): void {
+    const block = this.blocks.blockByHeight(height);
+    if (!block || equalBytes(block.header.appHash, appHash)) return;
+    const expected = toHex(block.header.appHash).toUpperCase();
+    const got = toHex(appHash).toUpperCase();
+    const blockId = toHex(block.hash).toUpperCase();
+    this.log.error(
+      { block_id: blockId, height },
+      `wrong Block.Header.AppHash. Expected ${expected}, got ${got}`,
+    );
+    // The state below block `height` is wrong, so block height - 1 may have been executed on a wrong
+    // state too: the newest height that can agree with the stored blocks is height - 2.
+    const latest = this.blocks.latestHeight() ?? 0;
+    const remedy =
+      height >= 2
+        ? `stop the node and roll back to height ${height - 2} or lower (\`chaind rollback -n ${latest - height + 2}\`), or restore a snapshot`
+        : 'the genesis state does not match block 1: check config/genesis.json or restore a snapshot';
+    throw new ChainError(
+      'APP_HASH_MISMATCH',
+      `wrong Block.Header.AppHash. Expected ${expected}, got ${got} (height ${height}, block_id ${blockId}): ` +
+        `the state commit does not match the stored blocks and nothing was changed; ${remedy}`,
+    );
   }
 
   /** A stored block's tx: an Ethereum tx wrapped in a TxRaw, or a signed Cosmos tx. */
@@ -218,7 +260,13 @@ export class Chain {
     return committed;
   }
 
-  /** Rewinds SC, then SS, then the block store to `height` (see ChainNode.rollback). */
+  /**
+   * Rewinds SC, then SS, then the block store to `height` (see ChainNode.rollback). The state it lands
+   * on is first checked against the app hash block `height + 1` carries, so a rollback never leaves a
+   * node that would produce on a wrong state, and a refused one changes nothing: SC above that version
+   * is checked at it before it is rolled back (a dry run from its snapshots); SC at or below it is
+   * replayed up to it with the checks of a start.
+   */
   async rollbackTo(height: number): Promise<Uint8Array> {
     this.assertStateStoreReaches(height);
     if (!Number.isInteger(height) || height < 0 || height > this.height) {
@@ -227,8 +275,30 @@ export class Chain {
         `cannot roll back to height ${height}: the latest height is ${this.height}`,
       );
     }
-    await this.sc.rollback(stateVersion(height));
-    await this.ss.rollback(stateVersion(height));
+    const version = stateVersion(height);
+    if (this.sc.version > version) {
+      const oldest = this.sc.oldestVersion();
+      if (version < oldest) {
+        throw new ChainError(
+          'BAD_HEIGHT',
+          `cannot roll back to height ${height}: the state commit reaches back to height ${oldest - 1} (its oldest snapshot); restore a snapshot instead`,
+        );
+      }
+      const next = this.blocks.blockByHeight(height + 1);
+      const appHash = await this.sc.appHashAt(version);
+      if (next && !equalBytes(next.header.appHash, appHash)) {
+        throw new ChainError(
+          'APP_HASH_MISMATCH',
+          `cannot roll back to height ${height}: the state commit's app hash there is ${toHex(appHash).toUpperCase()}, ` +
+            `but block ${height + 1} carries ${toHex(next.header.appHash).toUpperCase()}; nothing was changed. ` +
+            'Roll back further, or restore a snapshot',
+        );
+      }
+      await this.sc.rollback(version);
+    } else {
+      await this.replayTo(height);
+    }
+    await this.ss.rollback(version);
     await this.blocks.truncateAbove(height);
     this.height = height;
     return this.appHash;

@@ -83,7 +83,8 @@ export class TraceReplayer {
     const block = this.chain.blocks.blockByHeight(height);
     if (!block) throw new TraceError('TRACE_BLOCK_MISSING', `block ${height} not found`);
     const version = stateVersion(height - 1);
-    if (version < this.ss.earliestVersion()) throw prunedError(height, this.ss.earliestVersion());
+    if (version < this.ss.earliestVersion())
+      throw prunedError(height, this.ss.earliestVersion(), this.ss.unavailableReason);
     const read = await this.ss.syncReaderAt?.(version);
     const txs = block.txs.map((raw) => this.chain.decodeBlockTx(raw));
     // block tx index → EVM index (the receipts' numbering counts Ethereum txs only)
@@ -161,16 +162,18 @@ export class TraceReplayer {
       }
       await reads.load(this.ss, version);
       // a prune that overtook the loads answered them from a partial history
-      if (version < this.ss.earliestVersion()) throw prunedError(height, this.ss.earliestVersion());
+      if (version < this.ss.earliestVersion())
+        throw prunedError(height, this.ss.earliestVersion(), this.ss.unavailableReason);
     }
   }
 }
 
-function prunedError(height: number, earliestVersion: number): TraceError {
+function prunedError(height: number, earliestVersion: number, reason?: string): TraceError {
   return new TraceError(
     'TRACE_STATE_PRUNED',
     `required historical state unavailable: block ${height} needs the state after block ${height - 1}, ` +
-      `and the state store keeps heights from ${earliestVersion - 1}`,
+      `and the state store keeps heights from ${earliestVersion - 1}` +
+      (reason ? ` (${reason})` : ''),
   );
 }
 

@@ -86,7 +86,7 @@ export const APP_TOML = {
     address: listenAddress('0.0.0.0:9090', 'gRPC listen address', false),
   },
   'state-commit': {
-    'sc-enable': bool(true, 'Enable the state commit store (required)'),
+    'sc-enable': bool(true, 'State commit store; must be true (it computes the app hash)'),
     'sc-async-commit-buffer': int(
       100,
       'Blocks the commit changelog may buffer before a write waits (0 = synchronous)',
@@ -95,7 +95,10 @@ export const APP_TOML = {
     'sc-snapshot-interval': int(10000, 'Blocks between state commit snapshots', 1),
   },
   'state-store': {
-    'ss-enable': bool(true, 'Enable the state store that serves historical queries'),
+    'ss-enable': bool(
+      true,
+      'State store that serves historical queries; false serves the latest state only (no history)',
+    ),
     'ss-backend': oneOf(
       SS_BACKENDS,
       'pebbledb',

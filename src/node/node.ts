@@ -22,7 +22,8 @@ import { EvmReader } from '../app/evm.ts';
 import { toHex } from '../primitives/bytes.ts';
 import { openBlockStore, type BlockStore } from '../storage/blocks/store.ts';
 import { type CommitStore, openCommitStore } from '../storage/sc/commit-store.ts';
-import { type CompositeStateStore, openStateStore } from '../storage/ss/index.ts';
+import { openStateStore, type StateStore } from '../storage/ss/index.ts';
+import { LatestOnlyStateStore } from './latest-state-store.ts';
 import { acquireDirLock, type DirLock } from '../util/dir-lock.ts';
 import { ChainError } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
@@ -50,7 +51,8 @@ export class ChainNode {
   private readonly opts: NodeOptions;
   private readonly log: Logger;
   private readonly lifecycle: Lifecycle;
-  ss: CompositeStateStore | undefined;
+  /** The State Store, or with `ss-enable = false` State Commit's latest state (latest-state-store.ts). */
+  ss: StateStore | undefined;
   sc: CommitStore | undefined;
   blocks: BlockStore | undefined;
   chain: Chain | undefined;
@@ -81,16 +83,16 @@ export class ChainNode {
       { home: this.opts.home, chain_id: genesis.chain_id, moniker: config.config.moniker },
       'starting node',
     );
-    if (!config.app.stateCommit.scEnable || !config.app.stateStore.ssEnable) {
+    if (!config.app.stateCommit.scEnable) {
       throw new ChainError(
         'CONFIG_INVALID',
-        'app.toml: state-commit.sc-enable and state-store.ss-enable must both be true: the node serves state from them',
+        'app.toml: state-commit.sc-enable = false is not supported: State Commit computes the app hash ' +
+          'every block header carries and holds the state blocks execute on, so no node runs without it; set it to true',
       );
     }
     await this.lifecycle.start([
       this.dataLock(),
-      this.commitStore(),
-      this.stateStore(),
+      ...this.stateStores(),
       this.blockStore(),
       this.chainService(),
       this.mempoolService(),
@@ -115,10 +117,9 @@ export class ChainNode {
     const lifecycle = new Lifecycle(this.log);
     await lifecycle.start([
       this.dataLock(),
-      this.commitStore(),
-      this.stateStore(),
+      ...this.stateStores(),
       this.blockStore(),
-      this.chainService(),
+      this.chainService({ replay: false }),
     ]);
     try {
       const chain = this.chain!;
@@ -165,6 +166,23 @@ export class ChainNode {
       },
       stop: async () => lock?.release(),
     };
+  }
+
+  /**
+   * State Store and State Commit. With `ss-enable = false` there is no State Store database: reads
+   * of state come from State Commit (latest-state-store.ts), and history answers an error.
+   */
+  private stateStores(): Service[] {
+    if (this.opts.config.app.stateStore.ssEnable) return [this.commitStore(), this.stateStore()];
+    const latestOnly: Service = {
+      name: 'state-store',
+      start: async () => {
+        this.log.info('state store disabled (ss-enable = false): serving the latest state only, no history');
+        this.ss = new LatestOnlyStateStore(this.sc!);
+      },
+      stop: async () => {},
+    };
+    return [this.commitStore(), latestOnly];
   }
 
   private stateStore(): Service {
@@ -222,7 +240,8 @@ export class ChainNode {
     };
   }
 
-  private chainService(): Service {
+  /** `replay: false` (rollback): the chain opens at the block store's height without replaying. */
+  private chainService(o: { replay: boolean } = { replay: true }): Service {
     return {
       name: 'chain',
       start: async () => {
@@ -237,7 +256,8 @@ export class ChainNode {
           blocks: this.blocks!,
           logger: this.opts.logger,
         });
-        await this.chain.open();
+        if (o.replay) await this.chain.open();
+        else await this.chain.openForRollback();
       },
       stop: async () => {},
     };

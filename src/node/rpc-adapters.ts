@@ -115,6 +115,10 @@ export class NodeChainReader implements ChainReader {
     return Math.max(0, this.d.ss.earliestVersion() - 1);
   }
 
+  stateUnavailableReason(): string | undefined {
+    return this.d.ss.unavailableReason;
+  }
+
   async block(height: number): Promise<BlockView | undefined> {
     const cached = this.views.get(height);
     if (cached) return cached;
@@ -190,6 +194,16 @@ export class NodeChainReader implements ChainReader {
   private async baseFeeOfBlock(height: number): Promise<bigint> {
     const cached = this.baseFees.get(height);
     if (cached !== undefined) return cached;
+    const reason = this.d.ss.unavailableReason;
+    const earliest = this.earliestStateHeight();
+    if (reason && height - 1 < earliest) {
+      // a block query, not a state query: say why it needs state
+      throw new ChainError(
+        'SS_DISABLED',
+        `block ${height}'s base fee is read from the state after block ${height - 1}, which is not available: ` +
+          `${reason}; block objects and fee history are served from block ${earliest + 1} on`,
+      );
+    }
     let wanted: { store: string; key: Uint8Array } | undefined;
     readBaseFee({ get: (store, key) => void (wanted = { store, key }) }, this.d.feeParams);
     const value = wanted ? await this.stateAt(height - 1).get(wanted.store, wanted.key) : undefined;

@@ -56,21 +56,38 @@ function readHolder(path: string): { pid: number; start?: string } | undefined {
   }
 }
 
+/**
+ * Whether the recorded owner still runs. A zombie (killed, not yet reaped by its parent: a supervisor
+ * restarting at once after a SIGKILL sees this for a moment) answers kill(pid, 0) like a live process,
+ * but it holds nothing any more, so it counts as gone; so does a pid now used by a process that started
+ * at another time than the one recorded.
+ */
 function isAlive(pid: number, start?: string): boolean {
   try {
     process.kill(pid, 0);
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
-  const now = processStartTime(pid);
-  return start === undefined || now === undefined || now === start;
+  const stat = procStat(pid);
+  if (stat === undefined) return true; // no /proc (not Linux): kill(pid, 0) is all there is
+  if (stat.state === 'Z' || stat.state === 'X') return false;
+  return start === undefined || stat.start === start;
 }
 
-/** Field 22 of /proc/<pid>/stat: start time in clock ticks since boot (Linux only). */
 function processStartTime(pid: number): string | undefined {
+  return procStat(pid)?.start;
+}
+
+/**
+ * Fields 3 (state: R, S, D, Z for a zombie, X for dead, …) and 22 (start time in clock ticks since
+ * boot) of /proc/<pid>/stat (Linux only). Fields are counted after the last ')', because the command
+ * name in field 2 may itself hold spaces and parentheses.
+ */
+function procStat(pid: number): { state: string; start: string } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0], start: fields[19] };
   } catch {
     return undefined;
   }

@@ -44,6 +44,8 @@ export interface ChainReader {
   earliestBlockHeight(): number;
   /** Lowest height whose state is still readable. */
   earliestStateHeight(): number;
+  /** Why state below earliestStateHeight() is gone when it is not pruning (for the error); optional. */
+  stateUnavailableReason?(): string | undefined;
   /** The Ethereum view of block `height` (0: the genesis block), or undefined if not stored. */
   block(height: number): Promise<BlockView | undefined>;
   /** Hash and time of a stored height (0: genesis) without reading its txs. */

@@ -25,10 +25,10 @@ export class HeaderNotFoundError extends ChainError {
 
 export class HeightPrunedError extends ChainError {
   readonly earliest: number;
-  constructor(height: number, earliest: number, what: string) {
+  constructor(height: number, earliest: number, what: string, reason = 'pruned') {
     super(
       'RPC_HEIGHT_PRUNED',
-      `${what} at height ${height} is not available (pruned): the earliest available height is ${earliest}`,
+      `${what} at height ${height} is not available (${reason}): the earliest available height is ${earliest}`,
     );
     this.earliest = earliest;
   }
@@ -73,7 +73,8 @@ export class Resolver {
       if (h > latest) throw new HeaderNotFoundError();
     }
     const earliest = this.chain.earliestStateHeight();
-    if (h < earliest) throw new HeightPrunedError(h, earliest, 'state');
+    if (h < earliest)
+      throw new HeightPrunedError(h, earliest, 'state', this.chain.stateUnavailableReason?.());
     return h;
   }
 

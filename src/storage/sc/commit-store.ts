@@ -18,6 +18,7 @@ import { commitInfoHash, type CommitInfo, type StoreInfo } from './commit-info.t
 import {
   CommitStateError,
   ImportError,
+  IterationUnsupportedError,
   ProofUnsupportedError,
   RollbackRangeError,
   UnknownStoreError,
@@ -298,6 +299,37 @@ export class CommitStore {
     const views = await this.iavl.viewsAt(version);
     const stores = [...views].map(([name, v]) => ({ name, hash: v.rootHash() }));
     return this.infoFrom(version, stores, this.flat?.rootAt(version));
+  }
+
+  /**
+   * Entries of `store` with start <= key < end (either bound open) at a retained or reconstructible
+   * version, in key order or reverse: memiavl's immutable view of that version, so commits made
+   * meanwhile do not show. The EVM store on flatkv has no order and throws.
+   */
+  async *iterate(
+    store: string,
+    start: Uint8Array | undefined,
+    end: Uint8Array | undefined,
+    version: number,
+    reverse = false,
+  ): AsyncGenerator<[Uint8Array, Uint8Array]> {
+    this.assertOpen();
+    if (store === EVM_STORE && this.flat) throw new IterationUnsupportedError(store);
+    if (!this.iavl.has(store)) throw new UnknownStoreError(store);
+    const view = (await this.iavl.viewsAt(version)).get(store);
+    if (!view) return;
+    const lo = start === undefined ? 0 : view.indexOf(start).index;
+    const hi = end === undefined ? view.size : view.indexOf(end).index;
+    for (let i = reverse ? hi - 1 : lo; reverse ? i >= lo : i < hi; reverse ? i-- : i++) {
+      const leaf = view.leafAt(i)!;
+      yield [leaf.key, leaf.value];
+    }
+  }
+
+  /** App hash of a retained or reconstructible version (a dry run: nothing is written). */
+  async appHashAt(version: number): Promise<Uint8Array> {
+    this.assertOpen();
+    return commitInfoHash((await this.commitInfoAt(version)).stores);
   }
 
   /** ICS23 proof of `key` in `store` at `version` (default latest), chained to the app hash. */

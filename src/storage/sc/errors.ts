@@ -44,6 +44,15 @@ export class ProofUnsupportedError extends ChainError {
 }
 
 /** A state-sync snapshot stream that does not describe a valid state. */
+export class IterationUnsupportedError extends ChainError {
+  constructor(store: string) {
+    super(
+      'SC_ITERATION_UNSUPPORTED',
+      `store "${store}" cannot be iterated: this chain commits EVM state with flatkv, whose tables have no key order`,
+    );
+  }
+}
+
 export class ImportError extends ChainError {
   constructor(why: string) {
     super('SC_IMPORT_INVALID', `state commit import failed: ${why}`);

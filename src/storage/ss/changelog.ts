@@ -51,15 +51,26 @@ interface RecordRef {
 }
 
 const HEADER = 8;
-/** Records per segment file; truncation removes whole segments. */
+/**
+ * Most records per segment file. Truncation removes whole segments, so a log keeping `keep` records
+ * uses segments of about keep / 10 records (1 to this many): it then holds keep to 1.1 × keep records.
+ */
 export const SEGMENT_RECORDS = 1_000;
+
+export function segmentRecordsFor(keep: number): number {
+  return keep > 0 ? Math.min(SEGMENT_RECORDS, Math.ceil(keep / 10)) : SEGMENT_RECORDS;
+}
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export class Changelog {
   readonly dir: string;
-  /** Minimum records kept, applied or not: max(1000, async buffer + 1). */
+  /**
+   * Records kept once applied (`ss-keep-recent`: the log covers the last KeepRecent blocks); 0 keeps
+   * every record. A record not yet applied to the database is never removed, whatever this says.
+   */
   readonly keep: number;
+  private readonly segmentRecords: number;
   private readonly sync: boolean;
   private segments: Segment[] = [];
   private refs: RecordRef[] = [];
@@ -67,16 +78,22 @@ export class Changelog {
   private size = 0;
   private closed = false;
 
-  private constructor(dir: string, keep: number, sync: boolean) {
+  private constructor(dir: string, keep: number, segmentRecords: number, sync: boolean) {
     this.dir = dir;
     this.keep = keep;
+    this.segmentRecords = segmentRecords;
     this.sync = sync;
   }
 
-  /** Opens (creating) the changelog, dropping a torn final record. */
-  static open(dir: string, options: { keep: number; sync?: boolean }): Changelog {
+  /**
+   * Opens (creating) the changelog, dropping a torn final record. `segmentRecords` defaults to
+   * segmentRecordsFor(keep); segments written with another size are read as they are.
+   */
+  static open(dir: string, options: { keep: number; sync?: boolean; segmentRecords?: number }): Changelog {
     mkdirSync(dir, { recursive: true });
-    const log = new Changelog(dir, Math.max(options.keep, 1), options.sync !== false);
+    const keep = Math.max(0, options.keep);
+    const segmentRecords = Math.max(1, options.segmentRecords ?? segmentRecordsFor(keep));
+    const log = new Changelog(dir, keep, segmentRecords, options.sync !== false);
     log.scan();
     return log;
   }
@@ -108,8 +125,8 @@ export class Changelog {
       throw new RangeError(`changelog version ${version} is not above the last record ${this.lastVersion}`);
     }
     let segment = this.segments[this.segments.length - 1];
-    if (!segment || segment.count >= SEGMENT_RECORDS || this.fd === undefined) {
-      if (!segment || segment.count >= SEGMENT_RECORDS) segment = this.newSegment(version);
+    if (!segment || segment.count >= this.segmentRecords || this.fd === undefined) {
+      if (!segment || segment.count >= this.segmentRecords) segment = this.newSegment(version);
       else this.openForAppend(segment);
     }
     const payload = encodePayload(version, changes);
@@ -125,8 +142,12 @@ export class Changelog {
     segment.lastVersion = version;
   }
 
-  /** Deletes whole segments whose records are all applied, keeping at least `keep` records. */
+  /**
+   * Deletes whole segments whose records are all applied (at or below `appliedVersion`: recovery
+   * replays only records above the database's version), keeping at least `keep` records.
+   */
   truncate(appliedVersion: number): void {
+    if (this.keep === 0) return;
     let total = this.refs.length;
     let removed = false;
     while (this.segments.length > 1) {

@@ -12,7 +12,6 @@ import { MvccDatabase } from './mvcc.ts';
 import {
   checkCount,
   cosmosDirName,
-  MIN_CHANGELOG_RECORDS,
   resolveLayout,
   STATE_STORE_DEFAULTS,
   type StateStoreOptions,
@@ -53,10 +52,9 @@ export async function openStateStore(
   const split = options.evmSplit ?? STATE_STORE_DEFAULTS.evmSplit;
   const separateDBs = options.evmSeparateDbs ?? STATE_STORE_DEFAULTS.evmSeparateDbs;
   const kvOptions = { sync: options.sync !== false };
-  const logOptions = {
-    keep: Math.max(MIN_CHANGELOG_RECORDS, asyncWriteBuffer + 1),
-    sync: options.sync !== false,
-  };
+  // The logs cover the last ss-keep-recent blocks (0: all), as the spec's limits say; records not yet
+  // applied to a database stay whatever the setting (Changelog.truncate).
+  const logOptions = { keep: keepRecent, sync: options.sync !== false };
 
   log.info({ backend }, 'ChainDB SS is enabled');
   const committed = options.committedVersion ?? 0;

@@ -39,9 +39,6 @@ export const STATE_STORE_DEFAULTS = {
   evmSeparateDbs: false,
 } as const satisfies Partial<StateStoreOptions>;
 
-/** Minimum changelog records kept (spec Limits: the WAL covers only recent blocks). */
-export const MIN_CHANGELOG_RECORDS = 1_000;
-
 /** The directory under `dataDir` that holds the Cosmos SS of an engine. */
 export function cosmosDirName(engine: 'lmdb' | 'rocksdb'): string {
   return engine === 'rocksdb' ? 'rocksdb' : 'pebbledb';

@@ -40,6 +40,8 @@ export interface StateStore {
   /** The newest version readable now (with async writes, the newest one applied). */
   latestVersion(): number;
   earliestVersion(): number;
+  /** Why versions below earliestVersion() are missing when it is not pruning (for errors); optional. */
+  readonly unavailableReason?: string;
   /** Drops history below `version`, keeping each key's newest version at or below it. */
   prune(version: number): Promise<void>;
   /** Bulk-loads a snapshot taken at `version`; afterwards earliest = latest = `version`. */

@@ -131,7 +131,7 @@ test('ss-backend = rocksdb: debug_traceBlockByNumber, debug_traceTransaction and
   const rocks = await startNode(rocksHome, { ...QUIET, 'state-store.ss-backend': 'rocksdb' });
   t.after(() => rocks.stop());
   assert.equal(
-    await rocks.ss!.syncReaderAt(2),
+    await rocks.ss!.syncReaderAt?.(2),
     undefined,
     'the rocksdb State Store reads asynchronously only',
   );

@@ -304,3 +304,50 @@ test('reopening a directory with the other state_commitment is refused with a cl
     cleanup();
   }
 });
+
+test('iterate: a Cosmos store in key order or reverse within bounds, at the latest or a retained version; flatkv EVM state refuses', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const sc = await CommitStore.open({
+      dir,
+      stores: STORES,
+      stateCommitment: 'flatkv',
+      openKV: persistentMemory(),
+    });
+    const key = (n: number) => Uint8Array.of(n);
+    sc.applyChangeSets(1, [
+      { store: 'bank', pairs: [1, 3, 5, 7].map((n) => ({ key: key(n), value: key(n * 10) })) },
+    ]);
+    await sc.commit();
+    sc.applyChangeSets(2, [
+      {
+        store: 'bank',
+        pairs: [
+          { key: key(3), value: undefined },
+          { key: key(4), value: key(40) },
+        ],
+      },
+    ]);
+    await sc.commit();
+    const keys = async (it: AsyncIterable<[Uint8Array, Uint8Array]>) => {
+      const out: number[] = [];
+      for await (const [k, v] of it) {
+        assert.equal(v[0], k[0] * 10);
+        out.push(k[0]);
+      }
+      return out;
+    };
+    assert.deepEqual(await keys(sc.iterate('bank', undefined, undefined, 2)), [1, 4, 5, 7]);
+    assert.deepEqual(await keys(sc.iterate('bank', key(2), key(7), 2)), [4, 5]);
+    assert.deepEqual(await keys(sc.iterate('bank', key(2), key(7), 2, true)), [5, 4]);
+    assert.deepEqual(await keys(sc.iterate('bank', key(3), undefined, 1)), [3, 5, 7], 'version 1 as it was');
+    assert.deepEqual(await keys(sc.iterate('acc', undefined, undefined, 2)), []);
+    await assert.rejects(
+      keys(sc.iterate('evm', undefined, undefined, 2)),
+      /flatkv, whose tables have no key order/,
+    );
+    await sc.close();
+  } finally {
+    cleanup();
+  }
+});

@@ -96,7 +96,7 @@ test('a last record whose checksum fails is dropped; a bad record before others 
 test('truncation removes applied segments but keeps at least `keep` records', () => {
   const dir = tempDir('ss-changelog-');
   try {
-    const log = Changelog.open(dir.path, { keep: 1200, sync: false });
+    const log = Changelog.open(dir.path, { keep: 1200, sync: false, segmentRecords: SEGMENT_RECORDS });
     const total = SEGMENT_RECORDS * 3 + 10;
     for (let v = 1; v <= total; v++) log.append(v, []);
     log.truncate(0); // nothing applied: nothing removed
@@ -112,6 +112,34 @@ test('truncation removes applied segments but keeps at least `keep` records', ()
     assert.equal(again.recordCount, log.recordCount);
     assert.equal(again.lastVersion, total);
     again.close();
+  } finally {
+    dir.remove();
+  }
+});
+
+test('a small `keep` (ss-keep-recent) keeps about that many applied records; unapplied ones always stay; 0 keeps all', () => {
+  const dir = tempDir('ss-changelog-');
+  try {
+    const log = Changelog.open(dir.path, { keep: 20, sync: false }); // segments of 2 records
+    for (let v = 1; v <= 100; v++) log.append(v, changesOf(v));
+    log.truncate(30); // only versions <= 30 are in the database: 70 unapplied records stay
+    assert.deepEqual([...log.recordsAfter(0)][0].version, 31);
+    log.truncate(100);
+    assert.ok(log.recordCount >= 20 && log.recordCount <= 22, `kept ${log.recordCount}`);
+    assert.equal(log.lastVersion, 100);
+    log.close();
+    const again = Changelog.open(dir.path, { keep: 20 });
+    assert.deepEqual(
+      [...again.recordsAfter(0)].map((r) => r.version),
+      Array.from({ length: again.recordCount }, (_, i) => 101 - again.recordCount + i),
+    );
+    again.close();
+
+    const all = Changelog.open(join(dir.path, 'all'), { keep: 0, sync: false });
+    for (let v = 1; v <= 2500; v++) all.append(v, []);
+    all.truncate(2500);
+    assert.equal(all.recordCount, 2500, 'keep 0 (ss-keep-recent = 0: all history) removes nothing');
+    all.close();
   } finally {
     dir.remove();
   }
