@@ -59,7 +59,11 @@ export const CONFIG_TOML = {
   },
   instrumentation: {
     prometheus: bool(true, 'Serve Prometheus metrics'),
-    'prometheus-listen-addr': listenAddress(':26660', 'Prometheus metrics listen address', false),
+    'prometheus-listen-addr': listenAddress(
+      '127.0.0.1:26660',
+      'Prometheus metrics listen address (":26660" or "0.0.0.0:26660" exposes it on every interface)',
+      false,
+    ),
     namespace: str('tendermint', 'Prefix of consensus metric names'),
   },
 } satisfies FileSchema;
@@ -79,11 +83,19 @@ export const APP_TOML = {
   },
   api: {
     enable: bool(true, 'Serve the REST API'),
-    address: listenAddress('tcp://0.0.0.0:1317', 'REST API listen address', true),
+    address: listenAddress(
+      'tcp://127.0.0.1:1317',
+      'REST API listen address ("tcp://0.0.0.0:1317" exposes it on every interface)',
+      true,
+    ),
   },
   grpc: {
     enable: bool(true, 'Serve gRPC'),
-    address: listenAddress('0.0.0.0:9090', 'gRPC listen address', false),
+    address: listenAddress(
+      '127.0.0.1:9090',
+      'gRPC listen address ("0.0.0.0:9090" exposes it on every interface)',
+      false,
+    ),
   },
   'state-commit': {
     'sc-enable': bool(true, 'Enable the state commit store (required)'),
@@ -120,7 +132,10 @@ export const APP_TOML = {
     http_port: port(8545, 'EVM JSON-RPC HTTP port'),
     ws_enabled: bool(true, 'Serve the EVM JSON-RPC over WebSocket'),
     ws_port: port(8546, 'EVM JSON-RPC WebSocket port'),
-    cors_origins: str('*', 'Allowed CORS origins of the EVM JSON-RPC (comma-separated, * for any)'),
+    cors_origins: str(
+      '',
+      'Origins whose web pages may call the EVM JSON-RPC (comma-separated, * for any); empty sends no CORS headers',
+    ),
     filter_timeout: duration('120s', 'A filter unused for this long expires'),
     max_log_no_block: int(10000, 'Maximum logs returned by an open-ended log query', 1),
     max_blocks_for_log: int(2000, 'Maximum block range of a log query', 1),
