@@ -150,6 +150,12 @@ export const APP_TOML = {
     max_trace_lookback_blocks: int(10000, 'How far back debug_trace* may trace', 1),
     batch_request_limit: int(1000, 'Maximum requests in one JSON-RPC batch', 1),
     max_request_body_bytes: int(5_242_880, 'Maximum JSON-RPC request body in bytes', 1024),
+    max_json_depth: int(
+      64,
+      'Deepest nesting of arrays and objects a JSON-RPC request may have (deeper: -32600)',
+      2,
+      1000,
+    ),
     enabled_legacy_chain_apis: strList(DEFAULT_LEGACY_APIS, 'Deprecated chain_*/chain2_* methods to serve'),
     deny_list: strList([], 'JSON-RPC methods this node refuses'),
   },

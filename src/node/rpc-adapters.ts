@@ -298,6 +298,7 @@ export function createEvmRpcServer(
     maxBodyBytes: d.evm.maxRequestBodyBytes,
     batchLimit: d.evm.batchRequestLimit,
     corsOrigins: parseCorsOrigins(d.evm.corsOrigins),
+    maxJsonDepth: d.evm.maxJsonDepth,
     logger: log,
   });
 }

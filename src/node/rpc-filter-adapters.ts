@@ -84,6 +84,7 @@ export class EvmRpc {
       port: this.d.evm.wsPort,
       maxMessageBytes: this.d.evm.maxRequestBodyBytes,
       batchLimit: this.d.evm.batchRequestLimit,
+      maxJsonDepth: this.d.evm.maxJsonDepth,
       logger: log,
       connectionMethods: (notify) => subscriptionMethods(hub, this.backend, notify),
     });

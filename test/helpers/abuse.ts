@@ -112,9 +112,11 @@ export class BlockNumberProbe {
   private running = true;
   private readonly loop: Promise<void>;
 
-  constructor(url: string, pauseMs = 20) {
+  /** `t`: the probe also stops when the test ends, failed or not. */
+  constructor(t: { after(fn: () => unknown): void }, url: string, pauseMs = 20) {
     this.url = url;
     this.loop = this.run(pauseMs);
+    t.after(() => this.stop());
   }
 
   private async run(pauseMs: number): Promise<void> {

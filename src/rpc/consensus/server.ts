@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpService } from '../server/http-service.ts';
+import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds } from '../server/json-body.ts';
 import { errorMessage } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { Json } from './encoding.ts';
@@ -92,7 +93,13 @@ export class ConsensusRpcServer extends HttpService {
     }
     let body: unknown;
     try {
-      body = JSON.parse(await this.readBody(req));
+      const raw = await this.readBody(req);
+      // as on the EVM JSON-RPC: the route codecs recurse, so a deeper body is refused unparsed
+      if (jsonDepthExceeds(raw, DEFAULT_MAX_JSON_DEPTH)) {
+        const e = new InvalidRequestError(`JSON nested more than ${DEFAULT_MAX_JSON_DEPTH} levels deep`);
+        return this.send(res, 200, JSON.stringify(errorEnvelope(null, e)));
+      }
+      body = JSON.parse(raw.toString('utf8'));
     } catch (err) {
       const e = err instanceof ConsensusRpcError ? err : new ParseError(errorMessage(err));
       return this.send(res, e.httpStatus === 413 ? 413 : 200, JSON.stringify(errorEnvelope(null, e)));
@@ -139,7 +146,7 @@ export class ConsensusRpcServer extends HttpService {
     }
   }
 
-  private readBody(req: IncomingMessage): Promise<string> {
+  private readBody(req: IncomingMessage): Promise<Buffer> {
     const limit = this.o.maxBodyBytes;
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -152,7 +159,7 @@ export class ConsensusRpcServer extends HttpService {
           reject(new BodyTooLargeError(limit));
         } else chunks.push(c);
       });
-      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      req.on('end', () => resolve(Buffer.concat(chunks)));
       req.on('error', reject);
     });
   }

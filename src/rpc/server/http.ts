@@ -14,6 +14,7 @@ import { ChainError } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { CallContext, Dispatcher } from './dispatcher.ts';
 import { FastConnections } from './http-fast.ts';
+import { DEFAULT_MAX_JSON_DEPTH, parseJsonRpcBody } from './json-body.ts';
 
 const gzip = promisify(gzipCb);
 
@@ -26,6 +27,8 @@ export interface HttpServerOptions {
   /** Allowed CORS origins; "*" allows any. Empty: no CORS headers. */
   corsOrigins: readonly string[];
   logger: Logger;
+  /** Deepest nesting of arrays and objects a body may have (`[evm] max_json_depth`). */
+  maxJsonDepth?: number;
 }
 
 /** Media types geth accepts for JSON-RPC bodies. */
@@ -167,16 +170,10 @@ export class JsonRpcHttpServer {
   private async answer(
     body: Buffer,
   ): Promise<{ json: string | undefined; headers?: Readonly<Record<string, string>> }> {
-    let payload: unknown;
-    try {
-      payload = JSON.parse(body.toString('utf8'));
-    } catch {
-      return {
-        json: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } }),
-      };
-    }
+    const parsed = parseJsonRpcBody(body, this.o.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH);
+    if (parsed.error) return { json: JSON.stringify(parsed.error) };
     const ctx: CallContext = {};
-    const answer = await this.dispatcher.handlePayload(payload, this.o.batchLimit, ctx);
+    const answer = await this.dispatcher.handlePayload(parsed.payload, this.o.batchLimit, ctx);
     return { json: answer === undefined ? undefined : JSON.stringify(answer), headers: ctx.headers };
   }
 

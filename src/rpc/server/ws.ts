@@ -13,6 +13,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { ChainError } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { Dispatcher, MethodTable } from './dispatcher.ts';
+import { DEFAULT_MAX_JSON_DEPTH, parseJsonRpcBody } from './json-body.ts';
 
 export interface WsServerOptions {
   host: string;
@@ -31,6 +32,8 @@ export interface WsServerOptions {
   };
   /** A client that lets this many bytes of notifications pile up unread is disconnected. */
   maxBufferedBytes?: number;
+  /** Deepest nesting of arrays and objects a message may have (`[evm] max_json_depth`). */
+  maxJsonDepth?: number;
 }
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
@@ -154,13 +157,9 @@ export class JsonRpcWsServer {
 
   private async answer(dispatcher: Dispatcher, data: WebSocket.RawData): Promise<string | undefined> {
     const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
-    let payload: unknown;
-    try {
-      payload = JSON.parse(buf.toString('utf8'));
-    } catch {
-      return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } });
-    }
-    const answer = await dispatcher.handlePayload(payload, this.o.batchLimit);
+    const parsed = parseJsonRpcBody(buf, this.o.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH);
+    if (parsed.error) return JSON.stringify(parsed.error);
+    const answer = await dispatcher.handlePayload(parsed.payload, this.o.batchLimit);
     return answer === undefined ? undefined : JSON.stringify(answer);
   }
 }
