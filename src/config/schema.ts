@@ -132,6 +132,17 @@ export const APP_TOML = {
     http_port: port(8545, 'EVM JSON-RPC HTTP port'),
     ws_enabled: bool(true, 'Serve the EVM JSON-RPC over WebSocket'),
     ws_port: port(8546, 'EVM JSON-RPC WebSocket port'),
+    read_header_timeout: duration(
+      '10s',
+      "Time from a request's first byte to the end of its headers; then 408 and the connection closes",
+      1,
+    ),
+    read_timeout: duration(
+      '30s',
+      "Time from a request's first byte to the end of its body; then 408 and the connection closes",
+      1,
+    ),
+    idle_timeout: duration('65s', 'An HTTP keep-alive connection idle this long is closed', 1),
     cors_origins: str(
       '',
       'Origins whose web pages may call the EVM JSON-RPC (comma-separated, * for any); empty sends no CORS headers',

@@ -299,6 +299,9 @@ export function createEvmRpcServer(
     batchLimit: d.evm.batchRequestLimit,
     corsOrigins: parseCorsOrigins(d.evm.corsOrigins),
     maxJsonDepth: d.evm.maxJsonDepth,
+    readHeaderTimeoutMs: d.evm.readHeaderTimeout,
+    readTimeoutMs: d.evm.readTimeout,
+    idleTimeoutMs: d.evm.idleTimeout,
     logger: log,
   });
 }

@@ -26,7 +26,14 @@ export interface FastPathHost {
   failed(err: unknown): void;
   readonly maxBodyBytes: number;
   readonly keepAliveTimeoutMs: number;
+  /** From a request's first byte to the end of its head (`[evm] read_header_timeout`). */
+  readonly readHeaderTimeoutMs: number;
+  /** From a request's first byte to the end of its body (`[evm] read_timeout`). */
+  readonly readTimeoutMs: number;
 }
+
+/** What node:http writes when a request's headers or body time out, before closing the socket. */
+export const REQUEST_TIMEOUT_RESPONSE = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
 
 /** node:http's default limit on the size of a request's head. */
 const MAX_HEAD_BYTES = 16 * 1024;
@@ -161,12 +168,40 @@ export class FastConnections {
     const idle = () => {
       if (!state.busy) socket.destroy();
     };
+    // A request that has begun must be read in full by fixed deadlines counted from its first byte:
+    // the idle timer restarts on every byte, so a client sending one byte at a time would otherwise
+    // hold the connection forever. Which deadline runs: the head's until the head is in, then the body's.
+    let phase: 'none' | 'head' | 'body' = 'none';
+    let started = 0;
+    let deadline: NodeJS.Timeout | undefined;
+    const expire = () => {
+      deadline = undefined;
+      socket.write(REQUEST_TIMEOUT_RESPONSE);
+      socket.destroy();
+    };
+    const waitFor = (next: 'head' | 'body') => {
+      if (phase === next) return;
+      const now = Date.now();
+      if (phase === 'none') started = now;
+      phase = next;
+      clearTimeout(deadline);
+      const limit = next === 'head' ? this.host.readHeaderTimeoutMs : this.host.readTimeoutMs;
+      deadline = setTimeout(expire, Math.max(0, started + limit - now));
+    };
+    const requestIn = () => {
+      phase = 'none';
+      clearTimeout(deadline);
+      deadline = undefined;
+    };
     const onData = (chunk: Buffer) => {
       pending.push(chunk);
       size += chunk.length;
       if (!state.busy && size >= need) void pump();
     };
-    const onClose = () => this.sockets.delete(socket);
+    const onClose = () => {
+      clearTimeout(deadline);
+      this.sockets.delete(socket);
+    };
     const onError = () => socket.destroy();
     const handOff = () => {
       socket.off('data', onData);
@@ -174,6 +209,8 @@ export class FastConnections {
       socket.off('error', onError);
       socket.off('timeout', idle);
       socket.setTimeout(0);
+      // node:http's headersTimeout and requestTimeout take over
+      requestIn();
       this.sockets.delete(socket);
       if (size > 0) socket.unshift(joined());
       this.host.fallback(socket);
@@ -184,13 +221,16 @@ export class FastConnections {
         const req = parsePlainRequest(buf, this.host.maxBodyBytes);
         if (req === 'incomplete') {
           need = size + 1;
+          waitFor('head');
           return;
         }
         if (req === 'delegate') return handOff();
         if (buf.length < req.end) {
           need = req.end;
+          waitFor('body');
           return;
         }
+        requestIn();
         const body = buf.subarray(req.bodyStart, req.end);
         const rest = buf.subarray(req.end);
         pending = rest.length > 0 ? [rest] : [];

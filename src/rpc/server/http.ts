@@ -29,7 +29,18 @@ export interface HttpServerOptions {
   logger: Logger;
   /** Deepest nesting of arrays and objects a body may have (`[evm] max_json_depth`). */
   maxJsonDepth?: number;
+  /**
+   * Deadlines of a request, counted from its first byte: its head (`[evm] read_header_timeout`) and
+   * its body (`[evm] read_timeout`); then 408 and the connection closes.
+   */
+  readHeaderTimeoutMs?: number;
+  readTimeoutMs?: number;
+  /** A keep-alive connection idle this long is closed (`[evm] idle_timeout`). */
+  idleTimeoutMs?: number;
 }
+
+export const DEFAULT_READ_HEADER_TIMEOUT_MS = 10_000;
+export const DEFAULT_READ_TIMEOUT_MS = 30_000;
 
 /** Media types geth accepts for JSON-RPC bodies. */
 const JSON_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest']);
@@ -39,7 +50,12 @@ const GZIP_MIN_BYTES = 1024;
  * A keep-alive client (ethers, viem, the bench) reuses sockets; keep them a little longer than Node's
  * 5 s default so a pause between bursts does not race a server-side close.
  */
-const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+export const DEFAULT_IDLE_TIMEOUT_MS = 65_000;
+/**
+ * How often node:http checks its connections' header and request deadlines (its default, 30 s, would
+ * let a deadline of a few seconds run that much longer).
+ */
+const DEADLINE_CHECK_INTERVAL_MS = 1_000;
 
 export class JsonRpcHttpServer {
   private readonly dispatcher: Dispatcher;
@@ -70,21 +86,34 @@ export class JsonRpcHttpServer {
   }
 
   async start(): Promise<void> {
-    const http = createServer({ keepAlive: true }, (req, res) => {
-      this.serve(req, res).catch((err) => {
-        this.log.error({ err: (err as Error).message }, 'JSON-RPC request failed');
-        if (!res.headersSent) send(res, 500, 'text/plain', 'internal error');
-        else res.destroy();
-      });
-    });
-    http.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    const idleTimeoutMs = this.o.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    const readHeaderTimeoutMs = this.o.readHeaderTimeoutMs ?? DEFAULT_READ_HEADER_TIMEOUT_MS;
+    const readTimeoutMs = Math.max(readHeaderTimeoutMs, this.o.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
+    const http = createServer(
+      {
+        keepAlive: true,
+        headersTimeout: readHeaderTimeoutMs,
+        requestTimeout: readTimeoutMs,
+        connectionsCheckingInterval: Math.min(DEADLINE_CHECK_INTERVAL_MS, readHeaderTimeoutMs),
+      },
+      (req, res) => {
+        this.serve(req, res).catch((err) => {
+          this.log.error({ err: (err as Error).message }, 'JSON-RPC request failed');
+          if (!res.headersSent) send(res, 500, 'text/plain', 'internal error');
+          else res.destroy();
+        });
+      },
+    );
+    http.keepAliveTimeout = idleTimeoutMs;
     const fast = new FastConnections({
       answer: (body) => this.answer(body),
       encode: (json, acceptEncoding) => this.encode(json, acceptEncoding),
       fallback: (socket) => http.emit('connection', socket),
       failed: (err) => this.log.error({ err: (err as Error).message }, 'JSON-RPC request failed'),
       maxBodyBytes: this.o.maxBodyBytes,
-      keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+      keepAliveTimeoutMs: idleTimeoutMs,
+      readHeaderTimeoutMs,
+      readTimeoutMs,
     });
     const server = createNetServer((socket) => fast.accept(socket));
     await new Promise<void>((resolve, reject) => {
