@@ -24,6 +24,11 @@ export const CONFIG_TOML = {
     laddr: listenAddress('tcp://127.0.0.1:26657', 'Consensus RPC listen address', true),
     'cors-allowed-origins': strList([], 'Origins allowed to make cross-origin requests to the consensus RPC'),
     'max-body-bytes': int(1_000_000, 'Maximum size of a consensus RPC request body in bytes', 1),
+    'max-open-connections': int(
+      900,
+      'Most connections the consensus RPC keeps open at once; more are refused (503) and closed',
+      1,
+    ),
     'lag-threshold': int(300, 'Blocks of lag behind the best peer above which /lag_status answers 417'),
   },
   p2p: {
@@ -65,6 +70,11 @@ export const CONFIG_TOML = {
       false,
     ),
     namespace: str('tendermint', 'Prefix of consensus metric names'),
+    'max-open-connections': int(
+      3,
+      'Most connections the metrics endpoint keeps open at once; more are refused (503) and closed',
+      1,
+    ),
   },
 } satisfies FileSchema;
 
@@ -88,6 +98,11 @@ export const APP_TOML = {
       'REST API listen address ("tcp://0.0.0.0:1317" exposes it on every interface)',
       true,
     ),
+    'max-open-connections': int(
+      1000,
+      'Most connections the REST API keeps open at once; more are refused (503) and closed',
+      1,
+    ),
   },
   grpc: {
     enable: bool(true, 'Serve gRPC'),
@@ -96,6 +111,8 @@ export const APP_TOML = {
       'gRPC listen address ("0.0.0.0:9090" exposes it on every interface)',
       false,
     ),
+    'max-open-connections': int(200, 'Most connections gRPC keeps open at once; more are closed at once', 1),
+    'idle-timeout': duration('5m', 'A gRPC connection with no call for this long is closed', 1000),
   },
   'state-commit': {
     'sc-enable': bool(true, 'Enable the state commit store (required)'),
@@ -143,6 +160,21 @@ export const APP_TOML = {
       1,
     ),
     idle_timeout: duration('65s', 'An HTTP keep-alive connection idle this long is closed', 1),
+    http_max_connections: int(
+      1000,
+      'Most connections the EVM JSON-RPC HTTP server keeps open at once; more are refused (503) and closed',
+      1,
+    ),
+    ws_max_connections: int(
+      1000,
+      'Most connections the EVM JSON-RPC WebSocket server keeps open at once; more are refused (503) and closed',
+      1,
+    ),
+    ws_ping_interval: duration(
+      '30s',
+      'A WebSocket connection is pinged this often, and cut if it has not answered the previous ping',
+      100,
+    ),
     cors_origins: str(
       '',
       'Origins whose web pages may call the EVM JSON-RPC (comma-separated, * for any); empty sends no CORS headers',

@@ -302,6 +302,7 @@ export function createEvmRpcServer(
     readHeaderTimeoutMs: d.evm.readHeaderTimeout,
     readTimeoutMs: d.evm.readTimeout,
     idleTimeoutMs: d.evm.idleTimeout,
+    maxConnections: d.evm.httpMaxConnections,
     logger: log,
   });
 }

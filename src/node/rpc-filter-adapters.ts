@@ -85,6 +85,9 @@ export class EvmRpc {
       maxMessageBytes: this.d.evm.maxRequestBodyBytes,
       batchLimit: this.d.evm.batchRequestLimit,
       maxJsonDepth: this.d.evm.maxJsonDepth,
+      maxConnections: this.d.evm.wsMaxConnections,
+      handshakeTimeoutMs: this.d.evm.readHeaderTimeout,
+      pingIntervalMs: this.d.evm.wsPingInterval,
       logger: log,
       connectionMethods: (notify) => subscriptionMethods(hub, this.backend, notify),
     });

@@ -11,7 +11,7 @@ import { alive, BlockNumberProbe, spawnDev } from '../helpers/abuse.ts';
 
 const DEEP = '['.repeat(20_000) + ']'.repeat(20_000);
 
-async function postRaw(url: string, body: string, headers: Record<string, string> = {}) {
+async function postRaw(url: string, body: string, headers: Record<string, string> = {}): Promise<any> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },

@@ -25,7 +25,7 @@ async function corsHeader(url: string): Promise<string | null> {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber' }),
   });
   assert.equal(res.status, 200);
-  assert.match((await res.json()).result, /^0x/);
+  assert.match(((await res.json()) as { result: string }).result, /^0x/);
   return res.headers.get('access-control-allow-origin');
 }
 

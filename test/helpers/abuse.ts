@@ -23,11 +23,12 @@ export interface SpawnedNode {
 export async function spawnDev(
   t: { after(fn: () => unknown): void },
   flags: Record<string, string> = {},
+  opts: { fdLimit?: number } = {},
 ): Promise<SpawnedNode> {
   const home = tempHome(t, 'chaind-abuse-');
   const args = ['dev', '--home', home, '--log_format', 'json', '--consensus.timeout-commit', '100ms'];
   for (const [k, v] of Object.entries(flags)) args.push(`--${k}`, v);
-  const proc = new ChaindProcess(args);
+  const proc = new ChaindProcess(args, {}, opts);
   t.after(() => proc.stop('SIGKILL'));
   await proc.waitForLine((l) => l.includes('"node started"'), 60_000);
   const address = (msg: string): string => {
@@ -67,7 +68,8 @@ export function post(url: string, body: unknown, agent?: Agent, timeoutMs = 30_0
       url,
       {
         method: 'POST',
-        agent,
+        // without an agent: a connection of its own, closed after the answer
+        agent: agent ?? false,
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
         timeout: timeoutMs,
       },

@@ -6,6 +6,7 @@
  *    a single `/lag_status` over the threshold, which keeps its HTTP 417 so health checks see it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { jsonRpcRefusal } from '../server/connections.ts';
 import { HttpService } from '../server/http-service.ts';
 import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds } from '../server/json-body.ts';
 import { errorMessage } from '../../util/errors.ts';
@@ -32,8 +33,13 @@ export interface ConsensusRpcServerOptions {
   corsAllowedOrigins: string[];
   lagThreshold: number;
   broadcastTxCommitTimeoutMs?: number;
+  /** `[rpc] max-open-connections` */
+  maxOpenConnections?: number;
   logger: Logger;
 }
+
+/** CometBFT's default `max_open_connections`. */
+export const DEFAULT_MAX_OPEN_CONNECTIONS = 900;
 
 /** Requests per JSON-RPC batch (DESIGN §7), so one body cannot queue unbounded work. */
 export const MAX_BATCH = 1000;
@@ -63,7 +69,11 @@ export class ConsensusRpcServer extends HttpService {
   private readonly ctx: RouteContext;
 
   constructor(deps: ConsensusRpcDeps, options: ConsensusRpcServerOptions) {
-    super(options.host, options.port, options.logger, 'consensus RPC');
+    super(options.host, options.port, options.logger, 'consensus RPC', {
+      maxConnections: options.maxOpenConnections ?? DEFAULT_MAX_OPEN_CONNECTIONS,
+      maxConnectionsKey: '[rpc] max-open-connections',
+      refusal: jsonRpcRefusal,
+    });
     this.o = options;
     const routeOptions: ConsensusRpcOptions = {
       lagThreshold: options.lagThreshold,

@@ -13,6 +13,7 @@ import { gzip as gzipCb } from 'node:zlib';
 import { ChainError } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { CallContext, Dispatcher } from './dispatcher.ts';
+import { ConnectionGate, jsonRpcRefusal } from './connections.ts';
 import { FastConnections } from './http-fast.ts';
 import { DEFAULT_MAX_JSON_DEPTH, parseJsonRpcBody } from './json-body.ts';
 
@@ -37,7 +38,11 @@ export interface HttpServerOptions {
   readTimeoutMs?: number;
   /** A keep-alive connection idle this long is closed (`[evm] idle_timeout`). */
   idleTimeoutMs?: number;
+  /** Most connections open at once (`[evm] http_max_connections`); more are refused with a 503. */
+  maxConnections?: number;
 }
+
+export const DEFAULT_HTTP_MAX_CONNECTIONS = 1000;
 
 export const DEFAULT_READ_HEADER_TIMEOUT_MS = 10_000;
 export const DEFAULT_READ_TIMEOUT_MS = 30_000;
@@ -115,7 +120,15 @@ export class JsonRpcHttpServer {
       readHeaderTimeoutMs,
       readTimeoutMs,
     });
-    const server = createNetServer((socket) => fast.accept(socket));
+    const gate = new ConnectionGate(
+      { max: this.o.maxConnections ?? DEFAULT_HTTP_MAX_CONNECTIONS, key: '[evm] http_max_connections' },
+      'JSON-RPC server',
+      this.log,
+      jsonRpcRefusal,
+    );
+    const server = createNetServer((socket) => {
+      if (gate.admit(socket)) fast.accept(socket);
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err) =>
         reject(

@@ -30,7 +30,8 @@ export function jsonDepthExceeds(buf: Uint8Array, max: number): boolean {
   return false;
 }
 
-export type ParsedBody = { payload: unknown; error?: undefined } | { error: JsonRpcResponse };
+export type ParsedBody =
+  { payload: unknown; error?: undefined } | { payload?: undefined; error: JsonRpcResponse };
 
 /** The parsed body, or the error answer of a body that is not JSON or nests too deep. */
 export function parseJsonRpcBody(buf: Buffer, maxDepth: number): ParsedBody {

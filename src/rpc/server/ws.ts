@@ -8,10 +8,13 @@
  * A notification never overtakes the answer that created its subscription: while a connection has
  * requests in flight, its notifications wait and are written after the answers.
  */
-import type { AddressInfo } from 'node:net';
+import { createServer, STATUS_CODES, type Server } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { ChainError } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
+import { ConnectionGate, jsonRpcRefusal } from './connections.ts';
 import type { Dispatcher, MethodTable } from './dispatcher.ts';
 import { DEFAULT_MAX_JSON_DEPTH, parseJsonRpcBody } from './json-body.ts';
 
@@ -34,22 +37,51 @@ export interface WsServerOptions {
   maxBufferedBytes?: number;
   /** Deepest nesting of arrays and objects a message may have (`[evm] max_json_depth`). */
   maxJsonDepth?: number;
+  /** Most connections open at once (`[evm] ws_max_connections`); more are refused with a 503. */
+  maxConnections?: number;
+  /** The upgrade request must be in this long after connecting (`[evm] read_header_timeout`). */
+  handshakeTimeoutMs?: number;
+  /**
+   * A ping goes to every connection this often (`[evm] ws_ping_interval`); one that has not
+   * answered the previous ping (nor sent anything) by the next is cut.
+   */
+  pingIntervalMs?: number;
 }
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
+export const DEFAULT_WS_MAX_CONNECTIONS = 1000;
+const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
+export const DEFAULT_PING_INTERVAL_MS = 30_000;
 
 export class JsonRpcWsServer {
   private readonly dispatcher: Dispatcher;
   private readonly o: WsServerOptions;
+  private readonly gate: ConnectionGate;
+  /** Accepts connections (counted against the cap)... */
+  private listener: NetServer | undefined;
+  /** ...which node:http reads until their upgrade request... */
+  private http: Server | undefined;
+  /** ...and ws serves once upgraded. */
   private server: WebSocketServer | undefined;
+  private pinger: NodeJS.Timeout | undefined;
+  /** Connections not upgraded yet, with the timer that cuts them if they never are. */
+  private readonly handshakes = new Map<Duplex, NodeJS.Timeout>();
+  /** Connections that answered (or sent something) since the last ping. */
+  private readonly alive = new WeakSet<WebSocket>();
 
   constructor(dispatcher: Dispatcher, options: WsServerOptions) {
     this.dispatcher = dispatcher;
     this.o = options;
+    this.gate = new ConnectionGate(
+      { max: options.maxConnections ?? DEFAULT_WS_MAX_CONNECTIONS, key: '[evm] ws_max_connections' },
+      'JSON-RPC WebSocket server',
+      options.logger,
+      jsonRpcRefusal,
+    );
   }
 
   get port(): number {
-    const a = this.server?.address() as AddressInfo | null | undefined;
+    const a = this.listener?.address() as AddressInfo | null | undefined;
     if (!a) throw new Error('JSON-RPC WebSocket server is not listening');
     return a.port;
   }
@@ -59,14 +91,48 @@ export class JsonRpcWsServer {
     return `ws://${host}:${this.port}`;
   }
 
+  /** Connections open now (upgraded or not). */
+  get connections(): number {
+    return this.gate.open;
+  }
+
   async start(): Promise<void> {
-    const server = new WebSocketServer({
-      host: this.o.host,
-      port: this.o.port,
-      maxPayload: this.o.maxMessageBytes,
+    const handshakeMs = this.o.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+    const server = new WebSocketServer({ noServer: true, maxPayload: this.o.maxMessageBytes });
+    // What ws answers a plain HTTP request on its own server.
+    const http = createServer(
+      { headersTimeout: handshakeMs, requestTimeout: handshakeMs, connectionsCheckingInterval: 1_000 },
+      (_req, res) => {
+        const body = STATUS_CODES[426]!;
+        res.writeHead(426, { 'content-length': body.length, 'content-type': 'text/plain' });
+        res.end(body);
+      },
+    );
+    const handshakes = this.handshakes;
+    http.on('upgrade', (req, socket, head) => {
+      clearTimeout(handshakes.get(socket));
+      handshakes.delete(socket);
+      server.handleUpgrade(req, socket, head, (ws) => server.emit('connection', ws, req));
+    });
+    const listener = createNetServer((socket) => {
+      if (!this.gate.admit(socket)) return;
+      // A socket that never completes its upgrade would otherwise stay open forever: node:http's
+      // header deadline starts only with the first byte, and ws sets none.
+      handshakes.set(
+        socket,
+        setTimeout(() => {
+          handshakes.delete(socket);
+          socket.destroy();
+        }, handshakeMs),
+      );
+      socket.once('close', () => {
+        clearTimeout(handshakes.get(socket));
+        handshakes.delete(socket);
+      });
+      http.emit('connection', socket);
     });
     await new Promise<void>((resolve, reject) => {
-      server.once('error', (err) =>
+      listener.once('error', (err) =>
         reject(
           new ChainError(
             'RPC_LISTEN_FAILED',
@@ -75,15 +141,36 @@ export class JsonRpcWsServer {
           ),
         ),
       );
-      server.once('listening', () => {
-        server.removeAllListeners('error');
-        server.on('error', (err) => this.o.logger.error({ err: err.message }, 'WebSocket server error'));
+      listener.listen(this.o.port, this.o.host, () => {
+        listener.removeAllListeners('error');
+        listener.on('error', (err) => this.o.logger.error({ err: err.message }, 'WebSocket server error'));
         resolve();
       });
     });
+    // node:http tracks its connections' deadlines from the moment it is "listening"
+    http.emit('listening');
     server.on('connection', (socket) => this.connection(socket));
+    this.listener = listener;
+    this.http = http;
     this.server = server;
+    const pingMs = this.o.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
+    this.pinger = setInterval(() => this.ping(server), pingMs);
+    this.pinger.unref();
     this.o.logger.info({ address: this.url }, 'JSON-RPC WebSocket server listening');
+  }
+
+  /** Cuts the connections that did not answer the last ping; pings the others. */
+  private ping(server: WebSocketServer): void {
+    for (const c of server.clients) {
+      if (c.readyState !== WebSocket.OPEN) continue;
+      if (!this.alive.has(c)) {
+        this.o.logger.debug('WebSocket client did not answer a ping: disconnected');
+        c.terminate();
+        continue;
+      }
+      this.alive.delete(c);
+      c.ping();
+    }
   }
 
   /**
@@ -92,8 +179,11 @@ export class JsonRpcWsServer {
    */
   async stop(): Promise<void> {
     const server = this.server;
+    const listener = this.listener!;
+    const http = this.http!;
     if (!server) return;
     this.server = undefined;
+    clearInterval(this.pinger);
     const clients = [...server.clients];
     const gone = clients.map(
       (c) =>
@@ -102,10 +192,17 @@ export class JsonRpcWsServer {
         ),
     );
     for (const c of clients) c.close(1001, 'server shutting down');
+    const closed = new Promise<void>((resolve) => listener.close(() => resolve()));
+    // stops node:http's deadline checks
+    http.close();
+    for (const [socket, timer] of this.handshakes) {
+      clearTimeout(timer);
+      socket.destroy();
+    }
     const timer = setTimeout(() => {
       for (const c of clients) c.terminate();
     }, 2_000);
-    await Promise.all([...gone, new Promise<void>((resolve) => server.close(() => resolve()))]);
+    await Promise.all([...gone, closed, new Promise<void>((resolve) => server.close(() => resolve()))]);
     clearTimeout(timer);
   }
 
@@ -131,11 +228,14 @@ export class JsonRpcWsServer {
       if (inFlight > 0) held.push(text);
       else write(text);
     };
+    this.alive.add(socket);
+    socket.on('pong', () => this.alive.add(socket));
     const bound = this.o.connectionMethods?.(notify);
     const dispatcher = bound ? this.dispatcher.extend(bound.methods) : this.dispatcher;
 
     // Text and binary frames alike carry JSON (geth answers both).
     socket.on('message', (data) => {
+      this.alive.add(socket);
       inFlight++;
       void this.answer(dispatcher, data)
         .then((text) => {
