@@ -170,6 +170,16 @@ export const APP_TOML = {
       'Most connections the EVM JSON-RPC WebSocket server keeps open at once; more are refused (503) and closed',
       1,
     ),
+    max_buffered_answer_bytes: int(
+      16 * 1024 * 1024,
+      'Bytes of answers a JSON-RPC connection may leave unread; past them its further requests wait unread (a WebSocket client is cut when its notifications pass them, or its answers stay past them for a ping interval)',
+      65536,
+    ),
+    ws_max_requests_in_flight: int(
+      16,
+      'Requests of one WebSocket connection run at once; its further messages wait unread',
+      1,
+    ),
     ws_ping_interval: duration(
       '30s',
       'A WebSocket connection is pinged this often, and cut if it has not answered the previous ping',

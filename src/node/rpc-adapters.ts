@@ -303,6 +303,7 @@ export function createEvmRpcServer(
     readTimeoutMs: d.evm.readTimeout,
     idleTimeoutMs: d.evm.idleTimeout,
     maxConnections: d.evm.httpMaxConnections,
+    maxBufferedBytes: d.evm.maxBufferedAnswerBytes,
     logger: log,
   });
 }

@@ -86,6 +86,8 @@ export class EvmRpc {
       batchLimit: this.d.evm.batchRequestLimit,
       maxJsonDepth: this.d.evm.maxJsonDepth,
       maxConnections: this.d.evm.wsMaxConnections,
+      maxBufferedBytes: this.d.evm.maxBufferedAnswerBytes,
+      maxInFlight: this.d.evm.wsMaxRequestsInFlight,
       handshakeTimeoutMs: this.d.evm.readHeaderTimeout,
       pingIntervalMs: this.d.evm.wsPingInterval,
       logger: log,

@@ -30,6 +30,11 @@ export interface FastPathHost {
   readonly readHeaderTimeoutMs: number;
   /** From a request's first byte to the end of its body (`[evm] read_timeout`). */
   readonly readTimeoutMs: number;
+  /**
+   * Answer bytes a connection may leave unread (`[evm] max_buffered_answer_bytes`): past them its
+   * next requests wait, unread, until the client has read its answers.
+   */
+  readonly maxBufferedBytes: number;
 }
 
 /** What node:http writes when a request's headers or body time out, before closing the socket. */
@@ -151,6 +156,13 @@ export class FastConnections {
     }
     const state = { busy: false };
     this.sockets.set(socket, state);
+    // Back-pressure: a client that sends requests without reading the answers would otherwise have
+    // them pile up in memory (60 pipelined wide eth_getLogs took gigabytes). While its unread answers
+    // are over the bound, its requests are neither parsed nor read from the socket; if it never
+    // reads, the idle timeout closes the connection.
+    let blocked = false;
+    /** Unparsed bytes beyond which reading stops while a request is being answered. */
+    const maxPendingInput = this.host.maxBodyBytes + 2 * MAX_HEAD_BYTES;
     socket.setNoDelay(true);
     // bytes not answered yet, in order; joined once a whole request is in (a large body arrives in
     // many chunks, and joining or scanning on each would be quadratic)
@@ -196,7 +208,9 @@ export class FastConnections {
     const onData = (chunk: Buffer) => {
       pending.push(chunk);
       size += chunk.length;
-      if (!state.busy && size >= need) void pump();
+      if (state.busy || blocked) {
+        if (size > maxPendingInput) socket.pause();
+      } else if (size >= need) void pump();
     };
     const onClose = () => {
       clearTimeout(deadline);
@@ -216,7 +230,8 @@ export class FastConnections {
       this.host.fallback(socket);
     };
     const pump = async () => {
-      while (!socket.destroyed && size >= need) {
+      socket.resume();
+      while (!socket.destroyed && !blocked && size >= need) {
         const buf = joined();
         const req = parsePlainRequest(buf, this.host.maxBodyBytes);
         if (req === 'incomplete') {
@@ -252,6 +267,15 @@ export class FastConnections {
         socket.write(out);
         if (this.stopping) {
           socket.end();
+          return;
+        }
+        if (socket.writableLength > this.host.maxBufferedBytes) {
+          blocked = true;
+          socket.pause();
+          socket.once('drain', () => {
+            blocked = false;
+            void pump();
+          });
           return;
         }
       }

@@ -7,7 +7,12 @@
  * including parse errors, travel in 200 responses (DESIGN §7).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import {
+  createServer as createNetServer,
+  type AddressInfo,
+  type Server as NetServer,
+  type Socket,
+} from 'node:net';
 import { promisify } from 'node:util';
 import { gzip as gzipCb } from 'node:zlib';
 import { ChainError } from '../../util/errors.ts';
@@ -40,7 +45,14 @@ export interface HttpServerOptions {
   idleTimeoutMs?: number;
   /** Most connections open at once (`[evm] http_max_connections`); more are refused with a 503. */
   maxConnections?: number;
+  /**
+   * Answer bytes a connection may leave unread (`[evm] max_buffered_answer_bytes`); past them its
+   * next requests wait until the client reads.
+   */
+  maxBufferedBytes?: number;
 }
+
+export const DEFAULT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 export const DEFAULT_HTTP_MAX_CONNECTIONS = 1000;
 
@@ -71,6 +83,8 @@ export class JsonRpcHttpServer {
   /** ...and node:http takes a connection over from its first request that is not plain. */
   private http: Server | undefined;
   private fast: FastConnections | undefined;
+  /** Per connection on node:http: the end of its last request's turn. */
+  private readonly turns = new WeakMap<Socket, Promise<void>>();
 
   constructor(dispatcher: Dispatcher, options: HttpServerOptions) {
     this.dispatcher = dispatcher;
@@ -92,6 +106,7 @@ export class JsonRpcHttpServer {
 
   async start(): Promise<void> {
     const idleTimeoutMs = this.o.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    const maxBufferedBytes = this.o.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
     const readHeaderTimeoutMs = this.o.readHeaderTimeoutMs ?? DEFAULT_READ_HEADER_TIMEOUT_MS;
     const readTimeoutMs = Math.max(readHeaderTimeoutMs, this.o.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
     const http = createServer(
@@ -102,11 +117,20 @@ export class JsonRpcHttpServer {
         connectionsCheckingInterval: Math.min(DEADLINE_CHECK_INTERVAL_MS, readHeaderTimeoutMs),
       },
       (req, res) => {
-        this.serve(req, res).catch((err) => {
-          this.log.error({ err: (err as Error).message }, 'JSON-RPC request failed');
-          if (!res.headersSent) send(res, 500, 'text/plain', 'internal error');
-          else res.destroy();
-        });
+        // node:http hands over every request parsed from a read at once (pipelining); they run one
+        // after another per connection, as on the fast path, and the next waits while the answers
+        // already written are unread past the bound
+        const socket = req.socket;
+        const turn = (this.turns.get(socket) ?? Promise.resolve())
+          .then(() =>
+            this.serve(req, res).catch((err) => {
+              this.log.error({ err: (err as Error).message }, 'JSON-RPC request failed');
+              if (!res.headersSent) send(res, 500, 'text/plain', 'internal error');
+              else res.destroy();
+            }),
+          )
+          .then(() => drained(socket, maxBufferedBytes));
+        this.turns.set(socket, turn);
       },
     );
     http.keepAliveTimeout = idleTimeoutMs;
@@ -119,6 +143,7 @@ export class JsonRpcHttpServer {
       keepAliveTimeoutMs: idleTimeoutMs,
       readHeaderTimeoutMs,
       readTimeoutMs,
+      maxBufferedBytes,
     });
     const gate = new ConnectionGate(
       { max: this.o.maxConnections ?? DEFAULT_HTTP_MAX_CONNECTIONS, key: '[evm] http_max_connections' },
@@ -296,6 +321,20 @@ export class JsonRpcHttpServer {
     res.setHeader('allow', 'GET, POST, OPTIONS');
     res.writeHead(204).end();
   }
+}
+
+/** Resolves once `socket` has at most `max` bytes unsent, or is closed. */
+function drained(socket: Socket, max: number): Promise<void> | undefined {
+  if (socket.destroyed || socket.writableLength <= max) return undefined;
+  return new Promise((resolve) => {
+    const done = () => {
+      socket.off('drain', done);
+      socket.off('close', done);
+      resolve();
+    };
+    socket.on('drain', done);
+    socket.on('close', done);
+  });
 }
 
 function appendVary(current: unknown, value: string): string {

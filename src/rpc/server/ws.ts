@@ -33,8 +33,15 @@ export interface WsServerOptions {
     methods: MethodTable;
     close(): void;
   };
-  /** A client that lets this many bytes of notifications pile up unread is disconnected. */
+  /**
+   * Bytes of answers and notifications a connection may leave unread (`[evm]
+   * max_buffered_answer_bytes`): past them its messages are not read until it reads; a client
+   * whose notifications pile up past them, or whose answers stay past them for a ping interval,
+   * is disconnected.
+   */
   maxBufferedBytes?: number;
+  /** Requests of one connection run at once (`[evm] ws_max_requests_in_flight`); more wait unread. */
+  maxInFlight?: number;
   /** Deepest nesting of arrays and objects a message may have (`[evm] max_json_depth`). */
   maxJsonDepth?: number;
   /** Most connections open at once (`[evm] ws_max_connections`); more are refused with a 503. */
@@ -49,6 +56,15 @@ export interface WsServerOptions {
 }
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
+export const DEFAULT_MAX_IN_FLIGHT = 16;
+
+interface ConnectionState {
+  /** Reading stopped by back-pressure. */
+  paused: boolean;
+  /** The ping round since which unread answers are over the bound. */
+  overSince: number | undefined;
+  maxBuffered: number;
+}
 export const DEFAULT_WS_MAX_CONNECTIONS = 1000;
 const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 export const DEFAULT_PING_INTERVAL_MS = 30_000;
@@ -68,6 +84,9 @@ export class JsonRpcWsServer {
   private readonly handshakes = new Map<Duplex, NodeJS.Timeout>();
   /** Connections that answered (or sent something) since the last ping. */
   private readonly alive = new WeakSet<WebSocket>();
+  private readonly states = new Map<WebSocket, ConnectionState>();
+  /** Ping rounds so far. */
+  private round = 0;
 
   constructor(dispatcher: Dispatcher, options: WsServerOptions) {
     this.dispatcher = dispatcher;
@@ -159,10 +178,26 @@ export class JsonRpcWsServer {
     this.o.logger.info({ address: this.url }, 'JSON-RPC WebSocket server listening');
   }
 
-  /** Cuts the connections that did not answer the last ping; pings the others. */
+  /**
+   * Once per ping interval: cuts the connections that did not answer the last ping, and those whose
+   * unread answers stayed over the bound since the last round; pings the others. A connection whose
+   * reading the server paused (too many requests in flight, or unread answers) cannot have read the
+   * pong either, so only its unread answers count against it.
+   */
   private ping(server: WebSocketServer): void {
     for (const c of server.clients) {
       if (c.readyState !== WebSocket.OPEN) continue;
+      const state = this.states.get(c);
+      if (state?.paused) {
+        if (state.overSince !== undefined && state.overSince < this.round) {
+          this.o.logger.warn(
+            { buffered: c.bufferedAmount, max: state.maxBuffered },
+            'WebSocket client does not read its answers (over [evm] max_buffered_answer_bytes): disconnected',
+          );
+          c.terminate();
+        }
+        continue;
+      }
       if (!this.alive.has(c)) {
         this.o.logger.debug('WebSocket client did not answer a ping: disconnected');
         c.terminate();
@@ -171,6 +206,7 @@ export class JsonRpcWsServer {
       this.alive.delete(c);
       c.ping();
     }
+    this.round++;
   }
 
   /**
@@ -208,47 +244,88 @@ export class JsonRpcWsServer {
 
   private connection(socket: WebSocket): void {
     const maxBuffered = this.o.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED;
+    const maxInFlight = this.o.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    const state: ConnectionState = { paused: false, overSince: undefined, maxBuffered };
+    this.states.set(socket, state);
     let inFlight = 0;
     const held: string[] = [];
-    const write = (text: string) => {
+    let heldBytes = 0;
+    // Back-pressure: reading stops while the connection has `maxInFlight` requests running or more
+    // than `maxBuffered` bytes of answers unread, so a client that sends without reading cannot make
+    // the node run (or hold the answers of) an unbounded number of requests. Notifications cannot
+    // wait (the chain does not): a client that lets them pile up past the bound is cut.
+    // Messages already read when reading stopped (ws parses whole chunks) wait here, in order.
+    const waiting: WebSocket.RawData[] = [];
+    const flow = () => {
       if (socket.readyState !== WebSocket.OPEN) return;
-      if (socket.bufferedAmount > maxBuffered) {
-        this.o.logger.warn({ buffered: socket.bufferedAmount }, 'WebSocket client too slow: disconnected');
-        socket.terminate();
-        return;
-      }
-      socket.send(text);
+      const over = socket.bufferedAmount > maxBuffered;
+      if (over) state.overSince ??= this.round;
+      else state.overSince = undefined;
+      while (!over && inFlight < maxInFlight && waiting.length > 0) run(waiting.shift()!);
+      const pause = over || inFlight >= maxInFlight;
+      if (pause === state.paused) return;
+      state.paused = pause;
+      if (pause) socket.pause();
+      else socket.resume();
+    };
+    const send = (text: string) => {
+      if (socket.readyState !== WebSocket.OPEN) return;
+      socket.send(text, flow);
+      flow();
+    };
+    const tooSlow = () => {
+      this.o.logger.warn(
+        { buffered: socket.bufferedAmount + heldBytes, max: maxBuffered },
+        'WebSocket client too slow for its notifications (over [evm] max_buffered_answer_bytes): disconnected',
+      );
+      socket.terminate();
     };
     const notify = (subscription: string, result: unknown) => {
+      if (socket.readyState !== WebSocket.OPEN) return;
       const text = JSON.stringify({
         jsonrpc: '2.0',
         method: 'eth_subscription',
         params: { subscription, result },
       });
-      if (inFlight > 0) held.push(text);
-      else write(text);
+      if (socket.bufferedAmount + heldBytes > maxBuffered) return tooSlow();
+      if (inFlight > 0) {
+        held.push(text);
+        heldBytes += text.length;
+      } else send(text);
     };
     this.alive.add(socket);
     socket.on('pong', () => this.alive.add(socket));
     const bound = this.o.connectionMethods?.(notify);
     const dispatcher = bound ? this.dispatcher.extend(bound.methods) : this.dispatcher;
 
-    // Text and binary frames alike carry JSON (geth answers both).
-    socket.on('message', (data) => {
-      this.alive.add(socket);
+    const run = (data: WebSocket.RawData) => {
       inFlight++;
       void this.answer(dispatcher, data)
         .then((text) => {
-          if (text !== undefined) write(text);
+          if (text !== undefined) send(text);
         })
         .catch((err) => {
           this.o.logger.error({ err: (err as Error).message }, 'WebSocket request failed');
         })
         .finally(() => {
-          if (--inFlight === 0) for (const t of held.splice(0)) write(t);
+          if (--inFlight === 0) {
+            heldBytes = 0;
+            for (const t of held.splice(0)) send(t);
+          }
+          flow();
         });
+    };
+    // Text and binary frames alike carry JSON (geth answers both).
+    socket.on('message', (data) => {
+      this.alive.add(socket);
+      if (state.paused || inFlight >= maxInFlight) waiting.push(data);
+      else run(data);
+      flow();
     });
-    socket.on('close', () => bound?.close());
+    socket.on('close', () => {
+      this.states.delete(socket);
+      bound?.close();
+    });
     socket.on('error', (err) => {
       // Oversized messages land here (ws closes with 1009); nothing to answer.
       this.o.logger.debug({ err: err.message }, 'WebSocket connection error');
