@@ -190,6 +190,27 @@ export const APP_TOML = {
       'Origins whose web pages may call the EVM JSON-RPC (comma-separated, * for any); empty sends no CORS headers',
     ),
     filter_timeout: duration('120s', 'A filter unused for this long expires'),
+    max_filters: int(
+      10_000,
+      'Most polling filters installed at once (eth_ and chain_ each); more are refused',
+      1,
+    ),
+    max_pending_filter_hashes: int(
+      10_000,
+      'Pending-tx hashes kept for the pending-transaction filters together; a filter polled after more arrived gets an error naming the loss',
+      1,
+    ),
+    max_log_criteria: int(
+      100_000,
+      'Addresses and topics the log filters hold together (and, apart, the logs subscriptions); more are refused',
+      1,
+    ),
+    max_subscriptions: int(10_000, 'Most eth_subscribe subscriptions of all connections together', 1),
+    max_subscriptions_per_connection: int(
+      100,
+      'Most eth_subscribe subscriptions of one WebSocket connection',
+      1,
+    ),
     max_log_no_block: int(10000, 'Maximum logs returned by an open-ended log query', 1),
     max_blocks_for_log: int(2000, 'Maximum block range of a log query', 1),
     simulation_gas_limit: int(
