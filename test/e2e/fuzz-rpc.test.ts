@@ -400,8 +400,10 @@ function fuzzer(seed: number) {
       () => JSON.stringify(requestObject()) + pick([' ', ']', '}{', 'x', '\u0000']),
       () => '\ufeff' + JSON.stringify(requestObject()),
       () => pick(['', '[]', '{}', '[[]]', 'null', '1', '"x"', '{"jsonrpc":"2.0"', ']', '\u0000']),
-      () =>
-        `{"jsonrpc":"2.0","id":1,"method":"${pick(METHODS)}","params":${'['.repeat(70 + int(3000))}${']'.repeat(70)}`,
+      () => {
+        const depth = 70 + int(30_000);
+        return `{"jsonrpc":"2.0","id":1,"method":"${pick(METHODS)}","params":${'['.repeat(depth)}${']'.repeat(depth - (rnd() < 0.2 ? 1 : 0))}}`;
+      },
       () =>
         `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0x${'0'.repeat(40)}",${'{"a":'.repeat(100)}1${'}'.repeat(100)}]}`,
     ])();
