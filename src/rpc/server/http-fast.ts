@@ -278,6 +278,13 @@ export class FastConnections {
           });
           return;
         }
+        if (size >= need) {
+          // The next pipelined request waits a turn of the event loop: answers that complete without
+          // I/O would otherwise run the whole pipeline while every other connection waits.
+          state.busy = true;
+          await new Promise((resolve) => setImmediate(resolve));
+          state.busy = false;
+        }
       }
     };
     socket.on('data', onData);

@@ -129,7 +129,9 @@ export class JsonRpcHttpServer {
               else res.destroy();
             }),
           )
-          .then(() => drained(socket, maxBufferedBytes));
+          .then(() => drained(socket, maxBufferedBytes))
+          // the next request of this connection waits a turn of the event loop (as on the fast path)
+          .then(() => new Promise<void>((resolve) => setImmediate(resolve)));
         this.turns.set(socket, turn);
       },
     );

@@ -256,13 +256,25 @@ export class JsonRpcWsServer {
     // wait (the chain does not): a client that lets them pile up past the bound is cut.
     // Messages already read when reading stopped (ws parses whole chunks) wait here, in order.
     const waiting: WebSocket.RawData[] = [];
+    let scheduled = false;
+    const canRun = () =>
+      socket.readyState === WebSocket.OPEN && socket.bufferedAmount <= maxBuffered && inFlight < maxInFlight;
     const flow = () => {
       if (socket.readyState !== WebSocket.OPEN) return;
       const over = socket.bufferedAmount > maxBuffered;
       if (over) state.overSince ??= this.round;
       else state.overSince = undefined;
-      while (!over && inFlight < maxInFlight && waiting.length > 0) run(waiting.shift()!);
-      const pause = over || inFlight >= maxInFlight;
+      if (!scheduled && waiting.length > 0 && canRun()) {
+        // waiting messages start after a turn of the event loop, so a connection with a queue does
+        // not hold it while other connections wait
+        scheduled = true;
+        setImmediate(() => {
+          scheduled = false;
+          while (waiting.length > 0 && canRun()) run(waiting.shift()!);
+          flow();
+        });
+      }
+      const pause = over || inFlight >= maxInFlight || waiting.length > 0;
       if (pause === state.paused) return;
       state.paused = pause;
       if (pause) socket.pause();
@@ -318,7 +330,7 @@ export class JsonRpcWsServer {
     // Text and binary frames alike carry JSON (geth answers both).
     socket.on('message', (data) => {
       this.alive.add(socket);
-      if (state.paused || inFlight >= maxInFlight) waiting.push(data);
+      if (state.paused || inFlight >= maxInFlight || waiting.length > 0) waiting.push(data);
       else run(data);
       flow();
     });
