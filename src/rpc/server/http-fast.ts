@@ -230,8 +230,10 @@ export class FastConnections {
       this.host.fallback(socket);
     };
     const pump = async () => {
-      socket.resume();
-      while (!socket.destroyed && !blocked && size >= need) {
+      while (!socket.destroyed && !blocked) {
+        // reading stopped while a request was answered (too much input) or answers went unread
+        if (socket.isPaused() && size <= maxPendingInput) socket.resume();
+        if (size < need) return;
         const buf = joined();
         const req = parsePlainRequest(buf, this.host.maxBodyBytes);
         if (req === 'incomplete') {
