@@ -278,7 +278,11 @@ export class JsonRpcWsServer {
       if (pause === state.paused) return;
       state.paused = pause;
       if (pause) socket.pause();
-      else socket.resume();
+      else {
+        socket.resume();
+        // a pong that came while reading was stopped has not been read yet
+        this.alive.add(socket);
+      }
     };
     const send = (text: string) => {
       if (socket.readyState !== WebSocket.OPEN) return;
