@@ -44,6 +44,11 @@ export async function runDev(o: DevOptions): Promise<void> {
         evm_address: toHex(a.evmAddress),
         cosmos_address: toAccAddress(a.cosmosAddress),
       })),
+      // A local dev chain is called from dapps in the developer's browser, as anvil and Hardhat
+      // allow; a node made with `init` sends no CORS headers until its operator lists origins.
+      configure: (cfg) => {
+        cfg.app.evm.corsOrigins = '*';
+      },
     });
   }
   const lines = [

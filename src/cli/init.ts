@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { buildGenesis, type Genesis, type GenesisOptions, type StateCommitment } from '../app/genesis.ts';
 import { defaultConfig } from '../config/load.ts';
 import { renderConfigFile } from '../config/render.ts';
+import type { NodeConfig } from '../config/schema.ts';
 import {
   ed25519Address,
   ed25519FromJson,
@@ -32,6 +33,8 @@ export interface InitOptions {
   balances?: GenesisOptions['balances'];
   associations?: GenesisOptions['associations'];
   genesisTime?: Date;
+  /** Changes to the default configuration before it is written (`chaind dev`'s browser-friendly CORS). */
+  configure?: (cfg: NodeConfig) => void;
 }
 
 export interface InitResult {
@@ -70,6 +73,7 @@ export function initHome(o: InitOptions): InitResult {
 
   const cfg = defaultConfig();
   cfg.config.moniker = o.moniker;
+  o.configure?.(cfg);
   writeFileSync(files.config, renderConfigFile('config.toml', cfg));
   writeFileSync(files.app, renderConfigFile('app.toml', cfg));
 

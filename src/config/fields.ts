@@ -129,9 +129,12 @@ export function formatDuration(ms: number): string {
   return `${ms}ms`;
 }
 
-/** A duration, held as milliseconds. */
-export function duration(def: string, doc: string): Field<number> {
-  const expected = 'a duration such as "400ms", "5s", "168h"';
+/** A duration, held as milliseconds; `minMs` bounds it below (a deadline of 0 would fire at once). */
+export function duration(def: string, doc: string, minMs = 0): Field<number> {
+  const expected =
+    minMs > 0
+      ? `a duration of at least ${formatDuration(minMs)} such as "400ms", "5s", "168h"`
+      : 'a duration such as "400ms", "5s", "168h"';
   const parsedDefault = parseDuration(def);
   if (parsedDefault === undefined) throw new Error(`bad default duration ${def}`);
   return {
@@ -141,6 +144,7 @@ export function duration(def: string, doc: string): Field<number> {
     parse(raw) {
       const ms = typeof raw === 'string' ? parseDuration(raw) : undefined;
       if (ms === undefined) throw new FieldError(`${describe(raw)} is not a duration`, expected);
+      if (ms < minMs) throw new FieldError(`${describe(raw)} is too short`, expected);
       return ms;
     },
     render: (ms) => tomlString(formatDuration(ms)),

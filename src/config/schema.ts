@@ -24,6 +24,11 @@ export const CONFIG_TOML = {
     laddr: listenAddress('tcp://127.0.0.1:26657', 'Consensus RPC listen address', true),
     'cors-allowed-origins': strList([], 'Origins allowed to make cross-origin requests to the consensus RPC'),
     'max-body-bytes': int(1_000_000, 'Maximum size of a consensus RPC request body in bytes', 1),
+    'max-open-connections': int(
+      900,
+      'Most connections the consensus RPC keeps open at once; more are refused (503) and closed',
+      1,
+    ),
     'lag-threshold': int(300, 'Blocks of lag behind the best peer above which /lag_status answers 417'),
   },
   p2p: {
@@ -59,8 +64,17 @@ export const CONFIG_TOML = {
   },
   instrumentation: {
     prometheus: bool(true, 'Serve Prometheus metrics'),
-    'prometheus-listen-addr': listenAddress(':26660', 'Prometheus metrics listen address', false),
+    'prometheus-listen-addr': listenAddress(
+      '127.0.0.1:26660',
+      'Prometheus metrics listen address (":26660" or "0.0.0.0:26660" exposes it on every interface)',
+      false,
+    ),
     namespace: str('tendermint', 'Prefix of consensus metric names'),
+    'max-open-connections': int(
+      3,
+      'Most connections the metrics endpoint keeps open at once; more are refused (503) and closed',
+      1,
+    ),
   },
 } satisfies FileSchema;
 
@@ -79,11 +93,26 @@ export const APP_TOML = {
   },
   api: {
     enable: bool(true, 'Serve the REST API'),
-    address: listenAddress('tcp://0.0.0.0:1317', 'REST API listen address', true),
+    address: listenAddress(
+      'tcp://127.0.0.1:1317',
+      'REST API listen address ("tcp://0.0.0.0:1317" exposes it on every interface)',
+      true,
+    ),
+    'max-open-connections': int(
+      1000,
+      'Most connections the REST API keeps open at once; more are refused (503) and closed',
+      1,
+    ),
   },
   grpc: {
     enable: bool(true, 'Serve gRPC'),
-    address: listenAddress('0.0.0.0:9090', 'gRPC listen address', false),
+    address: listenAddress(
+      '127.0.0.1:9090',
+      'gRPC listen address ("0.0.0.0:9090" exposes it on every interface)',
+      false,
+    ),
+    'max-open-connections': int(200, 'Most connections gRPC keeps open at once; more are closed at once', 1),
+    'idle-timeout': duration('5m', 'A gRPC connection with no call for this long is closed', 1000),
   },
   'state-commit': {
     'sc-enable': bool(true, 'State commit store; must be true (it computes the app hash)'),
@@ -123,8 +152,68 @@ export const APP_TOML = {
     http_port: port(8545, 'EVM JSON-RPC HTTP port'),
     ws_enabled: bool(true, 'Serve the EVM JSON-RPC over WebSocket'),
     ws_port: port(8546, 'EVM JSON-RPC WebSocket port'),
-    cors_origins: str('*', 'Allowed CORS origins of the EVM JSON-RPC (comma-separated, * for any)'),
+    read_header_timeout: duration(
+      '10s',
+      "Time from a request's first byte to the end of its headers; then 408 and the connection closes",
+      1,
+    ),
+    read_timeout: duration(
+      '30s',
+      "Time from a request's first byte to the end of its body; then 408 and the connection closes",
+      1,
+    ),
+    idle_timeout: duration('65s', 'An HTTP keep-alive connection idle this long is closed', 1),
+    http_max_connections: int(
+      1000,
+      'Most connections the EVM JSON-RPC HTTP server keeps open at once; more are refused (503) and closed',
+      1,
+    ),
+    ws_max_connections: int(
+      1000,
+      'Most connections the EVM JSON-RPC WebSocket server keeps open at once; more are refused (503) and closed',
+      1,
+    ),
+    max_buffered_answer_bytes: int(
+      16 * 1024 * 1024,
+      'Bytes of answers a JSON-RPC connection may leave unread; past them its further requests wait unread (a WebSocket client is cut when its notifications pass them, or its answers stay past them for a ping interval)',
+      65536,
+    ),
+    ws_max_requests_in_flight: int(
+      16,
+      'Requests of one WebSocket connection run at once; its further messages wait unread',
+      1,
+    ),
+    ws_ping_interval: duration(
+      '30s',
+      'A WebSocket connection is pinged this often, and cut if it has not answered the previous ping',
+      100,
+    ),
+    cors_origins: str(
+      '',
+      'Origins whose web pages may call the EVM JSON-RPC (comma-separated, * for any); empty sends no CORS headers',
+    ),
     filter_timeout: duration('120s', 'A filter unused for this long expires'),
+    max_filters: int(
+      10_000,
+      'Most polling filters installed at once (eth_ and chain_ each); more are refused',
+      1,
+    ),
+    max_pending_filter_hashes: int(
+      10_000,
+      'Pending-tx hashes kept for the pending-transaction filters together; a filter polled after more arrived gets an error naming the loss',
+      1,
+    ),
+    max_log_criteria: int(
+      100_000,
+      'Addresses and topics the log filters hold together (and, apart, the logs subscriptions); more are refused',
+      1,
+    ),
+    max_subscriptions: int(10_000, 'Most eth_subscribe subscriptions of all connections together', 1),
+    max_subscriptions_per_connection: int(
+      100,
+      'Most eth_subscribe subscriptions of one WebSocket connection',
+      1,
+    ),
     max_log_no_block: int(10000, 'Maximum logs returned by an open-ended log query', 1),
     max_blocks_for_log: int(2000, 'Maximum block range of a log query', 1),
     simulation_gas_limit: int(
@@ -138,6 +227,12 @@ export const APP_TOML = {
     max_trace_lookback_blocks: int(10000, 'How far back debug_trace* may trace', 1),
     batch_request_limit: int(1000, 'Maximum requests in one JSON-RPC batch', 1),
     max_request_body_bytes: int(5_242_880, 'Maximum JSON-RPC request body in bytes', 1024),
+    max_json_depth: int(
+      64,
+      'Deepest nesting of arrays and objects a JSON-RPC request may have (deeper: -32600)',
+      2,
+      1000,
+    ),
     enabled_legacy_chain_apis: strList(DEFAULT_LEGACY_APIS, 'Deprecated chain_*/chain2_* methods to serve'),
     deny_list: strList([], 'JSON-RPC methods this node refuses'),
   },

@@ -9,8 +9,12 @@ export class MetricsServer extends HttpService {
   private readonly registry: Registry;
   private readonly logger: Logger;
 
-  constructor(registry: Registry, host: string, port: number, logger: Logger) {
-    super(host, port, logger, 'metrics');
+  /** `maxConnections`: `[instrumentation] max-open-connections`. */
+  constructor(registry: Registry, host: string, port: number, logger: Logger, maxConnections = 3) {
+    super(host, port, logger, 'metrics server', {
+      maxConnections,
+      maxConnectionsKey: '[instrumentation] max-open-connections',
+    });
     this.registry = registry;
     this.logger = logger;
   }

@@ -27,6 +27,7 @@ import { LatestOnlyStateStore } from './latest-state-store.ts';
 import { acquireDirLock, type DirLock } from '../util/dir-lock.ts';
 import { ChainError } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
+import { fitConnectionCaps, openFileLimit } from './descriptors.ts';
 import { Lifecycle, type Service } from './lifecycle.ts';
 import { Registry } from 'prom-client';
 import { EvmRpc } from './rpc-filter-adapters.ts';
@@ -48,7 +49,7 @@ export function dataDirOf(home: string, config: NodeConfig): string {
 
 export class ChainNode {
   readonly dataDir: string;
-  private readonly opts: NodeOptions;
+  private opts: NodeOptions;
   private readonly log: Logger;
   private readonly lifecycle: Lifecycle;
   /** The State Store, or with `ss-enable = false` State Commit's latest state (latest-state-store.ts). */
@@ -78,6 +79,8 @@ export class ChainNode {
   }
 
   async start(): Promise<void> {
+    // what every listener may open must leave descriptors for the stores and block production
+    this.opts = { ...this.opts, config: fitConnectionCaps(this.opts.config, openFileLimit(), this.log) };
     const { genesis, config } = this.opts;
     this.log.info(
       { home: this.opts.home, chain_id: genesis.chain_id, moniker: config.config.moniker },

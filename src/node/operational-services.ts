@@ -106,6 +106,7 @@ export function restApiService(opts: NodeOptions, node: ChainNode): Service {
         host,
         port,
         maxBodyBytes: restMaxBody(opts),
+        maxOpenConnections: api.maxOpenConnections,
         logger: log,
       });
       await server.start().catch((err) => {
@@ -141,7 +142,13 @@ export function grpcService(opts: NodeOptions, node: ChainNode): Service {
         chainId: opts.genesis.chain_id,
         maxBlockGas: () => chain.gasLimit,
       };
-      server = new GrpcServer(grpcDeps(deps(), rpcAddress, sim), { host, port, logger: log });
+      server = new GrpcServer(grpcDeps(deps(), rpcAddress, sim), {
+        host,
+        port,
+        logger: log,
+        maxConnections: cfg.maxOpenConnections,
+        idleTimeoutMs: cfg.idleTimeout,
+      });
       await server.start().catch((err) => {
         throw new ChainError(
           'LISTEN_FAILED',
@@ -180,6 +187,7 @@ export function operationalServices(
         maxBodyBytes: rpc.maxBodyBytes,
         corsAllowedOrigins: rpc.corsAllowedOrigins,
         lagThreshold: rpc.lagThreshold,
+        maxOpenConnections: rpc.maxOpenConnections,
         logger: log,
       });
       await server.start();
@@ -230,7 +238,7 @@ export function operationalServices(
         instr.prometheusListenAddr,
         'instrumentation.prometheus-listen-addr',
       );
-      const server = new MetricsServer(registry, host, port, log);
+      const server = new MetricsServer(registry, host, port, log, instr.maxOpenConnections);
       await server.start();
       h.metrics = server;
       const a = server.address;

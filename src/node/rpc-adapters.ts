@@ -349,6 +349,12 @@ export function createEvmRpcServer(
     maxBodyBytes: d.evm.maxRequestBodyBytes,
     batchLimit: d.evm.batchRequestLimit,
     corsOrigins: parseCorsOrigins(d.evm.corsOrigins),
+    maxJsonDepth: d.evm.maxJsonDepth,
+    readHeaderTimeoutMs: d.evm.readHeaderTimeout,
+    readTimeoutMs: d.evm.readTimeout,
+    idleTimeoutMs: d.evm.idleTimeout,
+    maxConnections: d.evm.httpMaxConnections,
+    maxBufferedBytes: d.evm.maxBufferedAnswerBytes,
     logger: log,
   });
 }

@@ -8,8 +8,8 @@ import type { Chain } from '../chain/chain.ts';
 import type { Mempool } from '../mempool/mempool.ts';
 import {
   type ChainEvents,
-  DEFAULT_MAX_FILTERS,
   type EvmBackend,
+  type FilterOptions,
   FilterStore,
   SubscriptionHub,
   subscriptionMethods,
@@ -43,10 +43,12 @@ export class EvmRpc {
 
   constructor(d: Omit<LegacyRpcDeps, 'filters'>) {
     this.events = chainEvents(d.chain, d.mempool);
-    this.filters = new FilterStore(this.events, {
-      timeoutMs: d.evm.filterTimeout,
-      maxFilters: DEFAULT_MAX_FILTERS,
-    });
+    const filterLimits: Omit<FilterOptions, 'timeoutMs'> = {
+      maxFilters: d.evm.maxFilters,
+      maxPendingHashes: d.evm.maxPendingFilterHashes,
+      maxCriteria: d.evm.maxLogCriteria,
+    };
+    this.filters = new FilterStore(this.events, { timeoutMs: d.evm.filterTimeout, ...filterLimits });
     this.d = { ...d, filters: this.filters };
     this.backend = evmBackend(this.d);
     // One Tracing for debug_trace* and chain_trace*: max_concurrent_trace_calls counts both.
@@ -61,6 +63,7 @@ export class EvmRpc {
       pool: this.backend.pool,
       events: this.events,
       filterTimeoutMs: d.evm.filterTimeout,
+      filterLimits,
       tracer: blockTracer(tracing, (v) => parseTraceOptions(v)),
     });
   }
@@ -75,8 +78,16 @@ export class EvmRpc {
 
   ws(): JsonRpcWsServer {
     const log = this.d.logger.child({ module: 'rpc' });
-    const hub = (this.hub ??= new SubscriptionHub(this.backend, this.events, (err) =>
-      log.error({ err: errorMessage(err) }, 'subscription notification failed'),
+    const evm = this.d.evm;
+    const hub = (this.hub ??= new SubscriptionHub(
+      this.backend,
+      this.events,
+      (err) => log.error({ err: errorMessage(err) }, 'subscription notification failed'),
+      {
+        maxSubscriptions: evm.maxSubscriptions,
+        maxPerConnection: evm.maxSubscriptionsPerConnection,
+        maxCriteria: evm.maxLogCriteria,
+      },
     ));
     return new JsonRpcWsServer(webSocketDispatcher(this.dispatcher), {
       // Local only, like the HTTP server (and geth's default --ws.addr).
@@ -84,6 +95,12 @@ export class EvmRpc {
       port: this.d.evm.wsPort,
       maxMessageBytes: this.d.evm.maxRequestBodyBytes,
       batchLimit: this.d.evm.batchRequestLimit,
+      maxJsonDepth: this.d.evm.maxJsonDepth,
+      maxConnections: this.d.evm.wsMaxConnections,
+      maxBufferedBytes: this.d.evm.maxBufferedAnswerBytes,
+      maxInFlight: this.d.evm.wsMaxRequestsInFlight,
+      handshakeTimeoutMs: this.d.evm.readHeaderTimeout,
+      pingIntervalMs: this.d.evm.wsPingInterval,
       logger: log,
       connectionMethods: (notify) => subscriptionMethods(hub, this.backend, notify),
     });

@@ -28,6 +28,7 @@ import {
   type ChainReader,
   DEFAULT_MAX_FILTERS,
   type EvmRpcOptions,
+  type FilterOptions,
   FilterStore,
   type TxPool,
 } from '../rpc/evm/index.ts';
@@ -209,13 +210,21 @@ export interface SyntheticLegacy {
   close(): void;
 }
 
-/** The synthetic chain_/chain2_ table with its own filter store (`filterTimeoutMs`: `[evm] filter_timeout`). */
+/**
+ * The synthetic chain_/chain2_ table with its own filter store (`filterTimeoutMs`: `[evm]
+ * filter_timeout`; `filterLimits`: the `[evm]` filter caps, applied to this store on its own).
+ */
 export function createSyntheticLegacy(
-  d: SyntheticBackendDeps & { events: ChainEvents; filterTimeoutMs: number },
+  d: SyntheticBackendDeps & {
+    events: ChainEvents;
+    filterTimeoutMs: number;
+    filterLimits?: Omit<FilterOptions, 'timeoutMs'>;
+  },
 ): SyntheticLegacy {
   const filters = new FilterStore(d.events, {
-    timeoutMs: d.filterTimeoutMs,
     maxFilters: DEFAULT_MAX_FILTERS,
+    ...d.filterLimits,
+    timeoutMs: d.filterTimeoutMs,
   });
   return {
     methods: syntheticLegacyMethods(new NodeSyntheticBackend(d), { filters }),

@@ -47,8 +47,13 @@ export class ChaindProcess {
   private waiters: { pred: (l: string) => boolean; resolve: (l: string) => void }[] = [];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(args: string[], env: Record<string, string> = {}) {
-    this.child = spawn(process.execPath, [CHAIND, ...args], {
+  /** `fdLimit`: the process runs with this many file descriptors at most (soft and hard limit). */
+  constructor(args: string[], env: Record<string, string> = {}, opts: { fdLimit?: number } = {}) {
+    const [command, argv] =
+      opts.fdLimit === undefined
+        ? [process.execPath, [CHAIND, ...args]]
+        : ['sh', ['-c', `ulimit -n ${opts.fdLimit} && exec "$0" "$@"`, process.execPath, CHAIND, ...args]];
+    this.child = spawn(command, argv, {
       // free JSON-RPC and REST ports, so nodes of concurrently running test files do not contend for 8545/8546/1317
       env: { ...process.env, ...FREE_PORT_ENV, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

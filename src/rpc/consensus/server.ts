@@ -8,7 +8,9 @@
  *    status so health checks see it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { jsonRpcRefusal } from '../server/connections.ts';
 import { HttpService } from '../server/http-service.ts';
+import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds } from '../server/json-body.ts';
 import { errorMessage } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { Json } from './encoding.ts';
@@ -33,8 +35,13 @@ export interface ConsensusRpcServerOptions {
   corsAllowedOrigins: string[];
   lagThreshold: number;
   broadcastTxCommitTimeoutMs?: number;
+  /** `[rpc] max-open-connections` */
+  maxOpenConnections?: number;
   logger: Logger;
 }
+
+/** CometBFT's default `max_open_connections`. */
+export const DEFAULT_MAX_OPEN_CONNECTIONS = 900;
 
 /** Requests per JSON-RPC batch (DESIGN §7), so one body cannot queue unbounded work. */
 export const MAX_BATCH = 1000;
@@ -67,7 +74,11 @@ export class ConsensusRpcServer extends HttpService {
   private readonly ctx: RouteContext;
 
   constructor(deps: ConsensusRpcDeps, options: ConsensusRpcServerOptions) {
-    super(options.host, options.port, options.logger, 'consensus RPC');
+    super(options.host, options.port, options.logger, 'consensus RPC', {
+      maxConnections: options.maxOpenConnections ?? DEFAULT_MAX_OPEN_CONNECTIONS,
+      maxConnectionsKey: '[rpc] max-open-connections',
+      refusal: jsonRpcRefusal,
+    });
     this.o = options;
     const routeOptions: ConsensusRpcOptions = {
       lagThreshold: options.lagThreshold,
@@ -97,7 +108,13 @@ export class ConsensusRpcServer extends HttpService {
     }
     let body: unknown;
     try {
-      body = JSON.parse(await this.readBody(req));
+      const raw = await this.readBody(req);
+      // as on the EVM JSON-RPC: the route codecs recurse, so a deeper body is refused unparsed
+      if (jsonDepthExceeds(raw, DEFAULT_MAX_JSON_DEPTH)) {
+        const e = new InvalidRequestError(`JSON nested more than ${DEFAULT_MAX_JSON_DEPTH} levels deep`);
+        return this.send(res, 200, JSON.stringify(errorEnvelope(null, e)));
+      }
+      body = JSON.parse(raw.toString('utf8'));
     } catch (err) {
       const e = err instanceof ConsensusRpcError ? err : new ParseError(errorMessage(err));
       return this.send(res, e.httpStatus === 413 ? 413 : 200, JSON.stringify(errorEnvelope(null, e)));
@@ -144,7 +161,7 @@ export class ConsensusRpcServer extends HttpService {
     }
   }
 
-  private readBody(req: IncomingMessage): Promise<string> {
+  private readBody(req: IncomingMessage): Promise<Buffer> {
     const limit = this.o.maxBodyBytes;
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -157,7 +174,7 @@ export class ConsensusRpcServer extends HttpService {
           reject(new BodyTooLargeError(limit));
         } else chunks.push(c);
       });
-      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      req.on('end', () => resolve(Buffer.concat(chunks)));
       req.on('error', reject);
     });
   }

@@ -136,12 +136,12 @@ export function filterMethods(backend: EvmBackend, resolve: Resolver, store: Fil
       store.install({ kind: 'block', lastUsed: 0, cursor: chain.latestHeight() }),
     ),
     eth_newPendingTransactionFilter: method([], () =>
-      store.install({ kind: 'pending', lastUsed: 0, hashes: [] }),
+      store.install({ kind: 'pending', lastUsed: 0, next: 0 }),
     ),
     eth_uninstallFilter: method([filterId], (id) => store.uninstall(id)),
     eth_getFilterChanges: method([filterId], (id) => {
       const f = store.use(id);
-      if (f.kind === 'pending') return f.hashes.splice(0).map(hash32);
+      if (f.kind === 'pending') return store.takePending(f).map(hash32);
       const latest = chain.latestHeight();
       if (f.kind === 'block') {
         const hashes: string[] = [];

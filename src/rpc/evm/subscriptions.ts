@@ -8,6 +8,10 @@
  * from the last height it reported to the latest, so a burst of commits is reported block by block,
  * in order, and none is skipped. Connections get their notifications through a `notify` callback and
  * answer them in geth's `eth_subscription` envelope (the transport's job).
+ *
+ * Every subscription costs work at each block (a log query for a `logs` one): a connection may hold
+ * at most `maxPerConnection`, the node `maxSubscriptions`, and `logs` criteria together at most
+ * `maxCriteria` addresses and topics. Past a limit eth_subscribe answers -32005 naming its key.
  */
 import { parseFilter, type LogFilter } from '../codecs/filter.ts';
 import { formatBlock, formatPendingTx } from '../codecs/format.ts';
@@ -16,10 +20,16 @@ import { CodecError } from '../codecs/errors.ts';
 import type { ParamCodec } from '../codecs/params.ts';
 import type { PendingTx } from '../codecs/views.ts';
 import { method, type MethodTable } from '../server/dispatcher.ts';
-import { InvalidParamsError, MethodNotFoundError } from '../server/errors.ts';
+import { InvalidParamsError, LimitExceededError, MethodNotFoundError } from '../server/errors.ts';
 import { ChainError } from '../../util/errors.ts';
 import type { EvmBackend } from './backend.ts';
-import { type ChainEvents, newId } from './filters-store.ts';
+import {
+  type ChainEvents,
+  checkCriteria,
+  criteriaSize,
+  DEFAULT_MAX_CRITERIA,
+  newId,
+} from './filters-store.ts';
 import { checkRange, formatLogs, type LogCursor, logsAfter } from './filters.ts';
 
 export type Notify = (subscription: string, result: unknown) => void;
@@ -41,8 +51,23 @@ export function formatHeader(block: Parameters<typeof formatBlock>[0]): Record<s
   return header;
 }
 
+export interface SubscriptionLimits {
+  /** `[evm] max_subscriptions`: subscriptions of all connections together. */
+  maxSubscriptions?: number;
+  /** `[evm] max_subscriptions_per_connection` */
+  maxPerConnection?: number;
+  /** `[evm] max_log_criteria`: addresses and topics of all `logs` subscriptions together. */
+  maxCriteria?: number;
+}
+
+export const DEFAULT_MAX_SUBSCRIPTIONS = 10_000;
+export const DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
+
 export class SubscriptionHub {
   private readonly backend: EvmBackend;
+  readonly limits: Required<SubscriptionLimits>;
+  /** Criteria units held by the `logs` subscriptions. */
+  private criteria = 0;
   private readonly subs = new Map<string, Sub>();
   private readonly offs: (() => void)[] = [];
   private readonly onError: (err: unknown) => void;
@@ -50,8 +75,19 @@ export class SubscriptionHub {
   private pumping = false;
   private again = false;
 
-  constructor(backend: EvmBackend, events: ChainEvents, onError: (err: unknown) => void = () => {}) {
+  constructor(
+    backend: EvmBackend,
+    events: ChainEvents,
+    onError: (err: unknown) => void = () => {},
+    limits: SubscriptionLimits = {},
+  ) {
     this.backend = backend;
+    this.limits = {
+      maxSubscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
+      maxPerConnection: DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+      maxCriteria: DEFAULT_MAX_CRITERIA,
+      ...limits,
+    };
     this.onError = onError;
     this.reported = backend.chain.latestHeight();
     this.offs.push(events.onBlock(() => void this.pump()));
@@ -63,6 +99,17 @@ export class SubscriptionHub {
   }
 
   subscribe(sub: Sub): string {
+    const max = this.limits.maxSubscriptions;
+    if (this.subs.size >= max) {
+      throw new LimitExceededError(
+        `too many subscriptions: the node serves at most ${max} at once ([evm] max_subscriptions)`,
+      );
+    }
+    if (sub.kind === 'logs') {
+      const size = criteriaSize(sub.criteria);
+      checkCriteria(size, this.criteria, this.limits.maxCriteria, 'subscription');
+      this.criteria += size;
+    }
     let id = newId();
     while (this.subs.has(id)) id = newId();
     this.subs.set(id, sub);
@@ -70,12 +117,15 @@ export class SubscriptionHub {
   }
 
   unsubscribe(id: string): boolean {
+    const sub = this.subs.get(id);
+    if (sub?.kind === 'logs') this.criteria -= criteriaSize(sub.criteria);
     return this.subs.delete(id);
   }
 
   close(): void {
     for (const off of this.offs.splice(0)) off();
     this.subs.clear();
+    this.criteria = 0;
   }
 
   private pending(tx: PendingTx): void {
@@ -152,6 +202,12 @@ export function subscriptionMethods(
 ): { methods: MethodTable; close(): void } {
   const own = new Set<string>();
   const add = (sub: Sub) => {
+    const max = hub.limits.maxPerConnection;
+    if (own.size >= max) {
+      throw new LimitExceededError(
+        `too many subscriptions on this connection: ${own.size}, the most [evm] max_subscriptions_per_connection allows; eth_unsubscribe one first`,
+      );
+    }
     const id = hub.subscribe(sub);
     own.add(id);
     return id;

@@ -13,7 +13,9 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import type { Logger } from '../../util/logger.ts';
+import { ConnectionGate } from '../server/connections.ts';
 import { errorMessage } from '../../util/errors.ts';
 import { reflectionPackage } from './descriptors.ts';
 import { GrpcStatusError } from './errors.ts';
@@ -26,10 +28,19 @@ export interface GrpcServerOptions {
   host: string;
   port: number;
   logger: Logger;
+  /** `[grpc] max-open-connections`: more are closed at once (HTTP/2 has no answer before its preface). */
+  maxConnections?: number;
+  /** `[grpc] idle-timeout`: a connection with no call for this long is closed (GOAWAY). */
+  idleTimeoutMs?: number;
 }
 
+export const DEFAULT_GRPC_MAX_CONNECTIONS = 200;
+export const DEFAULT_GRPC_IDLE_TIMEOUT_MS = 300_000;
+
 export class GrpcServer {
-  private readonly server = new Server();
+  private readonly server: Server;
+  /** Accepts the TCP connections (counted against the cap) and hands them to grpc-js. */
+  private listener: NetServer | undefined;
   private boundPort = 0;
   private readonly deps: GrpcDeps;
   private readonly opts: GrpcServerOptions;
@@ -37,6 +48,11 @@ export class GrpcServer {
   constructor(deps: GrpcDeps, opts: GrpcServerOptions) {
     this.deps = deps;
     this.opts = opts;
+    // grpc-js closes a session idle this long; a socket that never sends the HTTP/2 preface has a
+    // session from its first moment, so it is covered too
+    this.server = new Server({
+      'grpc.max_connection_idle_ms': opts.idleTimeoutMs ?? DEFAULT_GRPC_IDLE_TIMEOUT_MS,
+    });
     const byPath = handlers();
     for (const service of SERVICES) {
       const impl: UntypedServiceImplementation = {};
@@ -76,12 +92,29 @@ export class GrpcServer {
   }
 
   async start(): Promise<void> {
-    const host = this.opts.host.includes(':') ? `[${this.opts.host}]` : this.opts.host;
-    this.boundPort = await new Promise<number>((resolve, reject) =>
-      this.server.bindAsync(`${host}:${this.opts.port}`, ServerCredentials.createInsecure(), (err, port) =>
-        err ? reject(err) : resolve(port),
-      ),
+    // grpc-js would bind a listener of its own, with no cap on connections: this one admits them
+    const injector = this.server.createConnectionInjector(ServerCredentials.createInsecure());
+    const gate = new ConnectionGate(
+      {
+        max: this.opts.maxConnections ?? DEFAULT_GRPC_MAX_CONNECTIONS,
+        key: '[grpc] max-open-connections',
+      },
+      'gRPC server',
+      this.opts.logger,
+      () => undefined,
     );
+    const listener = createNetServer((socket) => {
+      if (gate.admit(socket)) injector.injectConnection(socket);
+    });
+    await new Promise<void>((resolve, reject) => {
+      listener.once('error', reject);
+      listener.listen(this.opts.port, this.opts.host, () => {
+        listener.off('error', reject);
+        resolve();
+      });
+    });
+    this.listener = listener;
+    this.boundPort = (listener.address() as AddressInfo).port;
   }
 
   /** host:port actually bound (the port chosen when configured as 0). */
@@ -92,6 +125,9 @@ export class GrpcServer {
 
   /** Lets in-flight calls finish for a moment, then cuts the rest so a stop never hangs. */
   async stop(): Promise<void> {
+    const listener = this.listener;
+    this.listener = undefined;
+    const closed = listener ? new Promise<void>((resolve) => listener.close(() => resolve())) : undefined;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.server.forceShutdown();
@@ -102,5 +138,7 @@ export class GrpcServer {
         resolve();
       });
     });
+    // resolves once the sessions above are gone
+    await closed;
   }
 }

@@ -5,6 +5,7 @@
  * 405 code 12, bad input 400 code 3, anything unexpected 500 code 13 and logged).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { httpRefusal } from '../server/connections.ts';
 import { HttpService } from '../server/http-service.ts';
 import { errorMessage } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
@@ -20,8 +21,13 @@ export interface RestServerOptions {
   port: number;
   /** Largest accepted request body; a TxRaw in base64 inside JSON must fit. */
   maxBodyBytes: number;
+  /** `[api] max-open-connections` */
+  maxOpenConnections?: number;
   logger: Logger;
 }
+
+/** The Cosmos SDK's default `[api] max-open-connections`. */
+export const DEFAULT_MAX_OPEN_CONNECTIONS = 1000;
 
 const ROUTES: CompiledRoute[] = [...QUERY_ROUTES, ...NODE_ROUTES].map(compile);
 
@@ -30,7 +36,13 @@ export class RestServer extends HttpService {
   private readonly ctx: RestContext;
 
   constructor(deps: RestDeps, options: RestServerOptions) {
-    super(options.host, options.port, options.logger, 'REST');
+    super(options.host, options.port, options.logger, 'REST API', {
+      maxConnections: options.maxOpenConnections ?? DEFAULT_MAX_OPEN_CONNECTIONS,
+      maxConnectionsKey: '[api] max-open-connections',
+      // the REST error body, RESOURCE_EXHAUSTED
+      refusal: (message) =>
+        httpRefusal(message, 'application/json', JSON.stringify({ code: 8, message, details: [] })),
+    });
     this.o = options;
     this.ctx = { deps, logger: options.logger };
   }

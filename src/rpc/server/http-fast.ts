@@ -26,7 +26,19 @@ export interface FastPathHost {
   failed(err: unknown): void;
   readonly maxBodyBytes: number;
   readonly keepAliveTimeoutMs: number;
+  /** From a request's first byte to the end of its head (`[evm] read_header_timeout`). */
+  readonly readHeaderTimeoutMs: number;
+  /** From a request's first byte to the end of its body (`[evm] read_timeout`). */
+  readonly readTimeoutMs: number;
+  /**
+   * Answer bytes a connection may leave unread (`[evm] max_buffered_answer_bytes`): past them its
+   * next requests wait, unread, until the client has read its answers.
+   */
+  readonly maxBufferedBytes: number;
 }
+
+/** What node:http writes when a request's headers or body time out, before closing the socket. */
+export const REQUEST_TIMEOUT_RESPONSE = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
 
 /** node:http's default limit on the size of a request's head. */
 const MAX_HEAD_BYTES = 16 * 1024;
@@ -144,6 +156,13 @@ export class FastConnections {
     }
     const state = { busy: false };
     this.sockets.set(socket, state);
+    // Back-pressure: a client that sends requests without reading the answers would otherwise have
+    // them pile up in memory (60 pipelined wide eth_getLogs took gigabytes). While its unread answers
+    // are over the bound, its requests are neither parsed nor read from the socket; if it never
+    // reads, the idle timeout closes the connection.
+    let blocked = false;
+    /** Unparsed bytes beyond which reading stops while a request is being answered. */
+    const maxPendingInput = this.host.maxBodyBytes + 2 * MAX_HEAD_BYTES;
     socket.setNoDelay(true);
     // bytes not answered yet, in order; joined once a whole request is in (a large body arrives in
     // many chunks, and joining or scanning on each would be quadratic)
@@ -161,12 +180,42 @@ export class FastConnections {
     const idle = () => {
       if (!state.busy) socket.destroy();
     };
+    // A request that has begun must be read in full by fixed deadlines counted from its first byte:
+    // the idle timer restarts on every byte, so a client sending one byte at a time would otherwise
+    // hold the connection forever. Which deadline runs: the head's until the head is in, then the body's.
+    let phase: 'none' | 'head' | 'body' = 'none';
+    let started = 0;
+    let deadline: NodeJS.Timeout | undefined;
+    const expire = () => {
+      deadline = undefined;
+      socket.write(REQUEST_TIMEOUT_RESPONSE);
+      socket.destroy();
+    };
+    const waitFor = (next: 'head' | 'body') => {
+      if (phase === next) return;
+      const now = Date.now();
+      if (phase === 'none') started = now;
+      phase = next;
+      clearTimeout(deadline);
+      const limit = next === 'head' ? this.host.readHeaderTimeoutMs : this.host.readTimeoutMs;
+      deadline = setTimeout(expire, Math.max(0, started + limit - now));
+    };
+    const requestIn = () => {
+      phase = 'none';
+      clearTimeout(deadline);
+      deadline = undefined;
+    };
     const onData = (chunk: Buffer) => {
       pending.push(chunk);
       size += chunk.length;
-      if (!state.busy && size >= need) void pump();
+      if (state.busy || blocked) {
+        if (size > maxPendingInput) socket.pause();
+      } else if (size >= need) void pump();
     };
-    const onClose = () => this.sockets.delete(socket);
+    const onClose = () => {
+      clearTimeout(deadline);
+      this.sockets.delete(socket);
+    };
     const onError = () => socket.destroy();
     const handOff = () => {
       socket.off('data', onData);
@@ -174,23 +223,31 @@ export class FastConnections {
       socket.off('error', onError);
       socket.off('timeout', idle);
       socket.setTimeout(0);
+      // node:http's headersTimeout and requestTimeout take over
+      requestIn();
       this.sockets.delete(socket);
       if (size > 0) socket.unshift(joined());
       this.host.fallback(socket);
     };
     const pump = async () => {
-      while (!socket.destroyed && size >= need) {
+      while (!socket.destroyed && !blocked) {
+        // reading stopped while a request was answered (too much input) or answers went unread
+        if (socket.isPaused() && size <= maxPendingInput) socket.resume();
+        if (size < need) return;
         const buf = joined();
         const req = parsePlainRequest(buf, this.host.maxBodyBytes);
         if (req === 'incomplete') {
           need = size + 1;
+          waitFor('head');
           return;
         }
         if (req === 'delegate') return handOff();
         if (buf.length < req.end) {
           need = req.end;
+          waitFor('body');
           return;
         }
+        requestIn();
         const body = buf.subarray(req.bodyStart, req.end);
         const rest = buf.subarray(req.end);
         pending = rest.length > 0 ? [rest] : [];
@@ -213,6 +270,22 @@ export class FastConnections {
         if (this.stopping) {
           socket.end();
           return;
+        }
+        if (socket.writableLength > this.host.maxBufferedBytes) {
+          blocked = true;
+          socket.pause();
+          socket.once('drain', () => {
+            blocked = false;
+            void pump();
+          });
+          return;
+        }
+        if (size >= need) {
+          // The next pipelined request waits a turn of the event loop: answers that complete without
+          // I/O would otherwise run the whole pipeline while every other connection waits.
+          state.busy = true;
+          await new Promise((resolve) => setImmediate(resolve));
+          state.busy = false;
         }
       }
     };

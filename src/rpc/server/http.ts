@@ -7,13 +7,20 @@
  * including parse errors, travel in 200 responses (DESIGN §7).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import {
+  createServer as createNetServer,
+  type AddressInfo,
+  type Server as NetServer,
+  type Socket,
+} from 'node:net';
 import { promisify } from 'node:util';
 import { gzip as gzipCb } from 'node:zlib';
 import { ChainError } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { CallContext, Dispatcher } from './dispatcher.ts';
+import { ConnectionGate, jsonRpcRefusal } from './connections.ts';
 import { FastConnections } from './http-fast.ts';
+import { DEFAULT_MAX_JSON_DEPTH, parseJsonRpcBody } from './json-body.ts';
 
 const gzip = promisify(gzipCb);
 
@@ -26,7 +33,31 @@ export interface HttpServerOptions {
   /** Allowed CORS origins; "*" allows any. Empty: no CORS headers. */
   corsOrigins: readonly string[];
   logger: Logger;
+  /** Deepest nesting of arrays and objects a body may have (`[evm] max_json_depth`). */
+  maxJsonDepth?: number;
+  /**
+   * Deadlines of a request, counted from its first byte: its head (`[evm] read_header_timeout`) and
+   * its body (`[evm] read_timeout`); then 408 and the connection closes.
+   */
+  readHeaderTimeoutMs?: number;
+  readTimeoutMs?: number;
+  /** A keep-alive connection idle this long is closed (`[evm] idle_timeout`). */
+  idleTimeoutMs?: number;
+  /** Most connections open at once (`[evm] http_max_connections`); more are refused with a 503. */
+  maxConnections?: number;
+  /**
+   * Answer bytes a connection may leave unread (`[evm] max_buffered_answer_bytes`); past them its
+   * next requests wait until the client reads.
+   */
+  maxBufferedBytes?: number;
 }
+
+export const DEFAULT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+export const DEFAULT_HTTP_MAX_CONNECTIONS = 1000;
+
+export const DEFAULT_READ_HEADER_TIMEOUT_MS = 10_000;
+export const DEFAULT_READ_TIMEOUT_MS = 30_000;
 
 /** Media types geth accepts for JSON-RPC bodies. */
 const JSON_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest']);
@@ -36,7 +67,12 @@ const GZIP_MIN_BYTES = 1024;
  * A keep-alive client (ethers, viem, the bench) reuses sockets; keep them a little longer than Node's
  * 5 s default so a pause between bursts does not race a server-side close.
  */
-const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+export const DEFAULT_IDLE_TIMEOUT_MS = 65_000;
+/**
+ * How often node:http checks its connections' header and request deadlines (its default, 30 s, would
+ * let a deadline of a few seconds run that much longer).
+ */
+const DEADLINE_CHECK_INTERVAL_MS = 1_000;
 
 export class JsonRpcHttpServer {
   private readonly dispatcher: Dispatcher;
@@ -47,6 +83,8 @@ export class JsonRpcHttpServer {
   /** ...and node:http takes a connection over from its first request that is not plain. */
   private http: Server | undefined;
   private fast: FastConnections | undefined;
+  /** Per connection on node:http: the end of its last request's turn. */
+  private readonly turns = new WeakMap<Socket, Promise<void>>();
 
   constructor(dispatcher: Dispatcher, options: HttpServerOptions) {
     this.dispatcher = dispatcher;
@@ -67,23 +105,57 @@ export class JsonRpcHttpServer {
   }
 
   async start(): Promise<void> {
-    const http = createServer({ keepAlive: true }, (req, res) => {
-      this.serve(req, res).catch((err) => {
-        this.log.error({ err: (err as Error).message }, 'JSON-RPC request failed');
-        if (!res.headersSent) send(res, 500, 'text/plain', 'internal error');
-        else res.destroy();
-      });
-    });
-    http.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    const idleTimeoutMs = this.o.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    const maxBufferedBytes = this.o.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    const readHeaderTimeoutMs = this.o.readHeaderTimeoutMs ?? DEFAULT_READ_HEADER_TIMEOUT_MS;
+    const readTimeoutMs = Math.max(readHeaderTimeoutMs, this.o.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
+    const http = createServer(
+      {
+        keepAlive: true,
+        headersTimeout: readHeaderTimeoutMs,
+        requestTimeout: readTimeoutMs,
+        connectionsCheckingInterval: Math.min(DEADLINE_CHECK_INTERVAL_MS, readHeaderTimeoutMs),
+      },
+      (req, res) => {
+        // node:http hands over every request parsed from a read at once (pipelining); they run one
+        // after another per connection, as on the fast path, and the next waits while the answers
+        // already written are unread past the bound
+        const socket = req.socket;
+        const turn = (this.turns.get(socket) ?? Promise.resolve())
+          .then(() =>
+            this.serve(req, res).catch((err) => {
+              this.log.error({ err: (err as Error).message }, 'JSON-RPC request failed');
+              if (!res.headersSent) send(res, 500, 'text/plain', 'internal error');
+              else res.destroy();
+            }),
+          )
+          .then(() => drained(socket, maxBufferedBytes))
+          // the next request of this connection waits a turn of the event loop (as on the fast path)
+          .then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+        this.turns.set(socket, turn);
+      },
+    );
+    http.keepAliveTimeout = idleTimeoutMs;
     const fast = new FastConnections({
       answer: (body) => this.answer(body),
       encode: (json, acceptEncoding) => this.encode(json, acceptEncoding),
       fallback: (socket) => http.emit('connection', socket),
       failed: (err) => this.log.error({ err: (err as Error).message }, 'JSON-RPC request failed'),
       maxBodyBytes: this.o.maxBodyBytes,
-      keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+      keepAliveTimeoutMs: idleTimeoutMs,
+      readHeaderTimeoutMs,
+      readTimeoutMs,
+      maxBufferedBytes,
     });
-    const server = createNetServer((socket) => fast.accept(socket));
+    const gate = new ConnectionGate(
+      { max: this.o.maxConnections ?? DEFAULT_HTTP_MAX_CONNECTIONS, key: '[evm] http_max_connections' },
+      'JSON-RPC server',
+      this.log,
+      jsonRpcRefusal,
+    );
+    const server = createNetServer((socket) => {
+      if (gate.admit(socket)) fast.accept(socket);
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err) =>
         reject(
@@ -167,16 +239,10 @@ export class JsonRpcHttpServer {
   private async answer(
     body: Buffer,
   ): Promise<{ json: string | undefined; headers?: Readonly<Record<string, string>> }> {
-    let payload: unknown;
-    try {
-      payload = JSON.parse(body.toString('utf8'));
-    } catch {
-      return {
-        json: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } }),
-      };
-    }
+    const parsed = parseJsonRpcBody(body, this.o.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH);
+    if (parsed.error) return { json: JSON.stringify(parsed.error) };
     const ctx: CallContext = {};
-    const answer = await this.dispatcher.handlePayload(payload, this.o.batchLimit, ctx);
+    const answer = await this.dispatcher.handlePayload(parsed.payload, this.o.batchLimit, ctx);
     return { json: answer === undefined ? undefined : JSON.stringify(answer), headers: ctx.headers };
   }
 
@@ -257,6 +323,20 @@ export class JsonRpcHttpServer {
     res.setHeader('allow', 'GET, POST, OPTIONS');
     res.writeHead(204).end();
   }
+}
+
+/** Resolves once `socket` has at most `max` bytes unsent, or is closed. */
+function drained(socket: Socket, max: number): Promise<void> | undefined {
+  if (socket.destroyed || socket.writableLength <= max) return undefined;
+  return new Promise((resolve) => {
+    const done = () => {
+      socket.off('drain', done);
+      socket.off('close', done);
+      resolve();
+    };
+    socket.on('drain', done);
+    socket.on('close', done);
+  });
 }
 
 function appendVary(current: unknown, value: string): string {

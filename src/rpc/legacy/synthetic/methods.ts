@@ -267,7 +267,7 @@ export function syntheticMethods(
       chain_getFilterChanges: method([filterId], async (id) => {
         const f = store.use(id);
         const latest = chain.latestHeight();
-        if (f.kind === 'pending') return f.hashes.splice(0).map(hash32);
+        if (f.kind === 'pending') return store.takePending(f).map(hash32);
         if (f.kind === 'block') {
           const hashes: string[] = [];
           const through = Math.min(latest, f.cursor + options.maxBlocksForLog);

@@ -199,3 +199,31 @@ test('stop closes idle connections of the fast path and of node:http', async () 
   await s.stop();
   await both;
 });
+
+test('a pipeline longer than the input bound sent during a slow answer is paused, then answered in full', async (t) => {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((r) => (release = r));
+  const s = new JsonRpcHttpServer(
+    new Dispatcher({
+      slow: method([], async () => {
+        await gate;
+        return 'slow';
+      }),
+      fast: method([], () => 'fast'),
+    }),
+    { host: '127.0.0.1', port: 0, maxBodyBytes: 1024, batchLimit: 10, corsOrigins: [], logger: silentLogger },
+  );
+  await s.start();
+  t.after(() => s.stop());
+  const socket = await open(s.port);
+  t.after(() => socket.destroy());
+  // far more than the body limit plus two heads (about 33 KB): reading stops while `slow` runs
+  const n = 20_000;
+  const bytes = Buffer.concat([plain(call('slow')), ...Array.from({ length: n }, () => plain(call('fast')))]);
+  const answers = exchange(socket, bytes, n + 1);
+  await new Promise((r) => setTimeout(r, 100));
+  release();
+  const all = await answers;
+  assert.match(all[0].toString(), /"result":"slow"/);
+  assert.ok(all.slice(1).every((a) => /"result":"fast"/.test(a.toString())));
+});
