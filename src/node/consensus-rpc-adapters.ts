@@ -15,9 +15,9 @@ import {
   txHash,
   validatorAddress,
 } from '../codec/index.ts';
-import type { SyncStatus } from '../consensus/health.ts';
-import { blockIdOf } from '../consensus/producer.ts';
-import { STEP_PRECOMMIT } from '../consensus/signer-state.ts';
+import type { SyncStatus } from '../chain/sync-status.ts';
+import { blockIdOf } from '../producer/producer.ts';
+import { STEP_PRECOMMIT } from '../producer/signer-state.ts';
 import { ed25519FromJson, nodeIdOf } from '../crypto/node-keys.ts';
 import { unwrapEthTransaction, wrapEthTransaction } from '../execution/tx-wrap.ts';
 import { CosmosTxError } from '../app/cosmos-errors.ts';

@@ -10,7 +10,7 @@ import { StakingReader } from '../app/staking.ts';
 import { recordChainMetrics } from '../chain/metrics.ts';
 import { validatorAddress } from '../codec/index.ts';
 import { parseListenAddress } from '../config/fields.ts';
-import { recordConsensusMetrics } from '../consensus/metrics.ts';
+import { recordConsensusMetrics } from '../producer/metrics.ts';
 import { registerMempoolMetrics } from '../mempool/metrics.ts';
 import { equalBytes } from '../primitives/bytes.ts';
 import { maxPeerHeight, notCurrent } from '../rpc/consensus/routes-info.ts';

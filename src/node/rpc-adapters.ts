@@ -13,7 +13,7 @@ import type { Genesis } from '../app/genesis.ts';
 import type { BaseFeeParams } from '../chain/base-fee.ts';
 import { readBaseFee } from '../chain/block-execution.ts';
 import type { Chain } from '../chain/chain.ts';
-import type { SyncStatus } from '../consensus/health.ts';
+import type { SyncStatus } from '../chain/sync-status.ts';
 import { HistoricalState } from '../chain/history.ts';
 import { simulationServices } from './rpc-simulation-adapters.ts';
 import { cachedStateReads } from './rpc-state-reads.ts';

@@ -1,6 +1,6 @@
 /** Node, network, validator and mempool routes: `/status`, `/health`, `/net_info`, `/lag_status`, … */
 import { base64, hexUpper, int64, type Json, pubKeyJson, rfc3339Nano, validatorJson } from './encoding.ts';
-import type { SyncStatus } from '../../consensus/health.ts';
+import type { SyncStatus } from '../../chain/sync-status.ts';
 import { InvalidParamsError, LagTooHighError, NodeHaltedError } from './errors.ts';
 import { paging, resolveHeight, type Route } from './route.ts';
 import type { BlockView, ChainView, NetworkView } from './types.ts';

@@ -5,7 +5,7 @@
  * bigints); the JSON encoding lives in `encoding.ts`.
  */
 import type { BlockID, Commit, Header } from '../../codec/index.ts';
-import type { SyncStatus } from '../../consensus/health.ts';
+import type { SyncStatus } from '../../chain/sync-status.ts';
 
 export interface BlockView {
   header: Header;

@@ -6,7 +6,7 @@
  * Implementations answer for any height they hold; whether a height may be served (the watermark) is
  * decided in rpc/evm/resolve.ts, in one place.
  */
-import type { SyncStatus } from '../../consensus/health.ts';
+import type { SyncStatus } from '../../chain/sync-status.ts';
 import type { BlockContext, BlockView, LogView, MinedTx, PendingTx, ReceiptView } from '../codecs/views.ts';
 
 export interface StateAt {

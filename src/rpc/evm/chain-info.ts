@@ -6,7 +6,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { address, data, quantity } from '../codecs/hex.ts';
 import { p } from '../codecs/params.ts';
 import { method, type MethodTable } from '../server/dispatcher.ts';
-import type { SyncStatus } from '../../consensus/health.ts';
+import type { SyncStatus } from '../../chain/sync-status.ts';
 import type { ChainReader, EvmBackend } from './backend.ts';
 import type { Resolver } from './resolve.ts';
 

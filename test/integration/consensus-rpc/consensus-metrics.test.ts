@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Registry } from 'prom-client';
 import { BlockIdFlag, type Commit, EMPTY_BLOCK_ID, GO_ZERO_TIME } from '../../../src/codec/index.ts';
-import { recordConsensusMetrics } from '../../../src/consensus/metrics.ts';
+import { recordConsensusMetrics } from '../../../src/producer/metrics.ts';
 import { parsePrometheusText } from './prom-text.ts';
 
 const A = new Uint8Array(20).fill(0xaa);

@@ -14,7 +14,7 @@ import {
   precommitSignBytes,
   txHash,
 } from '../../../src/codec/index.ts';
-import { blockIdOf } from '../../../src/consensus/producer.ts';
+import { blockIdOf } from '../../../src/producer/producer.ts';
 import { ed25519FromJson, ed25519Verify, nodeIdOf } from '../../../src/crypto/node-keys.ts';
 import { until } from '../../helpers/node.ts';
 import { b64, evmTransferTxRaw, hex } from './fixtures.ts';

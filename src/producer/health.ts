@@ -1,40 +1,8 @@
 /**
- * Engine health: whether the node is making progress, in one engine-neutral shape that every health
- * signal reads (`/status`, `/lag_status`, `eth_syncing`, the gRPC/REST syncing answers and the
- * `<ns>_consensus_height_status` metric). Whatever engine decides blocks (the embedded single-validator
- * producer here; a consensus engine with peers later) provides an `EngineHealth`; the signals never ask
- * the engine anything else.
+ * The embedded producer's health: its stall rule over the engine-neutral `SyncStatus`
+ * (chain/sync-status.ts).
  */
-
-export interface SyncStatus {
-  /** Behind the network and fetching blocks to reach it. */
-  catchingUp: boolean;
-  /** The node cannot make progress: the chain does not move here and the engine says why. */
-  halted: boolean;
-  /** Why the node is halted (the engine's last error, with since when); undefined while not halted. */
-  reason?: string;
-  /** Height of the last committed block. */
-  latestHeight: number;
-  /** Highest committed height the engine knows of (its own or a peer's); ≥ latestHeight. */
-  bestKnownHeight: number;
-}
-
-export interface EngineHealth {
-  syncStatus(): SyncStatus;
-}
-
-/**
- * A node with no engine that can advance its chain (here: not the genesis validator, and no P2P to
- * follow one): halted from the start, for a reason known at startup.
- */
-export function haltedEngine(latestHeight: () => number, reason: string): EngineHealth {
-  return {
-    syncStatus: () => {
-      const h = latestHeight();
-      return { catchingUp: false, halted: true, reason, latestHeight: h, bestKnownHeight: h };
-    },
-  };
-}
+import type { EngineHealth, SyncStatus } from '../chain/sync-status.ts';
 
 /**
  * The stall bound of a producer committing every `timeoutCommitMs`: five block intervals, and never

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DoubleSignError, SignerState, STEP_PRECOMMIT } from '../../../src/consensus/signer-state.ts';
+import { DoubleSignError, SignerState, STEP_PRECOMMIT } from '../../../src/producer/signer-state.ts';
 
 function stateFile(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'chaind-signer-'));

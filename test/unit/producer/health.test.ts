@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { haltedEngine, ProducerHealth, stallBoundMs } from '../../../src/consensus/health.ts';
+import { haltedEngine } from '../../../src/chain/sync-status.ts';
+import { ProducerHealth, stallBoundMs } from '../../../src/producer/health.ts';
 
 /** A ProducerHealth on a clock the test moves. */
 function health(height = 5) {
