@@ -39,6 +39,10 @@ export async function startBenchNode(
       evm_address: toHex(a.evmAddress),
       cosmos_address: toAccAddress(a.cosmosAddress),
     })),
+    // the benchmarks measure the pipeline and the RPC under the embedded producer (no CometBFT)
+    configure: (cfg) => {
+      cfg.config.consensus.engine = 'embedded';
+    },
   });
   const genesisPath = join(home, 'config', 'genesis.json');
   const g = JSON.parse(readFileSync(genesisPath, 'utf8'));

@@ -21,7 +21,8 @@ const LAYERS: string[][] = [
   ['execution'],
   ['mempool'],
   ['chain'],
-  ['producer'],
+  // The two engines: the embedded producer of `chaind dev` and network mode's CometBFT side.
+  ['producer', 'cometbft'],
   ['rpc/codecs'],
   ['rpc/server'],
   ['rpc/evm', 'rpc/consensus', 'rpc/rest', 'rpc/grpc'],

@@ -85,11 +85,21 @@ export interface GenesisOptions {
   moniker: string;
   genesisTime?: Date;
   stateCommitment?: StateCommitment;
-  validator: { address: string; pubKeyBase64: string; operatorAddress: string };
+  validator: GenesisValidatorOptions;
+  /** Further bonded validators (a network's other validators), after `validator`. */
+  moreValidators?: GenesisValidatorOptions[];
   /** bech32 address -> amount in uchain */
   balances?: { address: string; uchain: bigint }[];
   /** EVM ↔ Cosmos address pairs known at genesis (keys whose public key is known, like dev accounts) */
   associations?: { evm_address: string; cosmos_address: string }[];
+}
+
+export interface GenesisValidatorOptions {
+  address: string;
+  pubKeyBase64: string;
+  operatorAddress: string;
+  /** Defaults to the chain's moniker. */
+  moniker?: string;
 }
 
 export const VALIDATOR_POWER = 10n;
@@ -103,6 +113,7 @@ export function buildGenesis(o: GenesisOptions): Genesis {
   }));
   const total = (o.balances ?? []).reduce((sum, b) => sum + b.uchain, 0n);
   const bonded = (VALIDATOR_POWER * POWER_REDUCTION).toString();
+  const validators = [o.validator, ...(o.moreValidators ?? [])];
   return {
     genesis_time: rfc3339Nano(o.genesisTime ?? new Date()),
     chain_id: o.chainId,
@@ -113,14 +124,12 @@ export function buildGenesis(o: GenesisOptions): Genesis {
       validator: { pub_key_types: ['ed25519'] },
       version: { app: '0' },
     },
-    validators: [
-      {
-        address: o.validator.address,
-        pub_key: { type: 'tendermint/PubKeyEd25519', value: o.validator.pubKeyBase64 },
-        power: VALIDATOR_POWER.toString(),
-        name: o.moniker,
-      },
-    ],
+    validators: validators.map((v) => ({
+      address: v.address,
+      pub_key: { type: 'tendermint/PubKeyEd25519', value: v.pubKeyBase64 },
+      power: VALIDATOR_POWER.toString(),
+      name: v.moniker ?? o.moniker,
+    })),
     app_hash: '',
     app_state: {
       auth: {
@@ -144,26 +153,30 @@ export function buildGenesis(o: GenesisOptions): Genesis {
       },
       staking: {
         params: { bond_denom: BASE_DENOM, max_validators: 100, unbonding_time: '1814400s' },
-        validators: [
-          {
-            operator_address: o.validator.operatorAddress,
-            consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey', key: o.validator.pubKeyBase64 },
-            jailed: false,
-            status: 'BOND_STATUS_BONDED',
-            tokens: bonded,
-            delegator_shares: `${bonded}.000000000000000000`,
-            description: { moniker: o.moniker, identity: '', website: '', security_contact: '', details: '' },
-            commission: {
-              commission_rates: {
-                rate: '0.100000000000000000',
-                max_rate: '0.200000000000000000',
-                max_change_rate: '0.010000000000000000',
-              },
-              update_time: rfc3339Nano(o.genesisTime ?? new Date()),
-            },
-            min_self_delegation: '1',
+        validators: validators.map((v) => ({
+          operator_address: v.operatorAddress,
+          consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey', key: v.pubKeyBase64 },
+          jailed: false,
+          status: 'BOND_STATUS_BONDED',
+          tokens: bonded,
+          delegator_shares: `${bonded}.000000000000000000`,
+          description: {
+            moniker: v.moniker ?? o.moniker,
+            identity: '',
+            website: '',
+            security_contact: '',
+            details: '',
           },
-        ],
+          commission: {
+            commission_rates: {
+              rate: '0.100000000000000000',
+              max_rate: '0.200000000000000000',
+              max_change_rate: '0.010000000000000000',
+            },
+            update_time: rfc3339Nano(o.genesisTime ?? new Date()),
+          },
+          min_self_delegation: '1',
+        })),
       },
       evm: {
         params: {

@@ -63,6 +63,8 @@ export class Chain {
   private readonly log: Logger;
   private readonly listeners = new Set<BlockListener>();
   private height = 0;
+  /** Network mode: the block FinalizeBlock executed, awaiting Commit. */
+  private finalized: { block: Block; executed: ExecutedBlock } | undefined;
 
   constructor(o: ChainOptions) {
     this.genesis = o.genesis;
@@ -231,16 +233,51 @@ export class Chain {
 
   /** Persists an executed block in the pipeline order and makes it the latest. */
   async commit(block: Block, executed: ExecutedBlock): Promise<CommittedBlock> {
-    const h = block.header.height;
+    this.assertNext(block.header.height);
+    return this.persist(block, executed, false);
+  }
+
+  /**
+   * Network mode, FinalizeBlock: applies a decided block's changes to State Commit's working version
+   * and returns the app hash that `commitFinalized` will make durable. Nothing is written yet (a crash
+   * now loses nothing CometBFT cannot replay), and reads keep seeing the last committed state.
+   */
+  async finalize(block: Block, executed: ExecutedBlock): Promise<Uint8Array> {
+    this.assertNext(block.header.height);
+    if (this.finalized)
+      throw new ChainError(
+        'BAD_HEIGHT',
+        `block ${this.finalized.block.header.height} was finalized and not committed; cannot finalize block ${block.header.height}`,
+      );
+    this.sc.applyChangeSets(stateVersion(block.header.height), toChangeSets(executed.overlay.changes()));
+    const appHash = await this.sc.workingHashAsync();
+    this.finalized = { block, executed };
+    return appHash;
+  }
+
+  /** Network mode, Commit: persists the block `finalize` took, in the pipeline order. */
+  async commitFinalized(): Promise<CommittedBlock> {
+    const f = this.finalized;
+    if (!f) throw new ChainError('BAD_HEIGHT', 'commit without a finalized block');
+    this.finalized = undefined;
+    return this.persist(f.block, f.executed, true);
+  }
+
+  private assertNext(h: number): void {
     if (h !== this.height + 1)
       throw new ChainError('BAD_HEIGHT', `cannot commit block ${h} on top of ${this.height}`);
+  }
+
+  /** block store → SS → SC → listeners; `scApplied`: finalize already gave SC the change sets. */
+  private async persist(block: Block, executed: ExecutedBlock, scApplied: boolean): Promise<CommittedBlock> {
+    const h = block.header.height;
     const t0 = performance.now();
     await this.blocks.putBlock(block, executed.receipts, executed.cosmosResults);
     const changes = executed.overlay.changes();
     const t1 = performance.now();
     await this.ss.applyChangeSet(stateVersion(h), toStoreChanges(changes));
     const t2 = performance.now();
-    this.sc.applyChangeSets(stateVersion(h), toChangeSets(changes));
+    if (!scApplied) this.sc.applyChangeSets(stateVersion(h), toChangeSets(changes));
     const { appHash } = await this.sc.commit();
     const t3 = performance.now();
     this.height = h;

@@ -17,6 +17,8 @@ export interface SyncStatus {
   latestHeight: number;
   /** Highest committed height the engine knows of (its own or a peer's); ≥ latestHeight. */
   bestKnownHeight: number;
+  /** Where the current catch-up started (eth_syncing's startingBlock); the latest height if unknown. */
+  startingHeight?: number;
 }
 
 export interface EngineHealth {

@@ -47,6 +47,7 @@ export async function runDev(o: DevOptions): Promise<void> {
       // A local dev chain is called from dapps in the developer's browser, as anvil and Hardhat
       // allow; a node made with `init` sends no CORS headers until its operator lists origins.
       configure: (cfg) => {
+        cfg.config.consensus.engine = 'embedded';
         cfg.app.evm.corsOrigins = '*';
       },
     });
@@ -63,5 +64,6 @@ export async function runDev(o: DevOptions): Promise<void> {
   ];
   process.stdout.write(lines.join('\n') + '\n');
   if (ephemeral) process.on('exit', () => rmSync(home, { recursive: true, force: true }));
-  await startNode({ home, flags: o.flags });
+  // the dev chain is a lone validator without CometBFT (no Go needed), whatever the home says
+  await startNode({ home, flags: { ...o.flags, 'consensus.engine': 'embedded' } });
 }

@@ -12,6 +12,8 @@ import { initHome } from './init.ts';
 import { rollbackHome } from './rollback.ts';
 import { showNodeId } from './show-node-id.ts';
 import { startNode } from './start.ts';
+import { createTestnet } from './testnet.ts';
+import { join, resolve } from 'node:path';
 
 /** Adds one `--<section>.<key> <value>` option per configuration key; returns attribute → flag name. */
 function addConfigFlags(cmd: Command): Map<string, string> {
@@ -53,6 +55,14 @@ export function buildProgram(): Command {
     .addOption(
       new Option('--state-commitment <kind>', 'how EVM state is committed').choices(['flatkv', 'iavl']),
     )
+    .addOption(
+      new Option(
+        '--engine <engine>',
+        'what decides blocks: cometbft (network mode) or embedded (a lone validator)',
+      )
+        .choices(['cometbft', 'embedded'])
+        .default('cometbft'),
+    )
     .action((moniker: string, o) => {
       const result = initHome({
         home: resolveHome(o.home),
@@ -61,6 +71,9 @@ export function buildProgram(): Command {
         evmChainId: o.evmChainId,
         overwrite: o.overwrite,
         stateCommitment: o.stateCommitment,
+        configure: (cfg) => {
+          cfg.config.consensus.engine = o.engine;
+        },
       });
       process.stdout.write(JSON.stringify(result) + '\n');
     });
@@ -105,6 +118,41 @@ export function buildProgram(): Command {
     );
     process.stdout.write(JSON.stringify(result) + '\n');
   });
+
+  program
+    .command('testnet')
+    .description(
+      'Write the homes of a local network on 127.0.0.1: validators in one genesis, RPC nodes, peers filled in',
+    )
+    .requiredOption('--validators <n>', 'bonded validators', parsePositiveInt)
+    .option('--rpc-nodes <n>', 'RPC nodes (full nodes outside the validator set)', parseNonNegativeInt, 0)
+    .requiredOption('--output <dir>', 'where the node homes and testnet.json go')
+    .option('--chain-id <id>', 'chain ID (default chaind-testnet)')
+    .option(
+      '--base-port <port>',
+      'node i listens on base + 10 i … base + 10 i + 6 (default 26600)',
+      parsePositiveInt,
+    )
+    .option('--evm-chain-id <n>', 'EVM chain ID (default 713714)', parsePositiveInt)
+    .action((o) => {
+      const manifest = createTestnet({
+        validators: o.validators,
+        rpcNodes: o.rpcNodes,
+        output: o.output,
+        chainId: o.chainId,
+        basePort: o.basePort,
+        evmChainId: o.evmChainId,
+      });
+      const lines = [
+        `wrote ${manifest.nodes.length} node homes of chain ${manifest.chain_id} and ${join(resolve(o.output), 'testnet.json')}`,
+        'start each node (one process per node):',
+        ...manifest.nodes.map(
+          (n) =>
+            `  chaind start --home ${n.home}    # ${n.role}, EVM RPC http://127.0.0.1:${n.ports.evm_http}`,
+        ),
+      ];
+      process.stdout.write(lines.join('\n') + '\n');
+    });
 
   program
     .command('show-node-id')

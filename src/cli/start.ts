@@ -74,6 +74,16 @@ export async function startNode(o: StartOptions): Promise<ChainNode> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   for (const signal of takeEarlySignals()) onSignal(signal);
+  // network mode: a node whose CometBFT is gone stops, exiting non-zero with CometBFT's last error
+  node.onFatal = (reason) => {
+    if (stopRequested) return;
+    stopRequested = true;
+    logger.child({ module: 'node' }).error({ reason }, 'consensus engine stopped; shutting down');
+    void node.stop(STOP_TIMEOUT_MS).then(
+      () => process.exit(1),
+      () => process.exit(1),
+    );
+  };
 
   await node.start();
   started = true;

@@ -37,6 +37,11 @@ export const CONFIG_TOML = {
     'persistent-peers': strList([], 'Peers to stay connected to, as <node_id>@<host>:<port>'),
     'max-packet-msg-payload-size': int(102400, 'Maximum P2P message payload in bytes', 1024),
     pex: bool(true, 'Exchange peer addresses with peers'),
+    'addr-book-strict': bool(
+      true,
+      'Only accept routable peer addresses (set false for networks on private or loopback addresses)',
+    ),
+    'allow-duplicate-ip': bool(false, 'Accept several peers from one IP address (local networks)'),
   },
   mempool: {
     size: int(5000, 'Maximum number of transactions in the mempool', 1),
@@ -49,6 +54,19 @@ export const CONFIG_TOML = {
     'ttl-num-blocks': int(10, 'Evict a transaction that waited more blocks than this (0 disables)'),
   },
   consensus: {
+    engine: oneOf(
+      ['cometbft', 'embedded'] as const,
+      'cometbft',
+      'What decides blocks: "cometbft" (network mode: CometBFT P2P and BFT consensus, chaind as its ABCI++ application) or "embedded" (a lone validator, as chaind dev runs)',
+    ),
+    'cometbft-binary': str(
+      '',
+      'The cometbft executable for network mode; empty: the one `npm run install:cometbft` builds',
+    ),
+    'timeout-propose': duration(
+      '1s',
+      'Network mode: how long validators wait for a proposal before voting nil',
+    ),
     'timeout-commit': duration('400ms', 'Pause between committing a block and proposing the next'),
     'create-empty-blocks': bool(true, 'Produce blocks even when the mempool is empty'),
     'create-empty-blocks-interval': duration('0s', 'With empty blocks on, the interval between empty blocks'),

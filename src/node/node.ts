@@ -34,6 +34,11 @@ import { EvmRpc } from './rpc-filter-adapters.ts';
 import type { JsonRpcHttpServer } from '../rpc/server/http.ts';
 import type { JsonRpcWsServer } from '../rpc/server/ws.ts';
 import { grpcService, operationalServices, restApiService } from './operational-services.ts';
+import { resolveCometBinary } from '../cometbft/binary.ts';
+import { CometEngine } from '../cometbft/engine.ts';
+import { mempoolErrorOf } from '../mempool/check-tx.ts';
+import { wrapEthTransaction } from '../execution/tx-wrap.ts';
+import { keccak_256 } from '@noble/hashes/sha3.js';
 
 export interface NodeOptions {
   home: string;
@@ -60,6 +65,8 @@ export class ChainNode {
   mempool: Mempool | undefined;
   cosmosPool: CosmosPool | undefined;
   producer: BlockProducer | undefined;
+  /** Network mode's engine (CometBFT and the ABCI++ application), when `[consensus] engine = "cometbft"`. */
+  cometEngine: CometEngine | undefined;
   /** Whether the engine advances the chain: every health signal reads it through `syncStatus`. */
   private health: EngineHealth | undefined;
   /** The EVM JSON-RPC HTTP server, when `[evm] http_enabled`. */
@@ -308,7 +315,87 @@ export class ChainNode {
     };
   }
 
+  /** Network mode: CometBFT decides blocks; this node is its ABCI++ application. */
+  private cometService(): Service {
+    const cfg = this.opts.config.config;
+    return {
+      name: 'cometbft',
+      start: async () => {
+        const binary = resolveCometBinary(cfg.consensus.cometbftBinary, this.opts.home);
+        const engine = new CometEngine({
+          home: this.opts.home,
+          dataDir: this.dataDir,
+          binary,
+          chain: this.chain!,
+          pools: { mempool: this.mempool!, cosmosPool: this.cosmosPool! },
+          genesis: this.opts.genesis,
+          version: JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version,
+          query: async () => ({
+            code: 1,
+            log: 'query the consensus RPC abci_query, REST or gRPC',
+            info: '',
+            index: 0n,
+            key: new Uint8Array(0),
+            value: new Uint8Array(0),
+            height: 0n,
+            codespace: 'chaind',
+          }),
+          settings: {
+            moniker: cfg.moniker,
+            logLevel: cfg.logLevel,
+            metricsNamespace: cfg.instrumentation.namespace,
+            p2p: {
+              laddr: cfg.p2p.laddr,
+              externalAddress: cfg.p2p.externalAddress,
+              persistentPeers: cfg.p2p.persistentPeers,
+              pex: cfg.p2p.pex,
+              maxPacketMsgPayloadSize: cfg.p2p.maxPacketMsgPayloadSize,
+              addrBookStrict: cfg.p2p.addrBookStrict,
+              allowDuplicateIp: cfg.p2p.allowDuplicateIp,
+            },
+            mempool: {
+              size: cfg.mempool.size,
+              cacheSize: cfg.mempool.cacheSize,
+              keepInvalidTxsInCache: cfg.mempool.keepInvalidTxsInCache,
+              maxTxBytes: Number(this.opts.genesis.consensus_params.block.max_bytes),
+            },
+            consensus: {
+              timeoutCommitMs: cfg.consensus.timeoutCommit,
+              timeoutProposeMs: cfg.consensus.timeoutPropose,
+              createEmptyBlocks: cfg.consensus.createEmptyBlocks,
+              createEmptyBlocksIntervalMs: cfg.consensus.createEmptyBlocksInterval,
+            },
+            statesync: {
+              enable: cfg.statesync.enable,
+              rpcServers: cfg.statesync.rpcServers,
+              trustHeight: cfg.statesync.trustHeight,
+              trustHash: cfg.statesync.trustHash,
+              trustPeriodMs: cfg.statesync.trustPeriod,
+            },
+          },
+          logger: this.opts.logger,
+          onFatal: (reason) => this.onFatal?.(reason),
+        });
+        this.cometEngine = engine;
+        this.health = engine.health;
+        await engine.start();
+      },
+      stop: async () => this.cometEngine?.stop(),
+    };
+  }
+
+  /** The engine cannot go on (network mode: CometBFT exited); the CLI stops the node with this reason. */
+  onFatal: ((reason: string) => void) | undefined;
+
+  /** eth_sendRawTransaction in network mode: through CometBFT, answered with the admitting pool's error. */
+  private async submitThroughEngine(raw: Uint8Array): Promise<Uint8Array> {
+    const r = await this.cometEngine!.submit(wrapEthTransaction(raw));
+    if (r.code !== 0) throw mempoolErrorOf(r);
+    return keccak_256(raw);
+  }
+
   private producerService(): Service {
+    if (this.opts.config.config.consensus.engine === 'cometbft') return this.cometService();
     const c = this.opts.config.config.consensus;
     return {
       name: 'block-producer',
@@ -369,6 +456,7 @@ export class ChainNode {
           logger: this.opts.logger,
           registry: this.metricsRegistry,
           sync: () => this.syncStatus(),
+          ...(this.cometEngine ? { submitTx: (raw: Uint8Array) => this.submitThroughEngine(raw) } : {}),
         });
         if (!evm.httpEnabled) return;
         this.rpc = this.evmRpc.http();

@@ -77,6 +77,11 @@ function lazyConsensusDeps(opts: NodeOptions, node: ChainNode): () => ConsensusR
         logger: opts.logger,
         sync: () => node.syncStatus(),
       });
+      const engine = node.cometEngine;
+      if (engine) {
+        deps.upstream = { get: (q) => engine.rpc.get(q), post: (b) => engine.rpc.post(b) };
+        deps.submitter = { ...deps.submitter, submit: (raw) => engine.submit(raw) };
+      }
       consensusDeps.set(node.chain!, deps);
     }
     return deps;

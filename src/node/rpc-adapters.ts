@@ -275,11 +275,11 @@ function ethTxOf(block: Block, index: number): Uint8Array {
   return raw;
 }
 
-export function mempoolTxPool(mempool: Mempool): TxPool {
+export function mempoolTxPool(mempool: Mempool, submitTx?: (raw: Uint8Array) => Promise<Uint8Array>): TxPool {
   return {
     get: (hash) => mempool.get(hash),
     pendingNonce: (address) => mempool.pendingNonce(address),
-    submit: async (raw) => (await mempool.checkTx(raw)).hash,
+    submit: submitTx ?? (async (raw) => (await mempool.checkTx(raw)).hash),
   };
 }
 
@@ -295,12 +295,14 @@ export interface EvmRpcDeps extends ChainReaderDeps {
   sc?: CommitStore;
   /** The engine's health (ChainNode.syncStatus), for eth_syncing. */
   sync: () => SyncStatus;
+  /** Network mode: Ethereum txs go to CometBFT (which checks them with the mempool and gossips them). */
+  submitTx?: (raw: Uint8Array) => Promise<Uint8Array>;
 }
 
 export function evmBackend(d: EvmRpcDeps): EvmBackend {
   return {
     chain: new NodeChainReader(d),
-    pool: mempoolTxPool(d.mempool),
+    pool: mempoolTxPool(d.mempool, d.submitTx),
     options: {
       clientVersion: clientVersion(),
       maxBlocksForLog: d.evm.maxBlocksForLog,

@@ -6,7 +6,7 @@ import { ChaindProcess, runChaind, tempHome } from '../helpers/chaind.ts';
 
 function initHome(t: Parameters<typeof tempHome>[0]): string {
   const home = tempHome(t);
-  const r = runChaind(['init', 'n', '--chain-id', 'n-1', '--home', home]);
+  const r = runChaind(['init', 'n', '--chain-id', 'n-1', '--home', home, '--engine', 'embedded']);
   assert.equal(r.code, 0, r.stderr);
   return home;
 }

@@ -31,7 +31,7 @@ async function corsHeader(url: string): Promise<string | null> {
 
 test('init writes loopback addresses for REST, gRPC and metrics and no CORS origins; start serves no CORS header', async (t) => {
   const home = tempHome(t);
-  const r = runChaind(['init', 'n', '--chain-id', 'n-1', '--home', home]);
+  const r = runChaind(['init', 'n', '--chain-id', 'n-1', '--home', home, '--engine', 'embedded']);
   assert.equal(r.code, 0, r.stderr);
   const app = readFileSync(join(home, 'config', 'app.toml'), 'utf8');
   const config = readFileSync(join(home, 'config', 'config.toml'), 'utf8');

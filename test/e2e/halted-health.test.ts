@@ -47,7 +47,7 @@ async function until<T>(
 
 function initHome(t: Parameters<typeof tempHome>[0]): string {
   const home = tempHome(t);
-  const init = runChaind(['init', 'n', '--chain-id', 'n-1', '--home', home]);
+  const init = runChaind(['init', 'n', '--chain-id', 'n-1', '--home', home, '--engine', 'embedded']);
   assert.equal(init.code, 0, init.stderr);
   return home;
 }

@@ -60,7 +60,7 @@ test('the scanner finds repeated keys JSON.parse hides, at any depth, and ignore
 
 test('chaind start with log_format json writes each key once per line, sub-modules included', async (t) => {
   const home = tempHome(t);
-  const init = runChaind(['init', 'n', '--chain-id', 'n-1', '--home', home]);
+  const init = runChaind(['init', 'n', '--chain-id', 'n-1', '--home', home, '--engine', 'embedded']);
   assert.equal(init.code, 0, init.stderr);
   const node = new ChaindProcess([
     'start',

@@ -33,7 +33,7 @@ function procState(pid: number): string | undefined {
 test('a restart right after SIGKILL succeeds while the killed chaind is still an unreaped zombie', async (t) => {
   if (!existsSync('/proc/self/stat')) return t.skip('needs Linux /proc');
   const home = tempHome(t);
-  assert.equal(runChaind(['init', 'n', '--chain-id', 'n-1', '--home', home]).code, 0);
+  assert.equal(runChaind(['init', 'n', '--chain-id', 'n-1', '--home', home, '--engine', 'embedded']).code, 0);
   const log = join(home, 'first.log');
   // The shell starts chaind in the background, prints its pid and becomes `sleep`, which never waits
   // for children: the killed chaind stays a zombie (as under a supervisor that has not reaped it yet)

@@ -21,7 +21,7 @@ function versionsIn(dir: string): number[] {
 
 test('with ss-keep-recent = 20, the Cosmos and EVM changelogs hold about the last 20 blocks after 80', async (t) => {
   const home = tempHome(t);
-  assert.equal(runChaind(['init', 'n', '--chain-id', 'n-1', '--home', home]).code, 0);
+  assert.equal(runChaind(['init', 'n', '--chain-id', 'n-1', '--home', home, '--engine', 'embedded']).code, 0);
   const node = new ChaindProcess([
     'start',
     '--home',

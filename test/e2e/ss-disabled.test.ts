@@ -24,7 +24,7 @@ async function rpc(url: string, method: string, params: unknown[]) {
 
 test('sc-enable = false is refused, saying why', (t) => {
   const home = tempHome(t);
-  assert.equal(runChaind(['init', 'n', '--chain-id', 'n-1', '--home', home]).code, 0);
+  assert.equal(runChaind(['init', 'n', '--chain-id', 'n-1', '--home', home, '--engine', 'embedded']).code, 0);
   const r = runChaind(['start', '--home', home, '--state-commit.sc-enable', 'false']);
   assert.equal(r.code, 1);
   assert.equal(

@@ -58,6 +58,7 @@ export async function startNode(
     home,
     env: {},
     flags: {
+      'consensus.engine': 'embedded',
       'consensus.timeout-commit': '30ms',
       'state-store.ss-async-write-buffer': '0',
       // free ports, so nodes of concurrently running test files do not contend for 8545

@@ -60,6 +60,9 @@ interface Outcome {
   status: number;
 }
 
+/** Routes this node answers itself in network mode too (CometBFT has no lag status). */
+const LOCAL_ROUTES = new Set(['lag_status']);
+
 /** The statuses `/lag_status` answers with when unhealthy, which a POST keeps too. */
 const HEALTH_STATUSES = new Set([417, 503]);
 
@@ -92,7 +95,12 @@ export class ConsensusRpcServer extends HttpService {
     this.cors(req, res);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method === 'OPTIONS') return void res.writeHead(204).end();
+    const upstream = this.ctx.deps.upstream;
     if (req.method === 'GET' || req.method === 'HEAD') {
+      if (upstream && !LOCAL_ROUTES.has(url.pathname.slice(1))) {
+        const a = await this.viaUpstream(() => upstream.get(url.pathname + url.search));
+        return this.send(res, a.status, url.pathname === '/status' ? this.overlayStatus(a.body) : a.body);
+      }
       if (url.pathname === '/') return this.send(res, 200, this.index(), 'text/plain');
       const { env, status } = await this.call(-1, url.pathname.slice(1), {
         form: 'uri',
@@ -141,6 +149,19 @@ export class ConsensusRpcServer extends HttpService {
     if (jsonrpc !== '2.0') return failed(eid, new InvalidRequestError('jsonrpc must be "2.0"'));
     if (!validId) return failed(null, new InvalidRequestError('id must be a string, a number or null'));
     if (typeof method !== 'string') return failed(eid, new InvalidRequestError('method must be a string'));
+    const upstream = this.ctx.deps.upstream;
+    if (upstream && !LOCAL_ROUTES.has(method)) {
+      const a = await this.viaUpstream(() => upstream.post(JSON.stringify(r)));
+      const body = method === 'status' ? this.overlayStatus(a.body) : a.body;
+      try {
+        return { env: JSON.parse(body) as Envelope, status: a.status };
+      } catch {
+        return failed(
+          eid,
+          new RequestFailedError(`the consensus engine answered ${a.status}: ${body.slice(0, 200)}`),
+        );
+      }
+    }
     return this.call(eid, method, { form: 'json', values: params });
   }
 
@@ -158,6 +179,35 @@ export class ConsensusRpcServer extends HttpService {
         e = new RequestFailedError(errorMessage(err));
       }
       return failed(id, e);
+    }
+  }
+
+  /** The engine's answer, or a JSON-RPC error when its RPC cannot be reached (it is starting or gone). */
+  private async viaUpstream(fn: () => Promise<{ status: number; body: string }>) {
+    try {
+      return await fn();
+    } catch (err) {
+      const e = new RequestFailedError(`the consensus engine's RPC is not reachable: ${errorMessage(err)}`);
+      return { status: 503, body: JSON.stringify(errorEnvelope(-1, e)) };
+    }
+  }
+
+  /**
+   * CometBFT's /status with this node's health laid over sync_info: catching_up also while the node
+   * is halted or behind its peers (CometBFT alone would say false), and why.
+   */
+  private overlayStatus(body: string): string {
+    try {
+      const env = JSON.parse(body) as { result?: { sync_info?: Record<string, unknown> } };
+      const info = env.result?.sync_info;
+      if (!info) return body;
+      const sync = this.ctx.deps.sync();
+      info.catching_up = Boolean(info.catching_up) || sync.catchingUp || sync.halted;
+      info.halted = sync.halted;
+      info.halt_reason = sync.reason ?? '';
+      return JSON.stringify(env);
+    } catch {
+      return body;
     }
   }
 

@@ -153,7 +153,25 @@ export interface NodeIdentity {
   validator: ValidatorView;
 }
 
+/** An answer of the engine's own RPC, passed on as it came (status and body). */
+export interface UpstreamAnswer {
+  status: number;
+  body: string;
+}
+
+/**
+ * In network mode the routes are CometBFT's: the consensus RPC passes requests to the CometBFT RPC
+ * the node runs on loopback, and answers `/lag_status` itself and `/status` from CometBFT's answer
+ * with this node's health laid over it.
+ */
+export interface UpstreamRpc {
+  get(pathAndQuery: string): Promise<UpstreamAnswer>;
+  post(body: string): Promise<UpstreamAnswer>;
+}
+
 export interface ConsensusRpcDeps {
+  /** Set in network mode (see UpstreamRpc). */
+  upstream?: UpstreamRpc;
   identity: NodeIdentity;
   chain: ChainView;
   validators: ValidatorSetView;

@@ -48,7 +48,7 @@ export async function feeSuggestion(chain: ChainReader): Promise<{ gasPrice: big
 export function syncingAnswer(s: SyncStatus): false | Record<string, string | boolean> {
   if (!s.catchingUp && !s.halted) return false;
   return {
-    startingBlock: quantity(s.latestHeight),
+    startingBlock: quantity(Math.min(s.startingHeight ?? s.latestHeight, s.latestHeight)),
     currentBlock: quantity(s.latestHeight),
     highestBlock: quantity(Math.max(s.bestKnownHeight, s.latestHeight)),
     halted: s.halted,

@@ -1,7 +1,8 @@
 /**
- * Binary record of a block (version 1). Layout, all varints LEB128, `bytes` = uvarint length ‖ bytes:
+ * Binary record of a block. Layout, all varints LEB128, `bytes` = uvarint length ‖ bytes:
  *
- *   u8 version = 1
+ *   u8 version: 1 = a block this node built (its hash is the header's hash), 2 = a block CometBFT
+ *      decided (same layout; `hash` is CometBFT's and the header holds what FinalizeBlock delivers)
  *   header:  uv version.block, uv version.app, str chainId, uv height, sv time.seconds, uv time.nanos,
  *            lastBlockId (bytes hash, uv psh.total, bytes psh.hash),
  *            bytes × 9: lastCommitHash, dataHash, validatorsHash, nextValidatorsHash, consensusHash,
@@ -17,7 +18,8 @@ import type { BlockID, BlockIdFlag, Commit, Header, Timestamp } from '../../code
 import { ByteReader, ByteWriter } from './bytes-io.ts';
 import type { Block } from './types.ts';
 
-const VERSION = 1;
+const OWN_BLOCK = 1;
+const ENGINE_BLOCK = 2;
 
 function writeTime(w: ByteWriter, t: Timestamp): void {
   w.sv(t.seconds).uv(t.nanos);
@@ -41,7 +43,11 @@ export function encodeBlock(block: Block): Uint8Array {
   let size = 1024 + block.lastCommit.signatures.length * 128;
   for (const tx of block.txs) size += tx.length + 5;
   const w = new ByteWriter(size);
-  w.u8(VERSION).uv(h.version.block).uv(h.version.app).str(h.chainId).uv(h.height);
+  w.u8(block.hashFromEngine ? ENGINE_BLOCK : OWN_BLOCK)
+    .uv(h.version.block)
+    .uv(h.version.app)
+    .str(h.chainId)
+    .uv(h.height);
   writeTime(w, h.time);
   writeBlockId(w, h.lastBlockId);
   for (const b of [
@@ -72,9 +78,15 @@ export function encodeBlock(block: Block): Uint8Array {
   return w.finish();
 }
 
-function readHeaderAndHash(r: ByteReader): { header: Header; hash: Uint8Array } {
+interface HeaderAndHash {
+  header: Header;
+  hash: Uint8Array;
+  hashFromEngine?: true;
+}
+
+function readHeaderAndHash(r: ByteReader): HeaderAndHash {
   const version = r.u8();
-  if (version !== VERSION) r.fail(`unknown block record version ${version}`);
+  if (version !== OWN_BLOCK && version !== ENGINE_BLOCK) r.fail(`unknown block record version ${version}`);
   const header: Header = {
     version: { block: r.uv(), app: r.uv() },
     chainId: r.str(),
@@ -91,10 +103,11 @@ function readHeaderAndHash(r: ByteReader): { header: Header; hash: Uint8Array } 
     evidenceHash: r.bytes(),
     proposerAddress: r.bytes(),
   };
-  return { header, hash: r.bytes() };
+  const hash = r.bytes();
+  return version === ENGINE_BLOCK ? { header, hash, hashFromEngine: true } : { header, hash };
 }
 
-export function decodeHeader(buf: Uint8Array): { header: Header; hash: Uint8Array } {
+export function decodeHeader(buf: Uint8Array): HeaderAndHash {
   return readHeaderAndHash(new ByteReader(buf, 'block'));
 }
 
@@ -125,11 +138,11 @@ export function decodeTxAt(buf: Uint8Array, index: number): Uint8Array | undefin
 
 export function decodeBlock(buf: Uint8Array): Block {
   const r = new ByteReader(buf, 'block');
-  const { header, hash } = readHeaderAndHash(r);
+  const head = readHeaderAndHash(r);
   const commit = readCommit(r);
   const nTxs = r.uv();
   const txs: Uint8Array[] = new Array(nTxs);
   for (let i = 0; i < nTxs; i++) txs[i] = r.bytes();
   r.end();
-  return { header, hash, txs, lastCommit: commit };
+  return { ...head, txs, lastCommit: commit };
 }

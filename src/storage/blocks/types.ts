@@ -13,6 +13,15 @@ export interface Block {
   txs: Uint8Array[];
   /** The commit (validator signatures) of the previous block; empty signatures at the first height. */
   lastCommit: Commit;
+  /**
+   * Decided by CometBFT (network mode): `hash` is CometBFT's block hash, and the header holds what
+   * FinalizeBlock hands the application (height, time, proposer, next validators hash; the previous
+   * block's hash as last_block_id.hash, the app hash and data hash this node knows). The fields CometBFT
+   * keeps to itself (last commit hash, part set header, ...) are empty, so the hash cannot be recomputed
+   * from them; the consensus RPC serves those blocks from CometBFT. lastCommit carries the votes
+   * without signatures.
+   */
+  hashFromEngine?: true;
 }
 
 export interface Log {

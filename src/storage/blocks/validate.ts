@@ -31,6 +31,24 @@ function quantity(v: unknown, what: string): void {
 export function validateBlock(block: Block): void {
   uint(block.header.height, 'header.height');
   if (block.header.height < 1) fail('header.height must be at least 1');
+  if (block.hashFromEngine) {
+    bytesOf(block.hash, 32, 'block hash');
+  } else {
+    checkHeaderHash(block);
+  }
+  if (!Array.isArray(block.txs)) fail('txs must be an array');
+  block.txs.forEach((tx, i) => bytesOf(tx, undefined, `tx ${i}`));
+  const c = block.lastCommit;
+  uint(c.height, 'lastCommit.height');
+  uint(c.round, 'lastCommit.round', U32);
+  c.signatures.forEach((s, i) => {
+    uint(s.blockIdFlag, `lastCommit.signatures[${i}].blockIdFlag`, 255);
+    bytesOf(s.validatorAddress, undefined, `lastCommit.signatures[${i}].validatorAddress`);
+    bytesOf(s.signature, undefined, `lastCommit.signatures[${i}].signature`);
+  });
+}
+
+function checkHeaderHash(block: Block): void {
   let expected: Uint8Array | undefined;
   try {
     expected = headerHash(block.header);
@@ -45,16 +63,6 @@ export function validateBlock(block: Block): void {
       `block hash ${toHex(block.hash)} is not the header hash ${toHex(expected)} at height ${block.header.height}`,
     );
   }
-  if (!Array.isArray(block.txs)) fail('txs must be an array');
-  block.txs.forEach((tx, i) => bytesOf(tx, undefined, `tx ${i}`));
-  const c = block.lastCommit;
-  uint(c.height, 'lastCommit.height');
-  uint(c.round, 'lastCommit.round', U32);
-  c.signatures.forEach((s, i) => {
-    uint(s.blockIdFlag, `lastCommit.signatures[${i}].blockIdFlag`, 255);
-    bytesOf(s.validatorAddress, undefined, `lastCommit.signatures[${i}].validatorAddress`);
-    bytesOf(s.signature, undefined, `lastCommit.signatures[${i}].signature`);
-  });
 }
 
 export function validateReceipts(block: Block, receipts: Receipt[]): void {

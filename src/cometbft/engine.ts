@@ -1,0 +1,174 @@
+/**
+ * Network mode's engine: chaind's ABCI++ application served on a unix socket, the `cometbft` child
+ * that drives it, the client of that child's RPC and the health read from it. Started after the
+ * chain and the mempools, stopped before them (CometBFT first, so no request arrives at a closing
+ * application).
+ */
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RequestQuery, ResponseQuery } from 'cosmjs-types/tendermint/abci/types';
+import type { Genesis } from '../app/genesis.ts';
+import type { Chain } from '../chain/chain.ts';
+import type { AdmissionPools, CheckTxResult } from '../mempool/check-tx.ts';
+import { fromHex } from '../primitives/bytes.ts';
+import type { Logger } from '../util/logger.ts';
+import { AbciServer } from './abci/server.ts';
+import { ChaindAbciApp } from './app.ts';
+import { type CometConfigOptions, writeCometConfig } from './config.ts';
+import { CometHealth } from './health.ts';
+import { CometLogTranslator } from './log-lines.ts';
+import { CometProcess } from './process.ts';
+import { type CometBroadcastResult, CometRpcClient } from './rpc-client.ts';
+
+export type CometSettings = Omit<
+  CometConfigOptions,
+  'home' | 'dataDir' | 'cometHome' | 'proxyApp' | 'rpcLaddr' | 'prometheusLaddr'
+>;
+
+export interface CometEngineOptions {
+  home: string;
+  dataDir: string;
+  /** The cometbft binary (binary.ts resolves it). */
+  binary: string;
+  chain: Chain;
+  pools: AdmissionPools;
+  genesis: Genesis;
+  version: string;
+  query(req: RequestQuery): Promise<ResponseQuery>;
+  settings: CometSettings;
+  logger: Logger;
+  /** The child died or the application cannot go on: the node stops, with this reason. */
+  onFatal(reason: string): void;
+}
+
+/** A unix socket path must fit sockaddr_un (108 bytes on Linux). */
+const MAX_SOCKET_PATH = 100;
+
+export class CometEngine {
+  private readonly o: CometEngineOptions;
+  readonly cometHome: string;
+  private readonly translator: CometLogTranslator;
+  private abci: AbciServer | undefined;
+  private process: CometProcess | undefined;
+  private rpcClient: CometRpcClient | undefined;
+  private metricsPort = 0;
+  readonly health: CometHealth;
+
+  constructor(o: CometEngineOptions) {
+    this.o = o;
+    this.cometHome = join(o.home, 'cometbft');
+    this.translator = new CometLogTranslator(() => ({
+      latestHeight: o.chain.latestHeight,
+      blockHash: (h) => {
+        const hash = o.chain.blocks.blockHashByHeight(h);
+        return hash ? Buffer.from(hash).toString('hex').toUpperCase() : undefined;
+      },
+    }));
+    const c = o.settings.consensus;
+    this.health = new CometHealth({
+      rpc: { call: (...a: Parameters<CometRpcClient['call']>) => this.rpc.call(...a) } as CometRpcClient,
+      latestHeight: () => o.chain.latestHeight,
+      // an idle proposer turn costs timeout-propose; many in a row mean no quorum
+      stallAfterMs: Math.max(10_000, 10 * (c.timeoutCommitMs + c.timeoutProposeMs)),
+      expectBlocks: c.createEmptyBlocks,
+      mismatch: () => this.translator.mismatch,
+      logger: o.logger.child({ module: 'cometbft' }),
+    });
+  }
+
+  /** The child's RPC (loopback); defined once started. */
+  get rpc(): CometRpcClient {
+    if (!this.rpcClient) throw new Error('the CometBFT engine has not started');
+    return this.rpcClient;
+  }
+
+  /** CometBFT's Prometheus endpoint (loopback), whose series /metrics serves beside chaind's. */
+  get metricsUrl(): string {
+    return `http://127.0.0.1:${this.metricsPort}/metrics`;
+  }
+
+  async start(): Promise<void> {
+    const { o } = this;
+    const socket = abciSocketPath(o.dataDir);
+    const app = new ChaindAbciApp({
+      chain: o.chain,
+      pools: o.pools,
+      genesis: o.genesis,
+      version: o.version,
+      query: o.query,
+      logger: o.logger,
+    });
+    this.abci = new AbciServer(socket, app, o.logger);
+    await this.abci.listen();
+    const [rpcPort, metricsPort] = await Promise.all([freePort(), freePort()]);
+    this.metricsPort = metricsPort;
+    this.rpcClient = new CometRpcClient(`http://127.0.0.1:${rpcPort}`);
+    const path = writeCometConfig({
+      ...o.settings,
+      home: o.home,
+      dataDir: o.dataDir,
+      cometHome: this.cometHome,
+      proxyApp: `unix://${socket}`,
+      rpcLaddr: `tcp://127.0.0.1:${rpcPort}`,
+      prometheusLaddr: `127.0.0.1:${metricsPort}`,
+    });
+    o.logger.info({ module: 'cometbft', config: path, binary: o.binary }, 'rendered CometBFT config');
+    this.process = new CometProcess({
+      binary: o.binary,
+      cometHome: this.cometHome,
+      logger: o.logger,
+      translator: this.translator,
+      onUnexpectedExit: (reason) => {
+        this.health.engineDied(reason);
+        o.onFatal(reason);
+      },
+    });
+    await this.process.start();
+    this.health.start();
+  }
+
+  async stop(): Promise<void> {
+    this.health.stop();
+    await this.process?.stop();
+    await this.abci?.close();
+  }
+
+  /**
+   * Hands a TxRaw to CometBFT (broadcast_tx_sync): CometBFT checks it with this node's application
+   * (CheckTx), keeps it in its mempool and gossips it to its peers.
+   */
+  async submit(txRaw: Uint8Array): Promise<CheckTxResult> {
+    const r = await this.rpc.call<CometBroadcastResult>('broadcast_tx_sync', {
+      tx: Buffer.from(txRaw).toString('base64'),
+    });
+    return {
+      code: r.code,
+      codespace: r.codespace,
+      log: r.log,
+      info: r.code !== 0 && r.data ? Buffer.from(r.data, 'base64').toString('utf8') : '',
+      gasWanted: 0n,
+      hash: fromHex(r.hash),
+    };
+  }
+}
+
+export function abciSocketPath(dataDir: string): string {
+  const inData = join(dataDir, 'abci.sock');
+  if (inData.length <= MAX_SOCKET_PATH) return inData;
+  const id = createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
+  return join(tmpdir(), `chaind-abci-${id}.sock`);
+}
+
+/** A port nothing listens on now (127.0.0.1), for the child's loopback listeners. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
