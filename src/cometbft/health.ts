@@ -63,12 +63,18 @@ export class CometHealth implements EngineHealth {
     this.died = reason;
   }
 
-  syncStatus(): SyncStatus {
+  /** Notes when the committed height last moved (checked at every poll and every read). */
+  private noteHeight(): number {
     const latestHeight = this.o.latestHeight();
     if (latestHeight !== this.lastHeight) {
       this.lastHeight = latestHeight;
       this.lastAdvanceAt = this.now();
     }
+    return latestHeight;
+  }
+
+  syncStatus(): SyncStatus {
+    const latestHeight = this.noteHeight();
     const bestKnownHeight = Math.max(latestHeight, this.bestKnown);
     const reason = this.haltReason(latestHeight);
     const behind = bestKnownHeight - latestHeight > 2;
@@ -97,6 +103,7 @@ export class CometHealth implements EngineHealth {
   }
 
   private async poll(): Promise<void> {
+    this.noteHeight();
     if (this.polling || this.died) return;
     this.polling = true;
     try {

@@ -33,7 +33,8 @@ import { Registry } from 'prom-client';
 import { EvmRpc } from './rpc-filter-adapters.ts';
 import type { JsonRpcHttpServer } from '../rpc/server/http.ts';
 import type { JsonRpcWsServer } from '../rpc/server/ws.ts';
-import { grpcService, operationalServices, restApiService } from './operational-services.ts';
+import { consensusDepsOf, grpcService, operationalServices, restApiService } from './operational-services.ts';
+import { answerAbciQuery } from '../rpc/consensus/abci-query.ts';
 import { resolveCometBinary } from '../cometbft/binary.ts';
 import { CometEngine } from '../cometbft/engine.ts';
 import { mempoolErrorOf } from '../mempool/check-tx.ts';
@@ -330,16 +331,24 @@ export class ChainNode {
           pools: { mempool: this.mempool!, cosmosPool: this.cosmosPool! },
           genesis: this.opts.genesis,
           version: JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version,
-          query: async () => ({
-            code: 1,
-            log: 'query the consensus RPC abci_query, REST or gRPC',
-            info: '',
-            index: 0n,
-            key: new Uint8Array(0),
-            value: new Uint8Array(0),
-            height: 0n,
-            codespace: 'chaind',
-          }),
+          query: async (req) => {
+            const a = await answerAbciQuery(consensusDepsOf(this.opts, this), {
+              path: req.path,
+              data: req.data,
+              height: Number(req.height),
+              prove: req.prove,
+            });
+            return {
+              code: a.code,
+              log: a.log,
+              info: '',
+              index: 0n,
+              key: new Uint8Array(0),
+              value: a.value ?? new Uint8Array(0),
+              height: BigInt(a.height),
+              codespace: a.codespace,
+            };
+          },
           settings: {
             moniker: cfg.moniker,
             logLevel: cfg.logLevel,

@@ -88,6 +88,11 @@ function lazyConsensusDeps(opts: NodeOptions, node: ChainNode): () => ConsensusR
   };
 }
 
+/** The node's one set of consensus RPC dependencies (network mode's ABCI Query answers through it). */
+export function consensusDepsOf(opts: NodeOptions, node: ChainNode): ConsensusRpcDeps {
+  return lazyConsensusDeps(opts, node)();
+}
+
 /** A TxRaw in base64 inside JSON, with room to spare: the largest block's bytes, doubled. */
 const restMaxBody = (opts: NodeOptions) => 2 * Number(opts.genesis.consensus_params.block.max_bytes) + 4096;
 

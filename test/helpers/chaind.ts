@@ -47,15 +47,22 @@ export class ChaindProcess {
   private waiters: { pred: (l: string) => boolean; resolve: (l: string) => void }[] = [];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  /** `fdLimit`: the process runs with this many file descriptors at most (soft and hard limit). */
-  constructor(args: string[], env: Record<string, string> = {}, opts: { fdLimit?: number } = {}) {
+  /**
+   * `fdLimit`: the process runs with this many file descriptors at most (soft and hard limit).
+   * `configuredPorts`: listen where the home's config says (a testnet's homes), not on free ports.
+   */
+  constructor(
+    args: string[],
+    env: Record<string, string> = {},
+    opts: { fdLimit?: number; configuredPorts?: boolean } = {},
+  ) {
     const [command, argv] =
       opts.fdLimit === undefined
         ? [process.execPath, [CHAIND, ...args]]
         : ['sh', ['-c', `ulimit -n ${opts.fdLimit} && exec "$0" "$@"`, process.execPath, CHAIND, ...args]];
     this.child = spawn(command, argv, {
       // free JSON-RPC and REST ports, so nodes of concurrently running test files do not contend for 8545/8546/1317
-      env: { ...process.env, ...FREE_PORT_ENV, ...env },
+      env: { ...process.env, ...(opts.configuredPorts ? {} : FREE_PORT_ENV), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     createInterface({ input: this.child.stdout! }).on('line', (line) => {

@@ -60,8 +60,11 @@ interface Outcome {
   status: number;
 }
 
-/** Routes this node answers itself in network mode too (CometBFT has no lag status). */
-const LOCAL_ROUTES = new Set(['lag_status']);
+/**
+ * Routes this node answers itself in network mode too: CometBFT has no lag status, and its
+ * abci_query would only come back to this node's application, which answers it the same way.
+ */
+const LOCAL_ROUTES = new Set(['lag_status', 'abci_query']);
 
 /** The statuses `/lag_status` answers with when unhealthy, which a POST keeps too. */
 const HEALTH_STATUSES = new Set([417, 503]);

@@ -1,0 +1,180 @@
+/**
+ * A local network of real chaind processes on 127.0.0.1, made by the real `chaind testnet` command:
+ * each node is `chaind start --home <dir>` (which runs its own cometbft child), reached over its EVM
+ * JSON-RPC and its consensus RPC like any operator or client would.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { installedBinaryPath } from '../../src/cometbft/binary.ts';
+import type { TestnetManifest, TestnetNode } from '../../src/cli/testnet.ts';
+import { ChaindProcess, runChaind, tempHome } from './chaind.ts';
+
+/** Fast blocks for tests: consensus steps stay well above what loopback needs. */
+export const FAST_NETWORK_FLAGS = [
+  '--consensus.timeout-commit',
+  '150ms',
+  '--consensus.timeout-propose',
+  '600ms',
+];
+
+/**
+ * Skips a network test where CometBFT cannot be built (no Go: `npm run install:cometbft` says so),
+ * but fails it in CI, which always installs it.
+ */
+export function cometbftOrSkip(t: { skip(msg: string): void }): boolean {
+  if (existsSync(installedBinaryPath())) return true;
+  if (process.env.CI)
+    throw new Error(`CometBFT is not installed at ${installedBinaryPath()}: run npm run install:cometbft`);
+  t.skip('CometBFT is not installed (npm run install:cometbft needs Go)');
+  return false;
+}
+
+async function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/** A base port whose 10 × nodes ports are free now. */
+async function freeBasePort(nodes: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + 10 * Math.floor(Math.random() * 3_500);
+    let ok = true;
+    for (let p = base; p < base + 10 * nodes && ok; p++) ok = await portFree(p);
+    if (ok) return base;
+  }
+  throw new Error('no free block of ports');
+}
+
+export interface RpcAnswer {
+  result?: any;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+export class TestNetwork {
+  readonly dir: string;
+  readonly manifest: TestnetManifest;
+  readonly processes = new Map<string, ChaindProcess>();
+  private readonly extraFlags: string[];
+
+  private constructor(dir: string, manifest: TestnetManifest, extraFlags: string[]) {
+    this.dir = dir;
+    this.manifest = manifest;
+    this.extraFlags = extraFlags;
+  }
+
+  static async create(
+    t: { after(fn: () => void | Promise<void>): void },
+    o: { validators: number; rpcNodes: number; flags?: string[] },
+  ): Promise<TestNetwork> {
+    const dir = tempHome(t, 'chaind-net-');
+    const base = await freeBasePort(o.validators + o.rpcNodes);
+    const r = runChaind([
+      'testnet',
+      '--validators',
+      String(o.validators),
+      '--rpc-nodes',
+      String(o.rpcNodes),
+      '--output',
+      dir,
+      '--base-port',
+      String(base),
+    ]);
+    if (r.code !== 0) throw new Error(`chaind testnet failed: ${r.stderr}`);
+    const manifest = JSON.parse(readFileSync(join(dir, 'testnet.json'), 'utf8')) as TestnetManifest;
+    const net = new TestNetwork(dir, manifest, o.flags ?? FAST_NETWORK_FLAGS);
+    // registered after tempHome's cleanup, so it runs first: processes stop before their homes go
+    t.after(() => net.stopAll());
+    return net;
+  }
+
+  node(name: string): TestnetNode {
+    const n = this.manifest.nodes.find((x) => x.name === name);
+    if (!n) throw new Error(`no node ${name}`);
+    return n;
+  }
+
+  get names(): string[] {
+    return this.manifest.nodes.map((n) => n.name);
+  }
+
+  start(name: string, extra: string[] = []): ChaindProcess {
+    const n = this.node(name);
+    const p = new ChaindProcess(
+      ['start', '--home', n.home, '--log_format', 'json', ...this.extraFlags, ...extra],
+      {},
+      { configuredPorts: true },
+    );
+    this.processes.set(name, p);
+    return p;
+  }
+
+  startAll(extra: string[] = []): void {
+    for (const n of this.manifest.nodes) this.start(n.name, extra);
+  }
+
+  async stop(name: string, signal: NodeJS.Signals = 'SIGTERM') {
+    const p = this.processes.get(name);
+    this.processes.delete(name);
+    return p?.stop(signal);
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.processes.keys()].map((n) => this.stop(n)));
+  }
+
+  evmUrl(name: string): string {
+    return `http://127.0.0.1:${this.node(name).ports.evm_http}`;
+  }
+
+  rpcUrl(name: string): string {
+    return `http://127.0.0.1:${this.node(name).ports.rpc}`;
+  }
+
+  async evm(name: string, method: string, params: unknown[] = []): Promise<RpcAnswer> {
+    const res = await fetch(this.evmUrl(name), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    return (await res.json()) as RpcAnswer;
+  }
+
+  /** GET on the consensus RPC: HTTP status and parsed body. */
+  async consensus(name: string, path: string): Promise<{ status: number; body: any }> {
+    const res = await fetch(`${this.rpcUrl(name)}${path}`, { signal: AbortSignal.timeout(10_000) });
+    return { status: res.status, body: await res.json() };
+  }
+
+  /** The node's latest height over eth_blockNumber; -1 while it does not answer. */
+  async height(name: string): Promise<number> {
+    try {
+      const r = await this.evm(name, 'eth_blockNumber');
+      return r.result ? Number(r.result) : -1;
+    } catch {
+      return -1;
+    }
+  }
+
+  async waitHeight(name: string, h: number, ms = 60_000): Promise<number> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const now = await this.height(name);
+      if (now >= h) return now;
+      if (Date.now() > deadline)
+        throw new Error(`${name} did not reach height ${h} within ${ms} ms (at ${now})`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  /** Block hash and state root of `height` on `name`. */
+  async blockId(name: string, height: number): Promise<{ hash: string; stateRoot: string }> {
+    const r = await this.evm(name, 'eth_getBlockByNumber', ['0x' + height.toString(16), false]);
+    if (!r.result) throw new Error(`${name} has no block ${height}: ${JSON.stringify(r)}`);
+    return { hash: r.result.hash, stateRoot: r.result.stateRoot };
+  }
+}
