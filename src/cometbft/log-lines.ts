@@ -130,11 +130,12 @@ export class CometLogTranslator {
         fields: { err: 'no available peers to send a PEX request to' },
       });
     }
-    if (
-      /secret conn failed: .*EOF|\bEOF\b/.test(String(rec.fields.err ?? '')) &&
-      /Inbound Peer rejected|handshake/i.test(text)
-    ) {
-      out.push({ level: 'warn', msg: 'peer handshake failed', fields: { err: 'EOF' } });
+    // the secret-connection handshake is the first thing on a new connection; a peer that hangs up
+    // in it makes CometBFT report `auth failure: secret conn failed: EOF`
+    const handshake = /secret conn failed: (.*)$/.exec(String(rec.fields.err ?? ''));
+    if (handshake && rec.module === 'p2p') {
+      const cause = /\bEOF$/.test(handshake[1]) ? 'EOF' : handshake[1];
+      out.push({ level: 'warn', msg: 'peer handshake failed', fields: { err: cause } });
     }
     return out;
   }

@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Logger } from '../util/logger.ts';
-import { type CometLogTranslator, parseCometLine } from './log-lines.ts';
+import { type CometLogRecord, type CometLogTranslator, parseCometLine } from './log-lines.ts';
 
 export interface CometProcessOptions {
   binary: string;
@@ -29,6 +29,9 @@ export class CometProcess {
   /** CometBFT's last error line: what the node reports if the child dies. */
   private lastError = '';
   private panic: string[] = [];
+  /** The lines of a panic message being read. */
+  private panicText: string[] | undefined;
+  private panicDump = false;
 
   constructor(o: CometProcessOptions) {
     this.o = o;
@@ -49,7 +52,11 @@ export class CometProcess {
         resolve();
         if (this.stopping) return;
         const how = signal ? `signal ${signal}` : `code ${code}`;
-        const last = this.panic.length > 0 ? this.panic.slice(0, 3).join(' ') : this.lastError;
+        if (this.panicText) {
+          this.emit({ level: 'error', msg: this.panicText.join(' '), fields: {} });
+          this.panicText = undefined;
+        }
+        const last = this.panic.length > 0 ? this.panic[0] : this.lastError;
         const reason = `cometbft exited with ${how}${last ? `: ${last}` : ''}`;
         log.error({ module: 'cometbft', pid: child.pid }, reason);
         this.o.onUnexpectedExit(reason);
@@ -65,18 +72,44 @@ export class CometProcess {
     log.info({ module: 'cometbft', pid: child.pid, home: this.o.cometHome }, 'cometbft started');
   }
 
+  /**
+   * A Go panic is several raw lines (its message may span lines) and then the goroutine dump: the
+   * message lines are joined into one record, the dump goes to debug.
+   */
   private relay(line: string): void {
+    const raw = !line.trimStart().startsWith('{');
+    if (raw && line.startsWith('panic: ')) {
+      this.panicText = [line];
+      return;
+    }
+    if (this.panicText) {
+      if (raw && !line.startsWith('goroutine ')) {
+        // CometBFT's app-hash panics go on to dump the whole state or block: not part of the message
+        if (/^(State|Block):/.test(line)) this.panicDump = true;
+        if (line.trim() !== '' && !this.panicDump) this.panicText.push(line.trim());
+        return;
+      }
+      this.panicDump = false;
+      const text = this.panicText.join(' ');
+      this.panicText = undefined;
+      this.emit({ level: 'error', msg: text, fields: {} });
+    }
+    if (raw && this.panic.length > 0) {
+      this.o.logger.debug({ module: 'cometbft' }, line);
+      return;
+    }
     const rec = parseCometLine(line);
-    if (!rec) return;
+    if (rec) this.emit(rec);
+  }
+
+  private emit(rec: CometLogRecord): void {
     const log = this.o.logger;
     const fields = rec.module ? { module: rec.module, ...rec.fields } : { module: 'cometbft', ...rec.fields };
     log[rec.level](fields, rec.msg);
     if (rec.level === 'error') {
       const err = rec.fields.err ?? rec.fields.error;
       this.lastError = err !== undefined ? `${rec.msg}: ${String(err)}` : rec.msg;
-      if (rec.msg.startsWith('panic:') || this.panic.length > 0) {
-        if (this.panic.length < 20) this.panic.push(rec.msg);
-      }
+      if (rec.msg.startsWith('panic:')) this.panic.push(rec.msg);
     }
     for (const extra of this.o.translator.translate(rec)) {
       log[extra.level]({ module: rec.module ?? 'cometbft', ...extra.fields }, extra.msg);

@@ -37,6 +37,7 @@ import { consensusDepsOf, grpcService, operationalServices, restApiService } fro
 import { answerAbciQuery } from '../rpc/consensus/abci-query.ts';
 import { resolveCometBinary } from '../cometbft/binary.ts';
 import { CometEngine } from '../cometbft/engine.ts';
+import { rollbackCometTo } from '../cometbft/rollback.ts';
 import { mempoolErrorOf } from '../mempool/check-tx.ts';
 import { wrapEthTransaction } from '../execution/tx-wrap.ts';
 import { keccak_256 } from '@noble/hashes/sha3.js';
@@ -141,12 +142,22 @@ export class ChainNode {
           `cannot roll back ${blocks} blocks: the latest height is ${chain.latestHeight}`,
         );
       }
+      const network = this.opts.config.config.consensus.engine === 'cometbft';
+      // resolved first: a rollback that cannot finish CometBFT's side changes nothing
+      const binary = network
+        ? resolveCometBinary(this.opts.config.config.consensus.cometbftBinary, this.opts.home)
+        : undefined;
       const appHash = await chain.rollbackTo(target);
-      new SignerState(join(this.dataDir, 'priv_validator_state.json')).reset({
-        height: target,
-        round: 0,
-        step: 0,
-      });
+      if (binary) {
+        // CometBFT to the same height; the validator's signing state stays (cometbft/rollback.ts)
+        if (blocks > 0) rollbackCometTo(binary, join(this.opts.home, 'cometbft'), target);
+      } else {
+        new SignerState(join(this.dataDir, 'priv_validator_state.json')).reset({
+          height: target,
+          round: 0,
+          step: 0,
+        });
+      }
       this.log.info({ height: target, app_hash: toHex(appHash).toUpperCase() }, 'rolled back');
       return { height: target, appHash };
     } finally {
