@@ -4,19 +4,30 @@ import type { Registry } from 'prom-client';
 import { HttpService } from '../rpc/server/http-service.ts';
 import { errorMessage } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
+import { mergeExpositions } from './metrics-merge.ts';
 
 export class MetricsServer extends HttpService {
   private readonly registry: Registry;
   private readonly logger: Logger;
+  /** Network mode: CometBFT's exposition and the namespace both use, merged into the answer. */
+  private readonly engine: { scrape(): Promise<string>; namespace: string } | undefined;
 
   /** `maxConnections`: `[instrumentation] max-open-connections`. */
-  constructor(registry: Registry, host: string, port: number, logger: Logger, maxConnections = 3) {
+  constructor(
+    registry: Registry,
+    host: string,
+    port: number,
+    logger: Logger,
+    maxConnections = 3,
+    engine?: { scrape(): Promise<string>; namespace: string },
+  ) {
     super(host, port, logger, 'metrics server', {
       maxConnections,
       maxConnectionsKey: '[instrumentation] max-open-connections',
     });
     this.registry = registry;
     this.logger = logger;
+    this.engine = engine;
   }
 
   protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -26,7 +37,15 @@ export class MetricsServer extends HttpService {
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return void res.writeHead(405, { allow: 'GET, HEAD' }).end();
     try {
-      const body = await this.registry.metrics();
+      let body = await this.registry.metrics();
+      if (this.engine) {
+        // CometBFT's own series; if its endpoint cannot answer, chaind's still go out
+        const theirs = await this.engine.scrape().catch((err) => {
+          this.logger.warn({ err: errorMessage(err) }, 'CometBFT metrics not available');
+          return '';
+        });
+        body = mergeExpositions(body, theirs, this.engine.namespace);
+      }
       res.writeHead(200, { 'content-type': this.registry.contentType }).end(body);
     } catch (err) {
       this.logger.error({ err: errorMessage(err) }, 'metrics collection failed');

@@ -248,7 +248,21 @@ export function operationalServices(
         instr.prometheusListenAddr,
         'instrumentation.prometheus-listen-addr',
       );
-      const server = new MetricsServer(registry, host, port, log, instr.maxOpenConnections);
+      const engine = node.cometEngine;
+      const server = new MetricsServer(
+        registry,
+        host,
+        port,
+        log,
+        instr.maxOpenConnections,
+        engine
+          ? {
+              namespace: ns,
+              scrape: async () =>
+                (await fetch(engine.metricsUrl, { signal: AbortSignal.timeout(2_000) })).text(),
+            }
+          : undefined,
+      );
       await server.start();
       h.metrics = server;
       const a = server.address;
