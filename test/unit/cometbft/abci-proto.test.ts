@@ -82,7 +82,10 @@ test('every ABCI request and response variant round-trips byte for byte through 
   const root = loadRoot();
   for (const envelope of ['Request', 'Response'] as const) {
     const type = root.lookupType(`tendermint.abci.${envelope}`);
-    const codec = abci[envelope];
+    const codec = abci[envelope] as {
+      encode(m: unknown): { finish(): Uint8Array };
+      decode(b: Uint8Array): unknown;
+    };
     const variants = type.oneofs.value.fieldsArray;
     assert.ok(variants.length >= 16, `${envelope} has its ABCI++ variants`);
     for (const variant of variants) {
