@@ -1,13 +1,12 @@
 /**
- * The RPC's per-version state reads (src/node/rpc-state-reads.ts): a version's answers are kept and
+ * The chain's per-version state reads (src/chain/state-at.ts): a version's answers are kept and
  * shared, a new version (a new block) is read afresh, and nothing is kept that a prune could have
  * made wrong or that failed.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Chain } from '../../../src/chain/chain.ts';
+import { VersionedState } from '../../../src/chain/state-at.ts';
 import { VersionReadCaches } from '../../../src/execution/version-reads.ts';
-import { cachedStateReads, versionReads } from '../../../src/node/rpc-state-reads.ts';
 import type { BlockStore } from '../../../src/storage/blocks/store.ts';
 import type { CommitStore } from '../../../src/storage/sc/commit-store.ts';
 import type { StateStore } from '../../../src/storage/ss/types.ts';
@@ -39,8 +38,8 @@ function fixture(values: Record<number, number>, latest: number) {
     },
   } as unknown as CommitStore;
   const blocks = { latestHeight: () => state.latest } as unknown as BlockStore;
-  const chain = {} as Chain;
-  return { reads: cachedStateReads({ chain, ss, sc, blocks }), calls, state, chain };
+  const reads = new VersionedState({ ss, sc, blocks });
+  return { reads, calls, state };
 }
 
 test('a version is read once; a new block is a new version, read afresh', async () => {
@@ -78,8 +77,8 @@ test('nothing is kept from a failed read or from a version pruned while it was r
 test('one set of version caches per chain, shared by every adapter; the least recent version goes first', () => {
   const a = fixture({}, 1);
   const b = fixture({}, 1);
-  assert.equal(versionReads(a.chain), versionReads(a.chain));
-  assert.notEqual(versionReads(a.chain), versionReads(b.chain));
+  assert.equal(a.reads.reads, a.reads.reads);
+  assert.notEqual(a.reads.reads, b.reads.reads);
   const caches = new VersionReadCaches(2);
   const v1 = caches.at(1);
   v1.set('k', Uint8Array.of(1));
