@@ -3,20 +3,15 @@
  * dependency order, each from the ones before it, and runs them under one Lifecycle. Nothing imports
  * this file but the CLI.
  */
-import { join } from 'node:path';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { Registry } from 'prom-client';
 import type { Genesis } from '../app/genesis.ts';
-import { ALL_STORES } from '../app/store-keys.ts';
-import { parseMinGasPrice } from '../app/cosmos-deliver.ts';
-import { readBaseFee } from '../chain/block-execution.ts';
-import { Chain } from '../chain/chain.ts';
+import type { Chain } from '../chain/chain.ts';
 import type { TxSubmission } from '../chain/engine.ts';
 import type { SyncStatus } from '../chain/sync-status.ts';
 import type { NodeConfig } from '../config/schema.ts';
-import { createChainCommon } from '../execution/chain-config.ts';
-import { CosmosPool } from '../mempool/cosmos-pool.ts';
-import { Mempool } from '../mempool/mempool.ts';
+import type { CosmosPool } from '../mempool/cosmos-pool.ts';
+import type { Mempool } from '../mempool/mempool.ts';
 import { toHex } from '../primitives/bytes.ts';
 import { SignerState } from '../producer/signer-state.ts';
 import type { ConsensusRpcServer } from '../rpc/consensus/server.ts';
@@ -24,10 +19,6 @@ import type { GrpcServer } from '../rpc/grpc/server.ts';
 import type { RestServer } from '../rpc/rest/server.ts';
 import type { JsonRpcHttpServer } from '../rpc/server/http.ts';
 import type { JsonRpcWsServer } from '../rpc/server/ws.ts';
-import { type BlockStore, openBlockStore } from '../storage/blocks/store.ts';
-import { type CommitStore, openCommitStore } from '../storage/sc/commit-store.ts';
-import { openStateStore, type StateStore } from '../storage/ss/index.ts';
-import { acquireDirLock } from '../util/dir-lock.ts';
 import { ChainError } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { consensusRpcDeps } from './adapters/consensus-rpc.ts';
@@ -42,9 +33,10 @@ import {
 import { fitConnectionCaps, openFileLimit } from './descriptors.ts';
 import { createEngine, type NodeEngine } from './engine.ts';
 import { EvmRpc } from './evm-rpc.ts';
-import { LatestOnlyStateStore } from './latest-state-store.ts';
 import { Lifecycle } from './lifecycle.ts';
+import { createMempools } from './mempools.ts';
 import type { MetricsServer } from './metrics-server.ts';
+import { openChain, openStores, type Stores } from './stores.ts';
 
 export interface NodeOptions {
   home: string;
@@ -59,11 +51,7 @@ export function dataDirOf(home: string, config: NodeConfig): string {
 }
 
 /** What a started node runs, in the order it was built. A listener its config disables is absent. */
-export interface NodeModules {
-  sc: CommitStore;
-  /** The State Store, or with `ss-enable = false` State Commit's latest state (latest-state-store.ts). */
-  ss: StateStore;
-  blocks: BlockStore;
+export interface NodeModules extends Stores {
   chain: Chain;
   mempool: Mempool;
   cosmosPool: CosmosPool;
@@ -77,13 +65,6 @@ export interface NodeModules {
   metrics: MetricsServer | undefined;
   rest: RestServer | undefined;
   grpc: GrpcServer | undefined;
-}
-
-/** The stores, opened in the order their checks need: SC first, whose history the State Store must hold. */
-interface Stores {
-  sc: CommitStore;
-  ss: StateStore;
-  blocks: BlockStore;
 }
 
 export class ChainNode {
@@ -125,9 +106,9 @@ export class ChainNode {
       );
     }
     const lc = this.lifecycle;
-    const stores = await this.openStores(lc);
-    const chain = await lc.open('chain', () => this.openChain(stores, { replay: true }));
-    const { mempool, cosmosPool } = await lc.open('mempool', async () => this.mempools(chain));
+    const stores = await openStores(lc, { dataDir: this.dataDir, config, genesis, logger });
+    const chain = await lc.open('chain', () => openChain(this.opts, stores, true));
+    const { mempool, cosmosPool } = await lc.open('mempool', async () => createMempools(this.opts, chain));
     const { engine, submission } = await lc.open(
       'block-producer',
       async () => {
@@ -250,10 +231,10 @@ export class ChainNode {
    */
   async rollback(blocks: number): Promise<{ height: number; appHash: Uint8Array }> {
     const lifecycle = new Lifecycle(this.log);
-    const stores = await this.openStores(lifecycle);
+    const stores = await openStores(lifecycle, { ...this.opts, dataDir: this.dataDir });
     try {
       // the replay of a start stops at an app-hash mismatch, which is what a rollback is for
-      const chain = await lifecycle.open('chain', () => this.openChain(stores, { replay: false }));
+      const chain = await lifecycle.open('chain', () => openChain(this.opts, stores, false));
       const target = chain.latestHeight - blocks;
       if (!Number.isInteger(blocks) || blocks < 0 || target < 0) {
         throw new ChainError(
@@ -285,115 +266,5 @@ export class ChainNode {
     const clean = await this.lifecycle.stop(timeoutMs);
     this.log.info({ clean }, 'node stopped');
     return clean;
-  }
-
-  /**
-   * The data lock (one node per home, taken before any database opens), then State Commit, the State
-   * Store and the block store. With `ss-enable = false` there is no State Store database: reads of
-   * state come from State Commit (latest-state-store.ts), and history answers an error.
-   */
-  private async openStores(lc: Lifecycle): Promise<Stores> {
-    const { config, genesis, logger } = this.opts;
-    await lc.open(
-      'data-lock',
-      async () => acquireDirLock(this.dataDir),
-      async (lock) => lock.release(),
-    );
-    const scc = config.app.stateCommit;
-    const sc = await lc.open(
-      'state-commit',
-      () =>
-        openCommitStore({
-          dir: join(this.dataDir, 'state_commit'),
-          stores: ALL_STORES,
-          stateCommitment: genesis.app_state.evm.params.state_commitment,
-          asyncCommitBuffer: scc.scAsyncCommitBuffer,
-          snapshotInterval: scc.scSnapshotInterval,
-          keepRecent: scc.scKeepRecent,
-          logger,
-        }),
-      (sc) => sc.close(),
-    );
-    const ssc = config.app.stateStore;
-    const ss = await lc.open(
-      'state-store',
-      async (): Promise<StateStore> => {
-        if (!ssc.ssEnable) {
-          this.log.info(
-            'state store disabled (ss-enable = false): serving the latest state only, no history',
-          );
-          return new LatestOnlyStateStore(sc);
-        }
-        return openStateStore(
-          {
-            dataDir: this.dataDir,
-            backend: ssc.ssBackend,
-            asyncWriteBuffer: ssc.ssAsyncWriteBuffer,
-            keepRecent: ssc.ssKeepRecent,
-            pruneIntervalSeconds: ssc.ssPruneInterval,
-            evmSplit: ssc.evmSsSplit,
-            evmSeparateDbs: ssc.evmSsSeparateDbs,
-            evmDbDirectory: ssc.evmSsDbDirectory || undefined,
-            // a changed ss-backend or a lost directory is refused rather than served as empty history
-            committedVersion: sc.version,
-          },
-          logger,
-        );
-      },
-      (ss) => ss.close(),
-    );
-    const blocks = await lc.open(
-      'block-store',
-      () => openBlockStore({ dataDir: this.dataDir }),
-      (blocks) => blocks.close(),
-    );
-    return { sc, ss, blocks };
-  }
-
-  /** `replay: false` (rollback): the chain opens at the block store's height without replaying. */
-  private async openChain(stores: Stores, o: { replay: boolean }): Promise<Chain> {
-    const { genesis, logger } = this.opts;
-    const chain = new Chain({
-      genesis,
-      common: createChainCommon({ chainId: BigInt(genesis.app_state.evm.params.chain_id) }),
-      ...stores,
-      logger,
-    });
-    if (o.replay) await chain.open();
-    else await chain.openForRollback();
-    return chain;
-  }
-
-  private mempools(chain: Chain): { mempool: Mempool; cosmosPool: CosmosPool } {
-    const { genesis, config } = this.opts;
-    const m = config.config.mempool;
-    const maxTxBytes = Number(genesis.consensus_params.block.max_bytes);
-    const mempool = new Mempool({
-      options: {
-        size: m.size,
-        cacheSize: m.cacheSize,
-        keepInvalidTxsInCache: m.keepInvalidTxsInCache,
-        ttlDurationMs: m.ttlDuration,
-        ttlNumBlocks: m.ttlNumBlocks,
-      },
-      params: {
-        chainId: BigInt(genesis.app_state.evm.params.chain_id),
-        blockGasLimit: chain.gasLimit,
-        baseFee: () => readBaseFee(chain.state, chain.feeParams),
-        maxTxBytes,
-      },
-      accounts: chain.latestAccounts,
-      decode: chain.decode,
-      height: chain.latestHeight,
-    });
-    const cosmosPool = new CosmosPool({
-      options: mempool.options,
-      ctx: { chainId: genesis.chain_id, maxBlockGas: chain.gasLimit },
-      minGasPrice: parseMinGasPrice(config.app.minimumGasPrices),
-      state: () => chain.state,
-      maxTxBytes,
-      height: chain.latestHeight,
-    });
-    return { mempool, cosmosPool };
   }
 }

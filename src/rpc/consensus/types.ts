@@ -1,7 +1,7 @@
 /**
  * What the consensus RPC needs from the rest of the node, as narrow interfaces. rpc/ never imports
  * storage (DESIGN §3): node/ implements these over the block store, the State Store, the mempool and
- * the chain (`src/node/consensus-rpc-adapters.ts`). Everything here is domain data (bytes, numbers,
+ * the chain (`src/node/adapters/consensus-rpc.ts`). Everything here is domain data (bytes, numbers,
  * bigints); the JSON encoding lives in `encoding.ts`.
  */
 import type { BlockID, Commit, Header } from '../../codec/index.ts';

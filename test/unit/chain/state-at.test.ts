@@ -5,7 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { decimal } from '../../../src/app/state-access.ts';
+import { bankKeys, evmKeys, STORES } from '../../../src/app/store-keys.ts';
 import { VersionedState } from '../../../src/chain/state-at.ts';
+import { BASE_DENOM } from '../../../src/primitives/identity.ts';
 import { VersionReadCaches } from '../../../src/execution/version-reads.ts';
 import type { BlockStore } from '../../../src/storage/blocks/store.ts';
 import type { CommitStore } from '../../../src/storage/sc/commit-store.ts';
@@ -87,4 +90,32 @@ test('one set of version caches per chain, shared by every adapter; the least re
   caches.at(3); // drops 2
   assert.equal(caches.at(1), v1);
   assert.equal(caches.at(2).entries.size, 0);
+});
+
+test('an account read at a past height loads what only the State Store holds and runs the app readers again', async () => {
+  const evm = new Uint8Array(20).fill(0xaa);
+  const cosmos = new Uint8Array(20).fill(0xbb);
+  const id = (store: string, key: Uint8Array) => `${store}/${Buffer.from(key).toString('hex')}`;
+  const values = new Map([
+    [id(STORES.evm, evmKeys.associationByEvm(evm)), cosmos],
+    [id(STORES.bank, bankKeys.balance(cosmos, BASE_DENOM)), decimal(2n)],
+    [id(STORES.bank, bankKeys.weiRemainder(cosmos)), decimal(5n)],
+  ]);
+  let ssReads = 0;
+  const ss = {
+    get: async (store: string, key: Uint8Array, version: number) => {
+      ssReads++;
+      assert.equal(version, 4);
+      return values.get(id(store, key));
+    },
+    earliestVersion: () => 1,
+  } as unknown as StateStore;
+  const sc = { version: 10 } as unknown as CommitStore;
+  const blocks = { latestHeight: () => 9 } as unknown as BlockStore;
+  const state = new VersionedState({ ss, sc, blocks }).at(3);
+  // the association first (its cast's bank keys are read on the guess that there is none), then its bank keys
+  assert.equal(await state.balance(evm), 2n * 10n ** 12n + 5n);
+  assert.equal(ssReads, 5);
+  assert.equal(await state.balance(evm), 2n * 10n ** 12n + 5n);
+  assert.equal(ssReads, 5, 'kept for the version');
 });
