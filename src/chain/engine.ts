@@ -7,8 +7,6 @@
 import type { EngineHealth } from './sync-status.ts';
 
 export interface Engine {
-  /** For the logs and the lifecycle's service name. */
-  readonly name: string;
   start(): Promise<void>;
   /** Resolves once a block in progress is fully committed. */
   stop(): Promise<void>;

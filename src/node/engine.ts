@@ -39,7 +39,6 @@ export interface EngineModules {
  * nothing can advance its chain (it has no peers to follow), and every health signal says so.
  */
 export class EmbeddedEngine implements Engine {
-  readonly name = 'block-producer';
   /** undefined: this node is not the genesis validator. */
   readonly producer: BlockProducer | undefined;
   readonly health: EngineHealth;

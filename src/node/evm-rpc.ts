@@ -21,6 +21,7 @@ import {
   subscriptionMethods,
   Tracing,
 } from '../rpc/evm/index.ts';
+import type { LegacyBackend } from '../rpc/legacy/index.ts';
 import { Dispatcher } from '../rpc/server/dispatcher.ts';
 import { JsonRpcHttpServer, parseCorsOrigins } from '../rpc/server/http.ts';
 import { JsonRpcWsServer } from '../rpc/server/ws.ts';
@@ -69,7 +70,7 @@ export class EvmRpc {
   private readonly backend: EvmBackend;
   private readonly events: ChainEvents;
   private readonly synthetic: SyntheticLegacy;
-  private readonly legacy: ReturnType<typeof legacyBackend>;
+  private readonly legacy: LegacyBackend;
   private hub: SubscriptionHub | undefined;
 
   constructor(o: EvmRpcOptions, m: EvmRpcModules) {

@@ -110,7 +110,7 @@ export class ChainNode {
     const chain = await lc.open('chain', () => openChain(this.opts, stores, true));
     const { mempool, cosmosPool } = await lc.open('mempool', async () => createMempools(this.opts, chain));
     const { engine, submission } = await lc.open(
-      'block-producer',
+      'engine',
       async () => {
         const built = createEngine(
           {
