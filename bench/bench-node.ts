@@ -60,6 +60,6 @@ export async function startBenchNode(
   const genesis = parseGenesis(readFileSync(genesisPath, 'utf8'));
   const node = new ChainNode({ home, config, genesis, logger: silentLogger });
   await node.start();
-  await node.producer!.stop();
+  await node.modules.engine.producer!.stop();
   return { node, config, genesis };
 }

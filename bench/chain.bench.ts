@@ -40,7 +40,7 @@ async function run(kind: string): Promise<void> {
       'mempool.size': String(TOTAL + 10),
       'mempool.cache-size': String(TOTAL + 10),
     });
-    const mempool = node.mempool!;
+    const mempool = node.modules.mempool;
 
     // Setup (not measured): for ERC20, the deployer mints and funds every sender with tokens.
     let tokenAddress = '';
@@ -57,11 +57,12 @@ async function run(kind: string): Promise<void> {
         data: artifacts.TestToken.bytecode + token.encodeDeploy(['B', 'B', 10n ** 30n]).slice(2),
       });
       await mempool.checkTx(bytes(deploy));
-      await node.producer!.produce();
+      await node.modules.engine.producer!.produce();
       tokenAddress =
         '0x' +
         Buffer.from(
-          node.blocks!.receiptByEvmHash(node.chain!.decode(bytes(deploy)).hash)!.receipt.contractAddress!,
+          node.modules.blocks.receiptByEvmHash(node.modules.chain.decode(bytes(deploy)).hash)!.receipt
+            .contractAddress!,
         ).toString('hex');
       for (let i = 0; i < SENDERS; i++) {
         const raw = await deployer.signTransaction({
@@ -76,7 +77,7 @@ async function run(kind: string): Promise<void> {
         });
         await mempool.checkTx(bytes(raw));
       }
-      while (mempool.pending() > 0) await node.producer!.produce();
+      while (mempool.pending() > 0) await node.modules.engine.producer!.produce();
     }
 
     const perSender = Math.ceil(TOTAL / SENDERS);
@@ -104,7 +105,7 @@ async function run(kind: string): Promise<void> {
     }
 
     const steps = { blockStore: [] as number[], stateStore: [] as number[], stateCommit: [] as number[] };
-    node.chain!.onBlock(({ timings }) => {
+    node.modules.chain.onBlock(({ timings }) => {
       steps.blockStore.push(timings.blockStore * 1000);
       steps.stateStore.push(timings.stateStore * 1000);
       steps.stateCommit.push(timings.stateCommit * 1000);
@@ -132,7 +133,7 @@ async function run(kind: string): Promise<void> {
       admissionMs += performance.now() - a0;
       while (mempool.pending() > 0) {
         const b0 = performance.now();
-        const block = await node.producer!.produce();
+        const block = await node.modules.engine.producer!.produce();
         blockMs.push(performance.now() - b0);
         blockTxs.push(block.txs.length);
         included += block.txs.length;

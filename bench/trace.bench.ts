@@ -29,8 +29,7 @@ import { stateVersion } from '../src/chain/chain.ts';
 import { executeBlock } from '../src/chain/block-execution.ts';
 import { createTracer } from '../src/execution/tracing/index.ts';
 import { ChainNode } from '../src/node/node.ts';
-import { traceServices } from '../src/node/rpc-debug-adapters.ts';
-import { evmBackend } from '../src/node/rpc-adapters.ts';
+import { EvmRpc } from '../src/node/evm-rpc.ts';
 import { benchWallets, bytes, startBenchNode } from './bench-node.ts';
 import { silentLogger } from '../src/util/logger.ts';
 import { percentile, report } from './report.ts';
@@ -53,8 +52,8 @@ try {
   const started = await startBenchNode(home, wallets, { 'state-store.ss-async-write-buffer': '0' });
   node = started.node;
   const { config, genesis } = started;
-  const chain = node.chain!;
-  const mempool = node.mempool!;
+  const chain = node.modules.chain;
+  const mempool = node.modules.mempool;
   const deployer = wallets[50];
   let nonce = 0;
   const submit = async (w: Wallet, tx: object) => {
@@ -63,7 +62,7 @@ try {
     return chain.decode(raw).hash;
   };
   const addressOf = (hash: Uint8Array) =>
-    '0x' + Buffer.from(node!.blocks!.receiptByEvmHash(hash)!.receipt.contractAddress!).toString('hex');
+    '0x' + Buffer.from(node!.modules.blocks.receiptByEvmHash(hash)!.receipt.contractAddress!).toString('hex');
 
   // setup: the token, the nested-call fixtures, tokens for every sender
   const tokenTx = await submit(deployer, {
@@ -76,7 +75,7 @@ try {
     gasLimit: 3_000_000,
     data: artifacts.ReplayCallee.bytecode,
   });
-  await node.producer!.produce();
+  await node.modules.engine.producer!.produce();
   const tokenAddress = addressOf(tokenTx);
   const calleeAddress = addressOf(calleeTx);
   const callerTx = await submit(deployer, {
@@ -91,23 +90,22 @@ try {
       gasLimit: 100_000,
       data: token.encodeFunctionData('transfer', [wallets[i].address, 10n ** 24n]),
     });
-  while (mempool.pending() > 0) await node.producer!.produce();
+  while (mempool.pending() > 0) await node.modules.engine.producer!.produce();
   const callerAddress = addressOf(callerTx);
 
-  const deps = {
-    chain,
-    blocks: node.blocks!,
-    ss: node.ss!,
-    sc: node.sc!,
-    mempool,
-    genesis,
-    feeParams: chain.feeParams,
-    evm: config.app.evm,
-    logger: silentLogger,
-    sync: () => node!.syncStatus(),
-  };
-  const reader = evmBackend(deps).chain;
-  const tracing = traceServices(deps, reader);
+  const evmRpc = new EvmRpc(
+    { evm: config.app.evm, genesis, logger: silentLogger, registry: node.metricsRegistry },
+    {
+      chain,
+      ss: node.modules.ss,
+      sc: node.modules.sc,
+      mempool,
+      submission: node.modules.submission,
+      sync: () => node!.syncStatus(),
+    },
+  );
+  const tracing = evmRpc.tracing;
+  evmRpc.close(); // only its tracing is measured: no filter sweepers left running
 
   // calibrate fill(n) to ~1,000 struct-log steps on the latest state
   const latest = () => chain.latestHeight;
@@ -130,7 +128,7 @@ try {
     data: caller.encodeFunctionData('fill', [n]),
   });
 
-  const fillBlock = await node.producer!.produce();
+  const fillBlock = await node.modules.engine.producer!.produce();
 
   // the 100-tx block: 50 token transfers and 50 nested-call txs (one of each per sender)
   for (let i = 0; i < 50; i++) {
@@ -147,11 +145,11 @@ try {
       data: caller.encodeFunctionData('nested', [BigInt(i)]),
     });
   }
-  const block = await node.producer!.produce();
+  const block = await node.modules.engine.producer!.produce();
   if (block.txs.length !== 100) throw new Error(`the traced block holds ${block.txs.length} txs, not 100`);
   const fillHeight = fillBlock.header.height;
   const height = block.header.height;
-  const loc = node.blocks!.txLocationByEvmHash(fillTx)!;
+  const loc = node.modules.blocks.txLocationByEvmHash(fillTx)!;
 
   const timed = async <T>(fn: () => Promise<T>): Promise<[number, T]> => {
     const t0 = performance.now();
@@ -196,8 +194,8 @@ try {
   };
   const current = await load(head, false);
   const previous = await load(base, true);
-  const read = (await node.ss!.syncReaderAt!(stateVersion(height - 1)))!;
-  const stored = node.blocks!.blockByHeight(height)!;
+  const read = (await node.modules.ss.syncReaderAt!(stateVersion(height - 1)))!;
+  const stored = node.modules.blocks.blockByHeight(height)!;
   const txs = stored.txs.map((raw) => chain.decodeBlockTx(raw));
   const ctx = chain.contextFor(stored);
   const run = (fn: typeof executeBlock, traced = false) =>

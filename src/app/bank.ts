@@ -1,6 +1,6 @@
 /**
  * Balances in `uchain` per Cosmos address, plus a wei remainder below one uchain, so that the EVM's
- * 18-decimal balances are exact: EVM balance = uchain × 10^12 + remainder (DESIGN §4).
+ * 18-decimal balances are exact: EVM balance = uchain × 10^12 + remainder.
  */
 import { BASE_DENOM, WEI_PER_UCHAIN } from '../primitives/identity.ts';
 import { ChainError } from '../util/errors.ts';
@@ -21,7 +21,12 @@ export class BankReader {
   }
 
   uchain(addr: Uint8Array): bigint {
-    return readDecimal(this.state.get(STORES.bank, bankKeys.balance(addr, BASE_DENOM)));
+    return this.balance(addr, BASE_DENOM);
+  }
+
+  /** The Cosmos balance of one denom (no wei remainder: that belongs to the EVM's view of uchain). */
+  balance(addr: Uint8Array, denom: string): bigint {
+    return readDecimal(this.state.get(STORES.bank, bankKeys.balance(addr, denom)));
   }
 
   /** Balance in wei: uchain × 10^12 + remainder. */

@@ -1,7 +1,7 @@
 /**
  * The evm module's state: nonces, code, code hashes, contract storage, and the association between
  * an account's EVM and Cosmos addresses (both directions). An address without an association is read
- * through its cast: the same 20 bytes in the other format (DESIGN §4).
+ * through its cast: the same 20 bytes in the other format.
  */
 import { createHash } from 'node:crypto';
 import { keccak_256 } from '@noble/hashes/sha3.js';

@@ -178,7 +178,7 @@ export async function executeBlock(
       type: o.tx.type,
       logs,
       logsBloom: logsBloom(logs),
-      // chain_getVMError / chain_getTransactionErrorByHash read these back (issue 9)
+      // chain_getVMError / chain_getTransactionErrorByHash read these back
       ...(o.status === 0
         ? {
             vmError: o.error ?? '',

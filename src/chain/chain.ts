@@ -11,7 +11,9 @@
  * Versions: the genesis state is State Commit / State Store version 1, and the state after block h
  * is version h + 1 (`stateVersion`). Block h's header carries the app hash of version h.
  */
+import { AccountReader } from '../app/accounts.ts';
 import type { Genesis } from '../app/genesis.ts';
+import type { AccountReader as MempoolAccounts } from '../mempool/types.ts';
 import { FEE_COLLECTOR_ADDRESS } from '../app/evm.ts';
 import { initChainState } from '../app/init-chain.ts';
 import type { Common } from '../execution/chain-config.ts';
@@ -29,8 +31,9 @@ import type { Logger } from '../util/logger.ts';
 import { baseFeeParamsFrom, type BaseFeeParams } from './base-fee.ts';
 import { type BlockContext, type BlockTx, executeBlock, type ExecutedBlock } from './block-execution.ts';
 import { decodeCosmosTx } from '../app/cosmos-tx.ts';
+import { type StateAt, stateVersion, VersionedState } from './state-at.ts';
 
-export const stateVersion = (height: number): number => height + 1;
+export { stateVersion } from './state-at.ts';
 
 export interface ChainOptions {
   genesis: Genesis;
@@ -65,6 +68,8 @@ export class Chain {
   private height = 0;
   /** Network mode: the block FinalizeBlock executed, awaiting Commit. */
   private finalized: { block: Block; executed: ExecutedBlock } | undefined;
+  /** State at any retained height (state-at.ts): what every reader outside execution goes through. */
+  readonly states: VersionedState;
 
   constructor(o: ChainOptions) {
     this.genesis = o.genesis;
@@ -77,6 +82,7 @@ export class Chain {
     const maxGas = BigInt(o.genesis.consensus_params.block.max_gas);
     this.gasLimit = maxGas < 0n ? 2n ** 63n - 1n : maxGas;
     this.decode = createEthTxDecoder(o.common);
+    this.states = new VersionedState({ sc: o.sc, ss: o.ss, blocks: o.blocks });
   }
 
   /** Height of the last committed block (0: only genesis). */
@@ -97,6 +103,21 @@ export class Chain {
   get state(): StateReader {
     return { get: (store: string, key: Uint8Array) => this.sc.get(store, key), stable: true };
   }
+
+  /** The state after block `height` (SC for the latest, SS for history; cached per version). */
+  stateAt(height: number): StateAt {
+    return this.states.at(height);
+  }
+
+  /**
+   * The accounts of the latest committed state, as admission reads them: State Commit's, which is
+   * what stateAt(latestHeight) reads too, here without the version cache (a sender's account is read
+   * once per admission, and again only after the next block changed it).
+   */
+  readonly latestAccounts: MempoolAccounts = {
+    nonce: async (address) => new AccountReader(this.state).nonce(address),
+    balance: async (address) => new AccountReader(this.state).balance(address),
+  };
 
   onBlock(listener: BlockListener): () => void {
     this.listeners.add(listener);

@@ -1,6 +1,6 @@
 /**
  * Why the mempool refused a transaction. `reason` is the stable code the RPC layer and metrics key on;
- * the message is the wording clients already recognise (geth's, issue 6 item 6; CometBFT's for the
+ * the message is the wording clients already recognise (geth's; CometBFT's for the
  * seen-hash cache), so `eth_sendRawTransaction` can pass it through unchanged as a -32000 error.
  */
 import type { EthTxError, EthTxErrorReason } from '../execution/transactions.ts';

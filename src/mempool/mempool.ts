@@ -1,6 +1,6 @@
 /**
  * The EVM mempool: admission (CheckTx) of raw Ethereum transactions, per-sender nonce queues, the
- * seen-hash cache, replacement, capacity, TTL, and reaping for block production (issue 5 item 3).
+ * seen-hash cache, replacement, capacity, TTL, and reaping for block production.
  *
  * Admission order puts the cheap refusals first: duplicate/cache lookups by hash, then size, before
  * the decoder recovers the sender (the one expensive step, done once; the decoded tx is what the block

@@ -18,17 +18,25 @@ export class Lifecycle {
     this.logger = logger;
   }
 
-  async start(services: readonly Service[]): Promise<void> {
-    for (const s of services) {
-      try {
-        this.logger.debug({ service: s.name }, 'starting service');
-        await s.start();
-        this.running.push(s);
-      } catch (err) {
-        await this.stop();
-        throw err;
-      }
+  /**
+   * Starts one module now (`start` builds it and returns it) and registers `stop` for it, so that
+   * modules are built in order, each from the ones before it. A failure stops everything started.
+   */
+  async open<T>(
+    name: string,
+    start: () => Promise<T>,
+    stop: (module: T) => Promise<void> = async () => {},
+  ): Promise<T> {
+    let module: T;
+    try {
+      this.logger.debug({ service: name }, 'starting service');
+      module = await start();
+    } catch (err) {
+      await this.stop();
+      throw err;
     }
+    this.running.push({ name, start: async () => {}, stop: () => stop(module) });
+    return module;
   }
 
   /** Stops in reverse order; returns false if `timeoutMs` passed before every service stopped. */

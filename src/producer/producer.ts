@@ -13,12 +13,9 @@ import type { Chain } from '../chain/chain.ts';
 import { ed25519Address, type Ed25519Key, ed25519Sign } from '../crypto/node-keys.ts';
 import type { Mempool } from '../mempool/mempool.ts';
 import type { CosmosPool } from '../mempool/cosmos-pool.ts';
-import type { AccountReader } from '../mempool/types.ts';
-import { BankReader } from '../app/bank.ts';
 import { type BlockTx, executeBlock, type ExecutedBlock } from '../chain/block-execution.ts';
 import { cosmosTxHash } from '../app/cosmos-tx.ts';
 import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
-import { EvmReader } from '../app/evm.ts';
 import { equalBytes, toHex } from '../primitives/bytes.ts';
 import { encodeBlock } from '../storage/blocks/block-codec.ts';
 import type { Block, CosmosTxResult, Receipt } from '../storage/blocks/types.ts';
@@ -264,7 +261,7 @@ export class BlockProducer {
     await mempool.update(
       height,
       executed.receipts.map((r) => r.txHash),
-      this.accounts(),
+      chain.latestAccounts,
     );
     // committed Cosmos txs leave their pool now (and its TTLs apply): left in, they counted as
     // unconfirmed and woke the producer for a block that could only reject them
@@ -324,16 +321,6 @@ export class BlockProducer {
       summaries(executed.txs.length, executed.receipts, executed.cosmosResults, executed.gasLimits),
     );
     this.nextResultsHash = { height, hash };
-  }
-
-  private accounts(): AccountReader {
-    const state = this.o.chain.state;
-    const evm = new EvmReader(state);
-    const bank = new BankReader(state);
-    return {
-      nonce: async (a) => evm.nonce(a),
-      balance: async (a) => bank.wei(evm.balanceAddressOf(a)),
-    };
   }
 }
 

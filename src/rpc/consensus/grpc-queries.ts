@@ -1,8 +1,8 @@
 /**
  * The gRPC query services `/abci_query` answers (the Cosmos SDK routes a gRPC method path through
  * ABCI query the same way), so CosmJS's QueryClient works against the consensus RPC unchanged.
- * Requests and responses are the `cosmjs-types` protobufs; state is read at the query height from
- * the State Store through StateView, with the app modules' key layouts.
+ * Requests and responses are the `cosmjs-types` protobufs; state is read at the query height through
+ * StateView: single records with the app modules' readers, listings by the modules' key prefixes.
  */
 import { QueryAccountRequest, QueryAccountResponse } from 'cosmjs-types/cosmos/auth/v1beta1/query';
 import {
@@ -22,6 +22,7 @@ import {
 import { BondStatus, bondStatusFromJSON, Validator } from 'cosmjs-types/cosmos/staking/v1beta1/staking';
 import { Any } from 'cosmjs-types/google/protobuf/any';
 import type { StakingValidator } from '../../app/genesis.ts';
+import { BankReader } from '../../app/bank.ts';
 import { accKeys, bankKeys, STORES, stakingKeys } from '../../app/store-keys.ts';
 import { fromBech32 } from '../../crypto/accounts.ts';
 import { compareBytes, fromUtf8 } from '../../primitives/bytes.ts';
@@ -161,9 +162,9 @@ export const GRPC_QUERIES: ReadonlyMap<string, QueryHandler> = new Map(
       const req = decode(QueryBalanceRequest, bytes);
       const addr = address(req.address, BECH32_ACCOUNT_PREFIX);
       if (req.denom === '') throw invalidArgument('invalid denom');
-      const raw = await state.get(STORES.bank, bankKeys.balance(addr, req.denom), height);
+      const amount = await state.read(height, (s) => new BankReader(s).balance(addr, req.denom));
       return QueryBalanceResponse.encode({
-        balance: { denom: req.denom, amount: raw ? decimal(raw) : '0' },
+        balance: { denom: req.denom, amount: amount.toString() },
       }).finish();
     },
 

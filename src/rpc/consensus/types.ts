@@ -1,11 +1,12 @@
 /**
  * What the consensus RPC needs from the rest of the node, as narrow interfaces. rpc/ never imports
  * storage (DESIGN §3): node/ implements these over the block store, the State Store, the mempool and
- * the chain (`src/node/consensus-rpc-adapters.ts`). Everything here is domain data (bytes, numbers,
+ * the chain (`src/node/adapters/consensus-rpc.ts`). Everything here is domain data (bytes, numbers,
  * bigints); the JSON encoding lives in `encoding.ts`.
  */
 import type { BlockID, Commit, Header } from '../../codec/index.ts';
 import type { SyncStatus } from '../../chain/sync-status.ts';
+import type { StateReader } from '../../state/overlay.ts';
 
 export interface BlockView {
   header: Header;
@@ -85,6 +86,8 @@ export interface StateView {
   /** The lowest height whose state is still readable. */
   earliestHeight(): number;
   get(store: string, key: Uint8Array, height: number): Promise<Uint8Array | undefined>;
+  /** A read of the app modules' readers (app/) over the state at `height`. */
+  read<T>(height: number, fn: (state: StateReader) => T): Promise<T>;
   /** Live entries of `store` with keys in [start, end), in key order, at `height`. */
   range(
     store: string,

@@ -1,6 +1,6 @@
 /**
  * What the legacy chain_ methods of PART A read and do, as narrow interfaces that node/ implements
- * (node/rpc-legacy-adapters.ts) over the evm module's association records, the block store and the
+ * (node/adapters/legacy-backend.ts) over the evm module's association records, the block store and the
  * Cosmos pool. rpc/ never touches storage (DESIGN §3).
  */
 export interface AssociationLookup {

@@ -50,8 +50,10 @@ for (const commitment of ['flatkv', 'iavl'] as StateCommitment[]) {
           ),
         );
       }
-      for (const raw of raws) await a.mempool!.checkTx(raw);
-      const deployed = await until(() => a.blocks!.receiptByEvmHash(a.chain!.decode(raws[0]).hash));
+      for (const raw of raws) await a.modules.mempool.checkTx(raw);
+      const deployed = await until(() =>
+        a.modules.blocks.receiptByEvmHash(a.modules.chain.decode(raws[0]).hash),
+      );
       const tokenAddress = deployed.receipt.contractAddress!;
       for (let n = 1; n <= 4; n++) {
         const raw = bytes(
@@ -66,10 +68,14 @@ for (const commitment of ['flatkv', 'iavl'] as StateCommitment[]) {
             maxPriorityFeePerGas: 0n,
           }),
         );
-        await a.mempool!.checkTx(raw);
-        await until(() => a.blocks!.receiptByEvmHash(a.chain!.decode(raw).hash) && a.chain!.latestHeight);
+        await a.modules.mempool.checkTx(raw);
+        await until(
+          () =>
+            a.modules.blocks.receiptByEvmHash(a.modules.chain.decode(raw).hash) &&
+            a.modules.chain.latestHeight,
+        );
       }
-      await until(() => a.chain!.latestHeight >= 8);
+      await until(() => a.modules.chain.latestHeight >= 8);
     } finally {
       await a.stop();
     }
@@ -91,15 +97,15 @@ for (const commitment of ['flatkv', 'iavl'] as StateCommitment[]) {
     assert.ok(txCount >= 10, `only ${txCount} txs were produced`);
 
     const aFinal = await startNode(homeA, { 'consensus.create-empty-blocks': 'false' });
-    lastHash = aFinal.chain!.appHash;
-    assert.equal(aFinal.chain!.latestHeight, top);
+    lastHash = aFinal.modules.chain.appHash;
+    assert.equal(aFinal.modules.chain.latestHeight, top);
     await aFinal.stop();
 
     // Opening B replays blocks 1..top; each block's header app hash is checked against the replayed state.
     const b = await startNode(homeB);
     try {
-      assert.equal(b.chain!.latestHeight, top);
-      assert.deepEqual(b.chain!.appHash, lastHash);
+      assert.equal(b.modules.chain.latestHeight, top);
+      assert.deepEqual(b.modules.chain.appHash, lastHash);
     } finally {
       await b.stop();
     }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Interface, getCreateAddress, parseEther, Wallet } from 'ethers';
-import { HistoricalState } from '../../../src/chain/history.ts';
 import { FEE_COLLECTOR_ADDRESS } from '../../../src/app/evm.ts';
 import type { ChainNode } from '../../../src/node/node.ts';
 import { DEV_ACCOUNTS, makeHome, startNode, until } from '../../helpers/node.ts';
@@ -14,18 +13,18 @@ const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex.replace(/^0x/, ''
 
 async function send(node: ChainNode, wallet: Wallet, tx: Record<string, unknown>) {
   const raw = bytes(await wallet.signTransaction({ chainId: 713714n, ...tx }));
-  const decoded = await node.mempool!.checkTx(raw);
+  const decoded = await node.modules.mempool.checkTx(raw);
   // The block store is written first in the pipeline: a receipt is served once its height is committed.
   return until(() => {
-    const r = node.blocks!.receiptByEvmHash(decoded.hash);
-    return r && r.height <= node.chain!.latestHeight ? r : undefined;
+    const r = node.modules.blocks.receiptByEvmHash(decoded.hash);
+    return r && r.height <= node.modules.chain.latestHeight ? r : undefined;
   });
 }
 
 function appHashes(node: ChainNode): string[] {
   const out: string[] = [];
-  for (let h = 1; h <= node.chain!.latestHeight; h++)
-    out.push(Buffer.from(node.blocks!.blockByHeight(h)!.header.appHash).toString('hex'));
+  for (let h = 1; h <= node.modules.chain.latestHeight; h++)
+    out.push(Buffer.from(node.modules.blocks.blockByHeight(h)!.header.appHash).toString('hex'));
   return out;
 }
 
@@ -34,7 +33,7 @@ test('transfers of every type and an ERC20 execute in produced blocks; state is 
   let node = await startNode(home);
   t.after(() => node.stop());
   const [alice, bob, carol] = DEV_ACCOUNTS;
-  const h0 = node.chain!.latestHeight;
+  const h0 = node.modules.chain.latestHeight;
 
   const r1559 = await send(node, wallets[0], {
     type: 2,
@@ -98,10 +97,9 @@ test('transfers of every type and an ERC20 execute in produced blocks; state is 
   assert.equal(tx1.receipt.logs.length, 1);
   assert.equal(tx2.receipt.status, 1);
 
-  const ss = node.ss!;
-  const latest = node.chain!.latestHeight;
-  const now = new HistoricalState(ss, latest);
-  const before = new HistoricalState(ss, h0);
+  const latest = node.modules.chain.latestHeight;
+  const now = node.modules.chain.stateAt(latest);
+  const before = node.modules.chain.stateAt(h0);
   const start = parseEther('10000');
   const fee1559 = r1559.receipt.gasUsed * r1559.receipt.effectiveGasPrice;
   assert.equal(r1559.receipt.effectiveGasPrice, 2n * GWEI, 'base fee 1 gwei + 1 gwei tip');
@@ -114,7 +112,7 @@ test('transfers of every type and an ERC20 execute in produced blocks; state is 
   assert.equal(await now.nonce(alice.evmAddress), 5n);
   assert.equal(await before.nonce(alice.evmAddress), 0n);
   // At the height of the first transfer, bob already has his ether but the token does not exist yet.
-  const atTransfer = new HistoricalState(ss, r1559.height);
+  const atTransfer = node.modules.chain.stateAt(r1559.height);
   assert.equal(await atTransfer.balance(bob.evmAddress), start + parseEther('1'));
   assert.equal((await atTransfer.code(bytes(tokenAddress))).length, 0);
   assert.deepEqual(await now.code(bytes(tokenAddress)), bytes(artifacts.TestToken.deployedBytecode));
@@ -129,7 +127,7 @@ test('transfers of every type and an ERC20 execute in produced blocks; state is 
     BigInt(
       '0x' +
         Buffer.from(
-          await new HistoricalState(ss, deploy.height).storage(bytes(tokenAddress), bytes(slot)),
+          await node.modules.chain.stateAt(deploy.height).storage(bytes(tokenAddress), bytes(slot)),
         ).toString('hex'),
     ),
     0n,
@@ -146,8 +144,8 @@ test('transfers of every type and an ERC20 execute in produced blocks; state is 
   const bobNow = await now.balance(bob.evmAddress);
   await node.stop();
   node = await startNode(home, { 'consensus.create-empty-blocks': 'false' });
-  assert.equal(node.chain!.latestHeight, latest);
+  assert.equal(node.modules.chain.latestHeight, latest);
   assert.deepEqual(appHashes(node), hashes);
-  assert.equal(await new HistoricalState(node.ss!, latest).balance(bob.evmAddress), bobNow);
-  assert.equal(await new HistoricalState(node.ss!, h0).balance(bob.evmAddress), start);
+  assert.equal(await node.modules.chain.stateAt(latest).balance(bob.evmAddress), bobNow);
+  assert.equal(await node.modules.chain.stateAt(h0).balance(bob.evmAddress), start);
 });

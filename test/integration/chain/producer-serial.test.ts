@@ -13,11 +13,11 @@ test('a transaction admitted during block production never starts a second produ
     'consensus.create-empty-blocks': 'false',
     'consensus.timeout-commit': '1ms',
   });
-  const producer = node.producer!;
+  const producer = node.modules.engine.producer!;
   let running = 0;
   let overlapping = 0;
   let produced = 0;
-  const chain = node.chain!;
+  const chain = node.modules.chain;
   const startHeight = chain.latestHeight;
   const produce = producer.produce.bind(producer);
   producer.produce = async () => {

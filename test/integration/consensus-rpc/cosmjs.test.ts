@@ -27,12 +27,12 @@ test('StargateClient and SigningStargateClient work against the consensus RPC', 
 
   assert.equal(await client.getChainId(), 'it-1');
   const height = await client.getHeight();
-  assert.ok(height >= 2 && height <= node.chain!.latestHeight);
+  assert.ok(height >= 2 && height <= node.modules.chain.latestHeight);
   assert.deepEqual(await client.getBalance(aliceBech, 'uchain'), { denom: 'uchain', amount: GENESIS_UCHAIN });
   assert.deepEqual(await client.getBalance(aliceBech, 'other'), { denom: 'other', amount: '0' });
   assert.deepEqual(await client.getAllBalances(aliceBech), [{ denom: 'uchain', amount: GENESIS_UCHAIN }]);
 
-  const stored = new AuthReader(node.chain!.state).account(alice.cosmosAddress)!;
+  const stored = new AuthReader(node.modules.chain.state).account(alice.cosmosAddress)!;
   assert.deepEqual(await client.getAccount(aliceBech), {
     address: aliceBech,
     pubkey: null,
@@ -43,7 +43,7 @@ test('StargateClient and SigningStargateClient work against the consensus RPC', 
   assert.equal(await client.getAccount(stranger), null, 'NotFound maps to null in CosmJS');
 
   const block = await client.getBlock(2);
-  const stored2 = node.blocks!.blockByHeight(2)!;
+  const stored2 = node.modules.blocks.blockByHeight(2)!;
   assert.equal(block.id, hex(stored2.hash));
   assert.equal(block.header.height, 2);
   assert.equal(block.header.chainId, 'it-1');

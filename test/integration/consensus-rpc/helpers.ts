@@ -3,7 +3,6 @@
  * The node starts the operational services itself; their bound addresses come from its handles.
  */
 import type { ChainNode } from '../../../src/node/node.ts';
-import { operationalHandles } from '../../../src/node/operational-services.ts';
 import { type LogRecord, memoryLogger } from '../../../src/util/logger.ts';
 import { makeHome, startNode, until } from '../../helpers/node.ts';
 
@@ -25,7 +24,7 @@ export async function startRpcNode(
   const logs: LogRecord[] = [];
   const node = await startNode(home, flags, memoryLogger(logs));
   t.after(() => node.stop());
-  const h = operationalHandles(node)!;
+  const h = node.modules;
   return {
     node,
     home,
@@ -37,7 +36,9 @@ export async function startRpcNode(
 
 /** Resolves once the chain has committed at least `height` blocks. */
 export function atHeight(node: ChainNode, height: number): Promise<number> {
-  return until(() => (node.chain!.latestHeight >= height ? node.chain!.latestHeight : undefined));
+  return until(() =>
+    node.modules.chain.latestHeight >= height ? node.modules.chain.latestHeight : undefined,
+  );
 }
 
 export interface HttpAnswer {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseGenesis } from '../../../src/app/genesis.ts';
-import { consensusRpcDeps } from '../../../src/node/consensus-rpc-adapters.ts';
+import { consensusRpcDeps } from '../../../src/node/adapters/consensus-rpc.ts';
 import { ConsensusRpcServer } from '../../../src/rpc/consensus/server.ts';
 import type { PeerView } from '../../../src/rpc/consensus/types.ts';
 import { silentLogger } from '../../../src/util/logger.ts';
@@ -25,11 +25,11 @@ test('/lag_status answers 417 and -32604 when the best peer is more than lag-thr
       genesis: parseGenesis(readFileSync(join(home, 'config', 'genesis.json'), 'utf8')),
       moniker: 'it',
       appVersion: '0.0.0',
-      chain: node.chain!,
-      blocks: node.blocks!,
-      ss: node.ss!,
-      mempool: node.mempool!,
-      cosmosPool: node.cosmosPool!,
+      chain: node.modules.chain,
+      blocks: node.modules.blocks,
+      mempool: node.modules.mempool,
+      cosmosPool: node.modules.cosmosPool,
+      submission: node.modules.submission,
       logger: silentLogger,
       sync: () => node.syncStatus(),
     }),
@@ -50,7 +50,7 @@ test('/lag_status answers 417 and -32604 when the best peer is more than lag-thr
   await server.start();
   t.after(() => server.stop());
   const url = `http://127.0.0.1:${server.address.port}`;
-  const own = node.chain!.latestHeight;
+  const own = node.modules.chain.latestHeight;
 
   peers.push({
     id: 'aa'.repeat(20),

@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { operationalHandles } from '../../../src/node/operational-services.ts';
 import { b64, evmTransferTxRaw } from './fixtures.ts';
 import { atHeight, post, startRpcNode } from './helpers.ts';
 import { type Family, parsePrometheusText } from './prom-text.ts';
@@ -38,9 +37,9 @@ test('/metrics: the alerting metrics, pipeline and mempool metrics, process metr
   assert.equal(committed.body.result.tx_result.code, 0);
   await atHeight(node, Number(committed.body.result.height) + 2);
 
-  const before = node.chain!.latestHeight;
+  const before = node.modules.chain.latestHeight;
   const families = await scrape(metrics);
-  const afterHeight = node.chain!.latestHeight;
+  const afterHeight = node.modules.chain.latestHeight;
 
   const types = Object.fromEntries([...families.values()].map((f) => [f.name, f.type]));
   assert.equal(types.tendermint_consensus_height, 'gauge');
@@ -83,7 +82,7 @@ test('/metrics: the alerting metrics, pipeline and mempool metrics, process metr
 
   // A queued EVM tx (nonce gap) stays in the pool and shows in the mempool gauges. Blocks are paused:
   // ten blocks (ttl-num-blocks) between admission and the scrape would expire it.
-  await node.producer!.stop();
+  await node.modules.engine.producer!.stop();
   const gap = await post(rpc, 'broadcast_tx_sync', { tx: b64(await evmTransferTxRaw(5, 4, 3)) });
   assert.equal(gap.body.result.code, 0);
   const later = await scrape(metrics);
@@ -102,6 +101,6 @@ test('[instrumentation] namespace names the metrics; prometheus = false serves n
   assert.equal([...families.keys()].filter((n) => n.startsWith('tendermint_')).length, 0);
 
   const off = await startRpcNode(t, { 'instrumentation.prometheus': 'false' });
-  assert.equal(operationalHandles(off.node)!.metrics, undefined);
+  assert.equal(off.node.modules.metrics, undefined);
   assert.equal((await fetch(`${off.rpc}/health`)).status, 200, 'the consensus RPC runs without metrics');
 });

@@ -7,7 +7,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { generateEd25519, privValidatorKeyJson } from '../../../src/crypto/node-keys.ts';
-import { operationalHandles } from '../../../src/node/operational-services.ts';
 import { type LogRecord, memoryLogger } from '../../../src/util/logger.ts';
 import { makeHome, startNode } from '../../helpers/node.ts';
 import { get } from './helpers.ts';
@@ -21,7 +20,7 @@ test('a node that is not the genesis validator is halted on /status and /lag_sta
   const logs: LogRecord[] = [];
   const node = await startNode(home, {}, memoryLogger(logs));
   t.after(() => node.stop());
-  const rpc = `http://127.0.0.1:${operationalHandles(node)!.consensusRpc!.address.port}`;
+  const rpc = `http://127.0.0.1:${node.modules.consensusRpc!.address.port}`;
 
   const sync = (await get(rpc, '/status')).body.result.sync_info;
   assert.equal(sync.latest_block_height, '0');

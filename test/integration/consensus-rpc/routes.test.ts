@@ -44,7 +44,7 @@ async function both(route: string, query: string, params: Record<string, unknown
   return g.body.result;
 }
 
-const block = (h: number) => n.node.blocks!.blockByHeight(h)!;
+const block = (h: number) => n.node.modules.blocks.blockByHeight(h)!;
 const blockIdJson = (h: number) => {
   const id = blockIdOf(block(h));
   return { hash: hex(id.hash), parts: { total: 1, hash: hex(id.partSetHeader.hash) } };
@@ -108,12 +108,12 @@ step('broadcast_tx_commit, broadcast_tx_sync and the mempool routes', async () =
 
   // The pool is observed with block production paused (timeout-commit alone, 1 s, is a window a
   // loaded machine can miss); block 2 then takes both txs.
-  await n.node.producer!.stop();
+  await n.node.modules.engine.producer!.stop();
   const sync = await get(n.rpc, `/broadcast_tx_sync?tx=0x${Buffer.from(tx2).toString('hex')}`);
   assert.deepEqual(sync.body.result, { code: 0, data: '', log: '', codespace: '', hash: hex(txHash(tx2)) });
   const async = await post(n.rpc, 'broadcast_tx_async', [b64(tx3)]);
   assert.deepEqual(async.body.result, { code: 0, data: '', log: '', codespace: '', hash: hex(txHash(tx3)) });
-  await until(() => n.node.mempool!.size === 2);
+  await until(() => n.node.modules.mempool.size === 2);
   const bytes = String(tx2.length + tx3.length);
   assert.deepEqual(await both('num_unconfirmed_txs', '', {}), {
     n_txs: '2',
@@ -129,8 +129,8 @@ step('broadcast_tx_commit, broadcast_tx_sync and the mempool routes', async () =
   });
   assert.deepEqual((await both('unconfirmed_txs', 'limit=1', { limit: 1 })).txs, [b64(tx2)]);
 
-  n.node.producer!.start();
-  await until(() => n.node.chain!.latestHeight === 2);
+  n.node.modules.engine.producer!.start();
+  await until(() => n.node.modules.chain.latestHeight === 2);
   assert.deepEqual(block(2).txs.map(b64), [b64(tx2), b64(tx3)]);
   assert.deepEqual(await both('num_unconfirmed_txs', '', {}), {
     n_txs: '0',
@@ -201,7 +201,7 @@ step('/status, /health, /net_info, /lag_status, /abci_info', async () => {
       version,
       app_version: '0',
       last_block_height: '2',
-      last_block_app_hash: b64(n.node.chain!.appHash),
+      last_block_app_hash: b64(n.node.modules.chain.appHash),
     },
   });
 });
@@ -273,7 +273,7 @@ step('/block_results and /commit', async () => {
   });
   const r2 = await both('block_results', '', {});
   assert.deepEqual(r2.txs_results, [okResult, okResult]);
-  assert.equal(r2.app_hash, b64(n.node.chain!.appHash));
+  assert.equal(r2.app_hash, b64(n.node.modules.chain.appHash));
 
   // A committed block's commit comes from its successor (canonical).
   const c1 = await both('commit', 'height=1', { height: '1' });

@@ -8,7 +8,6 @@ import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
 import { SigningStargateClient, StargateClient } from '@cosmjs/stargate';
 import { JsonRpcProvider, Wallet, getAddress, parseEther } from 'ethers';
 import { accountFromPrivateKey, toAccAddress } from '../../../src/crypto/accounts.ts';
-import { operationalHandles } from '../../../src/node/operational-services.ts';
 import { DEV_ACCOUNTS, makeHome, startNode, until } from '../../helpers/node.ts';
 
 const UCHAIN_WEI = 10n ** 12n;
@@ -18,15 +17,15 @@ const FEE = { amount: [{ denom: 'uchain', amount: '300' }], gas: '300000' };
 test('CosmJS sends tokens through the consensus RPC; eth_getBalance shows the same amounts in wei; a fresh key associates on its first signed tx', async (t) => {
   const node = await startNode(makeHome(t));
   t.after(() => node.stop());
-  const rpcUrl = `http://127.0.0.1:${operationalHandles(node)!.consensusRpc!.address.port}`;
-  const eth = new JsonRpcProvider(node.rpc!.url, undefined, {
+  const rpcUrl = `http://127.0.0.1:${node.modules.consensusRpc!.address.port}`;
+  const eth = new JsonRpcProvider(node.modules.evmHttp!.url, undefined, {
     staticNetwork: true,
     cacheTimeout: -1,
     pollingInterval: 50,
   });
   t.after(() => eth.destroy());
   // CosmJS reads the latest block hash from /status, which is empty until the first block exists.
-  await until(() => node.chain!.latestHeight >= 1);
+  await until(() => node.modules.chain.latestHeight >= 1);
 
   const alice = DEV_ACCOUNTS[0];
   const aliceWallet = await DirectSecp256k1Wallet.fromKey(alice.privateKey, 'chain');

@@ -8,7 +8,6 @@ import { AuthReader } from '../../../src/app/auth.ts';
 import { BankReader } from '../../../src/app/bank.ts';
 import { CosmosTxError } from '../../../src/app/cosmos-errors.ts';
 import { EvmReader } from '../../../src/app/evm.ts';
-import { HistoricalState } from '../../../src/chain/history.ts';
 import { accountFromPrivateKey, toAccAddress } from '../../../src/crypto/accounts.ts';
 import type { ChainNode } from '../../../src/node/node.ts';
 import { DEV_ACCOUNTS, makeHome, startNode, until } from '../../helpers/node.ts';
@@ -40,8 +39,8 @@ async function signSend(
 
 async function included(node: ChainNode, hash: Uint8Array) {
   return until(() => {
-    const r = node.blocks!.cosmosResultByHash(hash);
-    return r && r.location.height <= node.chain!.latestHeight ? r : undefined;
+    const r = node.modules.blocks.cosmosResultByHash(hash);
+    return r && r.location.height <= node.modules.chain.latestHeight ? r : undefined;
   });
 }
 
@@ -49,14 +48,14 @@ test('Cosmos MsgSend: signed with CosmJS, admitted, executed in a block, visible
   const node = await startNode(makeHome(t));
   t.after(() => node.stop());
   const alice = DEV_ACCOUNTS[0];
-  const aliceAcc = new AuthReader(node.chain!.state).account(alice.cosmosAddress)!;
+  const aliceAcc = new AuthReader(node.modules.chain.state).account(alice.cosmosAddress)!;
   const fresh = accountFromPrivateKey(Uint8Array.from(Buffer.alloc(32, 0x42)));
   const freshBech = toAccAddress(fresh.cosmosAddress);
 
   const raw = await signSend(alice.privateKey, freshBech, '5000000', Number(aliceAcc.sequence), {
     accountNumber: Number(aliceAcc.accountNumber),
   });
-  const tx = node.cosmosPool!.checkTx(raw);
+  const tx = node.modules.cosmosPool.checkTx(raw);
   const { result, location } = await included(node, tx.hash);
   assert.equal(result.code, 0, result.log);
   assert.ok(result.gasUsed > 0n && result.gasUsed <= 200000n);
@@ -67,9 +66,9 @@ test('Cosmos MsgSend: signed with CosmJS, admitted, executed in a block, visible
     ),
   );
 
-  const bank = new BankReader(node.chain!.state);
+  const bank = new BankReader(node.modules.chain.state);
   assert.equal(bank.uchain(fresh.cosmosAddress), 5_000_000n);
-  const history = new HistoricalState(node.ss!, location.height);
+  const history = node.modules.chain.stateAt(location.height);
   // The fresh key has no association yet: its EVM address reads its cast, which is empty.
   assert.equal(
     await history.balance(fresh.cosmosAddress),
@@ -90,36 +89,36 @@ test('Cosmos MsgSend: signed with CosmJS, admitted, executed in a block, visible
     maxFeePerGas: 10n ** 10n,
     maxPriorityFeePerGas: 0n,
   });
-  const ethTx = await node.mempool!.checkTx(Uint8Array.from(Buffer.from(ethRaw.slice(2), 'hex')));
-  await until(() => node.blocks!.receiptByEvmHash(ethTx.hash));
-  const freshAcc = new AuthReader(node.chain!.state).account(fresh.cosmosAddress)!;
+  const ethTx = await node.modules.mempool.checkTx(Uint8Array.from(Buffer.from(ethRaw.slice(2), 'hex')));
+  await until(() => node.modules.blocks.receiptByEvmHash(ethTx.hash));
+  const freshAcc = new AuthReader(node.modules.chain.state).account(fresh.cosmosAddress)!;
   const back = await signSend(fresh.privateKey, toAccAddress(alice.cosmosAddress), '1000', 0, {
     accountNumber: Number(freshAcc.accountNumber),
   });
-  const backResult = await included(node, node.cosmosPool!.checkTx(back).hash);
+  const backResult = await included(node, node.modules.cosmosPool.checkTx(back).hash);
   assert.equal(backResult.result.code, 0, backResult.result.log);
-  const evm = new EvmReader(node.chain!.state);
+  const evm = new EvmReader(node.modules.chain.state);
   assert.deepEqual(evm.cosmosAddressOf(fresh.evmAddress), fresh.cosmosAddress);
   assert.deepEqual(evm.evmAddressOf(fresh.cosmosAddress), fresh.evmAddress);
-  assert.equal(new BankReader(node.chain!.state).wei(fresh.evmAddress), 0n, 'cast balance moved');
+  assert.equal(new BankReader(node.modules.chain.state).wei(fresh.evmAddress), 0n, 'cast balance moved');
   assert.equal(
-    new BankReader(node.chain!.state).uchain(fresh.cosmosAddress),
+    new BankReader(node.modules.chain.state).uchain(fresh.cosmosAddress),
     5_000_000n - 200n - 1000n + 1_000_000n,
   );
-  assert.equal(new AuthReader(node.chain!.state).account(fresh.cosmosAddress)!.sequence, 1n);
+  assert.equal(new AuthReader(node.modules.chain.state).account(fresh.cosmosAddress)!.sequence, 1n);
 });
 
 test('bad Cosmos txs are refused at admission with SDK codes and leave the node unaffected', async (t) => {
   const node = await startNode(makeHome(t));
   t.after(() => node.stop());
   const alice = DEV_ACCOUNTS[0];
-  const acc = new AuthReader(node.chain!.state).account(alice.cosmosAddress)!;
+  const acc = new AuthReader(node.modules.chain.state).account(alice.cosmosAddress)!;
   const an = Number(acc.accountNumber);
   const to = toAccAddress(DEV_ACCOUNTS[2].cosmosAddress);
   const refuse = async (raw: Uint8Array | Promise<Uint8Array>, code: number, re: RegExp) => {
     const bytes = await raw;
     assert.throws(
-      () => node.cosmosPool!.checkTx(bytes),
+      () => node.modules.cosmosPool.checkTx(bytes),
       (e: unknown) => e instanceof CosmosTxError && e.abciCode === code && re.test(e.message),
     );
   };
@@ -150,16 +149,18 @@ test('bad Cosmos txs are refused at admission with SDK codes and leave the node 
   const unknown = accountFromPrivateKey(Uint8Array.from(Buffer.alloc(32, 0x77)));
   await refuse(signSend(unknown.privateKey, to, '1', 0), 9, /account chain1\w+ not found/);
   // The node still works: a valid tx goes through.
-  const ok = node.cosmosPool!.checkTx(await signSend(alice.privateKey, to, '1', 0, { accountNumber: an }));
+  const ok = node.modules.cosmosPool.checkTx(
+    await signSend(alice.privateKey, to, '1', 0, { accountNumber: an }),
+  );
   assert.equal((await included(node, ok.hash)).result.code, 0);
   // A tx whose message fails (more than the balance) is included with code 5, fee and sequence kept.
   const poor = accountFromPrivateKey(Uint8Array.from(Buffer.alloc(32, 0x55)));
-  const seed = node.cosmosPool!.checkTx(
+  const seed = node.modules.cosmosPool.checkTx(
     await signSend(alice.privateKey, toAccAddress(poor.cosmosAddress), '1000', 1, { accountNumber: an }),
   );
   await included(node, seed.hash);
-  const poorAcc = new AuthReader(node.chain!.state).account(poor.cosmosAddress)!;
-  const tooMuch = node.cosmosPool!.checkTx(
+  const poorAcc = new AuthReader(node.modules.chain.state).account(poor.cosmosAddress)!;
+  const tooMuch = node.modules.cosmosPool.checkTx(
     await signSend(poor.privateKey, to, '900', 0, { accountNumber: Number(poorAcc.accountNumber) }),
   );
   const failed = await included(node, tooMuch.hash);
@@ -168,19 +169,19 @@ test('bad Cosmos txs are refused at admission with SDK codes and leave the node 
     failed.result.log,
     /spendable balance 800uchain is smaller than 900uchain: insufficient funds/,
   );
-  assert.equal(new BankReader(node.chain!.state).uchain(poor.cosmosAddress), 800n);
-  assert.equal(new AuthReader(node.chain!.state).account(poor.cosmosAddress)!.sequence, 1n);
+  assert.equal(new BankReader(node.modules.chain.state).uchain(poor.cosmosAddress), 800n);
+  assert.equal(new AuthReader(node.modules.chain.state).account(poor.cosmosAddress)!.sequence, 1n);
 });
 
 test('with create-empty-blocks = false a Cosmos tx alone wakes the producer', async (t) => {
   const node = await startNode(makeHome(t), { 'consensus.create-empty-blocks': 'false' });
   t.after(() => node.stop());
-  const height = node.chain!.latestHeight;
+  const height = node.modules.chain.latestHeight;
   await new Promise((r) => setTimeout(r, 200));
-  assert.equal(node.chain!.latestHeight, height, 'idle without transactions');
+  assert.equal(node.modules.chain.latestHeight, height, 'idle without transactions');
   const alice = DEV_ACCOUNTS[0];
-  const acc = new AuthReader(node.chain!.state).account(alice.cosmosAddress)!;
-  const tx = node.cosmosPool!.checkTx(
+  const acc = new AuthReader(node.modules.chain.state).account(alice.cosmosAddress)!;
+  const tx = node.modules.cosmosPool.checkTx(
     await signSend(alice.privateKey, toAccAddress(DEV_ACCOUNTS[3].cosmosAddress), '7', Number(acc.sequence), {
       accountNumber: Number(acc.accountNumber),
     }),
@@ -188,7 +189,7 @@ test('with create-empty-blocks = false a Cosmos tx alone wakes the producer', as
   const { result, location } = await included(node, tx.hash);
   assert.equal(result.code, 0);
   // the committed tx has left the pool, so nothing wakes the producer for another block
-  await until(() => node.cosmosPool!.size === 0);
+  await until(() => node.modules.cosmosPool.size === 0);
   await new Promise((r) => setTimeout(r, 300));
-  assert.equal(node.chain!.latestHeight, location.height, 'idle again once the tx is committed');
+  assert.equal(node.modules.chain.latestHeight, location.height, 'idle again once the tx is committed');
 });

@@ -10,7 +10,6 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import type { ChainNode } from '../../../src/node/node.ts';
-import { operationalHandles } from '../../../src/node/operational-services.ts';
 import { SERVICES, serviceDefinition } from '../../../src/rpc/grpc/services.ts';
 import { type LogRecord, memoryLogger } from '../../../src/util/logger.ts';
 import { makeHome, startNode } from '../../helpers/node.ts';
@@ -68,7 +67,7 @@ export async function startGrpcNode(
   const logs: LogRecord[] = [];
   const node = await startNode(makeHome(t), flags, memoryLogger(logs));
   t.after(() => node.stop());
-  const grpc = operationalHandles(node)?.grpc;
+  const grpc = node.modules.grpc;
   if (!grpc) throw new Error('the node did not start its gRPC server');
   return { node, address: grpc.address, logs, call: caller(grpc.address, t) };
 }

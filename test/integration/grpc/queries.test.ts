@@ -20,7 +20,7 @@ const GENESIS_BALANCE = '10000000000';
 
 test('gRPC bank, auth and staking queries', async (t) => {
   const { node, call, logs, address } = await startGrpcNode(t);
-  await until(() => node.chain!.latestHeight >= 2);
+  await until(() => node.modules.chain.latestHeight >= 2);
   const bob = toAccAddress(DEV_ACCOUNTS[3].cosmosAddress);
 
   await t.test('the node logs its bound address', () => {
@@ -32,7 +32,7 @@ test('gRPC bank, auth and staking queries', async (t) => {
     const { response, headers } = await call(BANK, 'Balance', { address: bob, denom: 'uchain' });
     assert.deepEqual(response, { balance: { denom: 'uchain', amount: GENESIS_BALANCE } });
     const h = Number(headers.get(HEIGHT)[0]);
-    assert.ok(h >= 2 && h <= node.chain!.latestHeight, `height header ${h}`);
+    assert.ok(h >= 2 && h <= node.modules.chain.latestHeight, `height header ${h}`);
   });
 
   await t.test('Balance of a denom nobody holds is zero', async () => {
@@ -53,7 +53,7 @@ test('gRPC bank, auth and staking queries', async (t) => {
   });
 
   await t.test('Account: the stored BaseAccount', async () => {
-    const stored = new AuthReader(node.chain!.state).account(DEV_ACCOUNTS[3].cosmosAddress)!;
+    const stored = new AuthReader(node.modules.chain.state).account(DEV_ACCOUNTS[3].cosmosAddress)!;
     const { response } = await call(AUTH, 'Account', { address: bob });
     assert.equal(response.account.typeUrl, '/cosmos.auth.v1beta1.BaseAccount');
     const acc = BaseAccount.decode(response.account.value);
@@ -112,7 +112,7 @@ test('gRPC bank, auth and staking queries', async (t) => {
   );
 
   await t.test('height metadata: future and malformed heights are refused', async () => {
-    const future = node.chain!.latestHeight + 1000;
+    const future = node.modules.chain.latestHeight + 1000;
     await assert.rejects(
       call(BANK, 'Balance', { address: bob, denom: 'uchain' }, { [HEIGHT]: String(future) }),
       (err: any) => {

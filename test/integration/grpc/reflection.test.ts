@@ -12,7 +12,6 @@ import { credentials, loadPackageDefinition } from '@grpc/grpc-js';
 import { loadFileDescriptorSetFromBuffer, loadSync } from '@grpc/proto-loader';
 import { FileDescriptorProto, FileDescriptorSet } from 'cosmjs-types/google/protobuf/descriptor';
 import { toAccAddress, toValoperAddress } from '../../../src/crypto/accounts.ts';
-import { operationalHandles } from '../../../src/node/operational-services.ts';
 import { DEV_ACCOUNTS, makeHome, startNode } from '../../helpers/node.ts';
 import { startGrpcNode } from './helpers.ts';
 
@@ -143,7 +142,7 @@ test('gRPC server reflection', async (t) => {
 test('[grpc] enable = false starts no gRPC server', async (t) => {
   const node = await startNode(makeHome(t), { 'grpc.enable': 'false' });
   t.after(() => node.stop());
-  assert.equal(operationalHandles(node)?.grpc, undefined);
+  assert.equal(node.modules.grpc, undefined);
 });
 
 test('a gRPC address already in use stops startup naming the address and the key', async (t) => {

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { status } from '@grpc/grpc-js';
 import { fromBech32 } from '../../../src/crypto/accounts.ts';
-import { operationalHandles } from '../../../src/node/operational-services.ts';
 import { until } from '../../helpers/node.ts';
 import { startGrpcNode } from './helpers.ts';
 
@@ -15,9 +14,9 @@ const hex = (b: Uint8Array) => Buffer.from(b).toString('hex').toUpperCase();
 
 test('gRPC tendermint service', async (t) => {
   const { node, call } = await startGrpcNode(t);
-  await until(() => node.chain!.latestHeight >= 3);
+  await until(() => node.modules.chain.latestHeight >= 3);
   // `tcp://host:port`, as CometBFT reports its RPC address.
-  const rpcAddress = operationalHandles(node)!.consensusRpc!.url;
+  const rpcAddress = node.modules.consensusRpc!.url;
   const rpcUrl = rpcAddress.replace(/^tcp:/, 'http:');
   const comet = async (route: string): Promise<any> =>
     ((await (await fetch(`${rpcUrl}${route}`)).json()) as any).result;
@@ -65,10 +64,13 @@ test('gRPC tendermint service', async (t) => {
   });
 
   await t.test('GetLatestBlock is at the latest height', async () => {
-    const before = node.chain!.latestHeight;
+    const before = node.modules.chain.latestHeight;
     const { response } = await call(SVC, 'GetLatestBlock', {});
     const height = Number(response.block.header.height);
-    assert.ok(height >= before && height <= node.chain!.latestHeight, `latest ${height}, chain ${before}`);
+    assert.ok(
+      height >= before && height <= node.modules.chain.latestHeight,
+      `latest ${height}, chain ${before}`,
+    );
     assert.equal(hex(response.blockId.hash), (await cometBlock(height)).block_id.hash);
   });
 

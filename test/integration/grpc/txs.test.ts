@@ -65,7 +65,7 @@ test('gRPC tx service', async (t) => {
   await t.test(
     'BroadcastTx (sync) a CosmJS-signed MsgSend, then GetTx and the balance by height',
     async () => {
-      const acc = new AuthReader(node.chain!.state).account(alice.cosmosAddress)!;
+      const acc = new AuthReader(node.modules.chain.state).account(alice.cosmosAddress)!;
       const raw = await signSend(
         alice.privateKey,
         fresh,
@@ -74,7 +74,7 @@ test('gRPC tx service', async (t) => {
         Number(acc.sequence),
       );
       const hash = Buffer.from(txHash(raw)).toString('hex').toUpperCase();
-      const heightBefore = node.chain!.latestHeight;
+      const heightBefore = node.modules.chain.latestHeight;
 
       // Simulate first: it must leave the state alone, so the very same tx is then accepted.
       const { response: sim } = await call(TX, 'Simulate', { txBytes: raw });
@@ -189,7 +189,7 @@ test('gRPC tx service', async (t) => {
   await t.test(
     'Simulate refusals: a failing tx answers UNKNOWN with the gas, as the SDK; empty bytes INVALID_ARGUMENT',
     async () => {
-      const acc = new AuthReader(node.chain!.state).account(alice.cosmosAddress)!;
+      const acc = new AuthReader(node.modules.chain.state).account(alice.cosmosAddress)!;
       const stale = await signSend(
         alice.privateKey,
         fresh,

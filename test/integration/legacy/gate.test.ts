@@ -156,7 +156,7 @@ test('custom allowlist with odd casing and spaces (set by flag); mixed batches c
 
 test('over WebSocket every legacy method is -32601, even an allowlisted one; eth_ is served', async (t) => {
   const { node } = await rpcNode(t);
-  const socket = new WebSocket(node.ws!.url);
+  const socket = new WebSocket(node.modules.evmWs!.url);
   t.after(() => socket.close());
   const answers = new Map<number, any>();
   socket.on('message', (data) => {

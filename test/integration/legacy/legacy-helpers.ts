@@ -1,7 +1,6 @@
 /** A node serving every PART A legacy method, and the clients the legacy tests share. */
 import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
 import { SigningStargateClient } from '@cosmjs/stargate';
-import { operationalHandles } from '../../../src/node/operational-services.ts';
 import { until } from '../../helpers/node.ts';
 import { rpcNode } from '../rpc/rpc-helpers.ts';
 
@@ -20,9 +19,9 @@ export const COSMOS_FEE = { amount: [{ denom: 'uchain', amount: '300' }], gas: '
 
 export async function legacyNode(t: { after(fn: () => unknown): void }) {
   const n = await rpcNode(t, { 'evm.enabled_legacy_chain_apis': PART_A_METHODS.join(',') });
-  const handles = operationalHandles(n.node)!;
+  const handles = n.node.modules;
   // CosmJS reads the latest block hash from /status, which is empty until the first block exists.
-  await until(() => n.node.chain!.latestHeight >= 1);
+  await until(() => n.node.modules.chain.latestHeight >= 1);
   return {
     ...n,
     consensusUrl: `http://127.0.0.1:${handles.consensusRpc!.address.port}`,

@@ -76,7 +76,7 @@ async function signSends(
 ): Promise<Uint8Array> {
   const wallet = await DirectSecp256k1Wallet.fromKey(key, 'chain');
   const [{ address }] = await wallet.getAccounts();
-  const account = new AuthReader(node.chain!.state).account(accountFromPrivateKey(key).cosmosAddress)!;
+  const account = new AuthReader(node.modules.chain.state).account(accountFromPrivateKey(key).cosmosAddress)!;
   const client = await SigningStargateClient.offline(wallet);
   const msgs = sends.map((s) => ({
     typeUrl: '/cosmos.bank.v1beta1.MsgSend',
@@ -141,8 +141,8 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
   const chainLogFilter = await call('chain_newFilter', { address: tokenAddress });
   const chainBlockFilter = await call('chain_newBlockFilter');
 
-  await node.producer!.stop();
-  const before = node.chain!.latestHeight;
+  await node.modules.engine.producer!.stop();
+  const before = node.modules.chain.latestHeight;
   // Distinct tips fix the EVM order (the producer takes EVM txs by tip, then Cosmos txs by arrival).
   const send = async (tx: object) => call('eth_sendRawTransaction', await (tx as any).w.signTransaction(tx));
   const transfer = await send({
@@ -196,15 +196,15 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
   const failingRaw = await signSends(node, DEV_ACCOUNTS[3].privateKey, [
     { to: toAccAddress(DEV_ACCOUNTS[5].cosmosAddress), amount: '20000000000' },
   ]);
-  const sends = node.cosmosPool!.checkTx(sendsRaw);
-  const failing = node.cosmosPool!.checkTx(failingRaw);
-  node.producer!.start();
-  await until(() => node.chain!.latestHeight > before && node.chain!.latestHeight);
+  const sends = node.modules.cosmosPool.checkTx(sendsRaw);
+  const failing = node.modules.cosmosPool.checkTx(failingRaw);
+  node.modules.engine.producer!.start();
+  await until(() => node.modules.chain.latestHeight > before && node.modules.chain.latestHeight);
   // No block after this one while the views are read (the filters' answers depend on the head).
-  await node.producer!.stop();
+  await node.modules.engine.producer!.stop();
   const height = before + 1;
   const N = q(height);
-  const results = node.blocks!.cosmosResultsOfBlock(height)!;
+  const results = node.modules.blocks.cosmosResultsOfBlock(height)!;
   assert.deepEqual(
     results.map((r) => r.code),
     [0, 5],
@@ -541,7 +541,7 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
       );
       // Another block may have been produced before the producer was stopped.
       const hashes: string[] = [];
-      for (let h = height; h <= node.chain!.latestHeight; h++)
+      for (let h = height; h <= node.modules.chain.latestHeight; h++)
         hashes.push((await call('eth_getBlockByNumber', q(h), false)).hash);
       assert.equal(hashes[0], blockHash);
       assert.deepEqual(await call('eth_getFilterChanges', ethBlockFilter), hashes);
@@ -595,7 +595,7 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
   );
 
   await t.test('the unpayable tx left the mempool and its sender goes on with the next nonce', async () => {
-    const mempool = node.mempool!;
+    const mempool = node.modules.mempool;
     assert.equal(mempool.has(Buffer.from(unpayable.slice(2), 'hex')), false);
     assert.equal(await mempool.pendingNonce(Buffer.from(whale.address.slice(2), 'hex')), 2n);
     const next = await send({
@@ -606,7 +606,7 @@ test('a block of EVM txs and Cosmos bank sends through every eth_, chain_ and ch
       value: 1n,
       gasLimit: 21_000,
     });
-    node.producer!.start();
+    node.modules.engine.producer!.start();
     const receipt = await waitReceipt(url, next);
     assert.equal(receipt.status, '0x1');
     assert.equal(receipt.gasUsed, q(21_000));
@@ -650,8 +650,8 @@ test('a chain_associate tx is a synthetic entry: from the key it associated, no 
     v: sig.v,
   });
   const location = await until(() => {
-    const r = node.blocks!.cosmosResultByHash(Buffer.from(hash.slice(2), 'hex'));
-    return r && r.location.height <= node.chain!.latestHeight ? r : undefined;
+    const r = node.modules.blocks.cosmosResultByHash(Buffer.from(hash.slice(2), 'hex'));
+    return r && r.location.height <= node.modules.chain.latestHeight ? r : undefined;
   });
   assert.equal(location.result.code, 0);
   const N = q(location.location.height);

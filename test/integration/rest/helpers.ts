@@ -6,7 +6,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StakingValidator } from '../../../src/app/genesis.ts';
 import type { ChainNode } from '../../../src/node/node.ts';
-import { operationalHandles } from '../../../src/node/operational-services.ts';
 import { type LogRecord, memoryLogger } from '../../../src/util/logger.ts';
 import { makeHome, startNode } from '../../helpers/node.ts';
 
@@ -39,7 +38,7 @@ export async function startRestNode(
   const logs: LogRecord[] = [];
   const node = await startNode(home, flags, memoryLogger(logs));
   t.after(() => node.stop());
-  const rest = operationalHandles(node)?.rest;
+  const rest = node.modules.rest;
   if (!rest) throw new Error('the node did not start its REST API');
   return { node, home, url: `http://127.0.0.1:${rest.address.port}`, logs, genesisValidators };
 }

@@ -13,7 +13,7 @@ test('x-cosmos-block-height below the State Store earliest version is 400 code 3
   const path = `/cosmos/bank/v1beta1/balances/${toAccAddress(DEV_ACCOUNTS[0].cosmosAddress)}`;
   // Wait until pruning has moved the earliest readable height past 1.
   const earliest = await until(() => {
-    const e = Math.max(0, n.node.ss!.earliestVersion() - 1);
+    const e = Math.max(0, n.node.modules.ss.earliestVersion() - 1);
     return e > 1 ? e : undefined;
   }, 10_000);
   const r = await get(n.url, path, { 'x-cosmos-block-height': '1' });
@@ -26,7 +26,7 @@ test('x-cosmos-block-height below the State Store earliest version is 400 code 3
   const kept = Number(/earliest height: (\d+)/.exec(r.body.message)![1]);
   assert.ok(kept >= earliest, `${kept} >= ${earliest}`);
   // Pruning keeps running (every second), so only the latest height is certain to stay readable.
-  const latest = String(n.node.chain!.latestHeight);
+  const latest = String(n.node.modules.chain.latestHeight);
   const ok = await get(n.url, path, { 'x-cosmos-block-height': latest });
   assert.equal(ok.status, 200, JSON.stringify(ok.body));
   assert.equal(ok.headers.get('x-cosmos-block-height'), latest);

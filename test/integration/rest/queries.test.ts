@@ -240,7 +240,7 @@ test('REST module queries', async (t) => {
     const addr = toAccAddress(acct.cosmosAddress);
     const r = await get(n.url, `/cosmos/auth/v1beta1/accounts/${addr}`);
     assert.equal(r.status, 200);
-    const number = new AuthReader(n.node.chain!.state).account(acct.cosmosAddress)!.accountNumber;
+    const number = new AuthReader(n.node.modules.chain.state).account(acct.cosmosAddress)!.accountNumber;
     assert.deepEqual(r.body, {
       account: {
         '@type': '/cosmos.auth.v1beta1.BaseAccount',
@@ -260,7 +260,7 @@ test('REST module queries', async (t) => {
   });
 
   await t.test('x-cosmos-block-height: echoed; malformed, future and zero heights', async () => {
-    await until(() => n.node.chain!.latestHeight >= 1);
+    await until(() => n.node.modules.chain.latestHeight >= 1);
     const latest = await get(n.url, VALIDATORS);
     const served = Number(latest.headers.get('x-cosmos-block-height'));
     assert.ok(served >= 1, 'the latest height is echoed when no header is sent');

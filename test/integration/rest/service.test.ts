@@ -2,13 +2,12 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { test } from 'node:test';
-import { operationalHandles } from '../../../src/node/operational-services.ts';
 import { makeHome, startNode } from '../../helpers/node.ts';
 
 test('[api] enable = false starts no REST server', async (t) => {
   const node = await startNode(makeHome(t), { 'api.enable': 'false' });
   t.after(() => node.stop());
-  assert.equal(operationalHandles(node)?.rest, undefined);
+  assert.equal(node.modules.rest, undefined);
 });
 
 test('a REST address already in use stops startup naming the address and the key', async (t) => {

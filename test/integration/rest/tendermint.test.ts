@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { toBech32 } from '../../../src/crypto/accounts.ts';
 import { ed25519FromJson, nodeIdOf } from '../../../src/crypto/node-keys.ts';
-import { operationalHandles } from '../../../src/node/operational-services.ts';
 import { until } from '../../helpers/node.ts';
 import { get, post, startRestNode } from './helpers.ts';
 
@@ -17,7 +16,7 @@ const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
 
 test('REST tendermint service and routing', async (t) => {
   const n = await startRestNode(t);
-  await until(() => n.node.chain!.latestHeight >= 3);
+  await until(() => n.node.modules.chain.latestHeight >= 3);
 
   await t.test('node_info', async () => {
     const r = await get(n.url, `${BASE}/node_info`);
@@ -27,7 +26,7 @@ test('REST tendermint service and routing', async (t) => {
       'node_key.json',
     );
     // The consensus RPC's bound address when the node runs it, else the configured default.
-    const rpcAddress = operationalHandles(n.node)?.consensusRpc?.url ?? 'tcp://127.0.0.1:26657';
+    const rpcAddress = n.node.modules.consensusRpc?.url ?? 'tcp://127.0.0.1:26657';
     const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
     assert.deepEqual(r.body, {
       default_node_info: {
@@ -62,7 +61,7 @@ test('REST tendermint service and routing', async (t) => {
     const two = await get(n.url, `${BASE}/blocks/2`);
     const three = await get(n.url, `${BASE}/blocks/3`);
     assert.equal(two.status, 200);
-    const stored = n.node.blocks!.blockByHeight(2)!;
+    const stored = n.node.modules.blocks.blockByHeight(2)!;
     const h = two.body.block.header;
     assert.deepEqual(Object.keys(two.body), ['block_id', 'block', 'sdk_block']);
     assert.deepEqual(Object.keys(two.body.block), ['header', 'data', 'evidence', 'last_commit']);
@@ -89,11 +88,11 @@ test('REST tendermint service and routing', async (t) => {
   });
 
   await t.test('blocks/latest is the latest committed block', async () => {
-    const before = n.node.chain!.latestHeight;
+    const before = n.node.modules.chain.latestHeight;
     const r = await get(n.url, `${BASE}/blocks/latest`);
     assert.equal(r.status, 200);
     const height = Number(r.body.block.header.height);
-    assert.ok(height >= before && height <= n.node.chain!.latestHeight, `${height}`);
+    assert.ok(height >= before && height <= n.node.modules.chain.latestHeight, `${height}`);
     const same = await get(n.url, `${BASE}/blocks/${height}`);
     assert.deepEqual(same.body, r.body);
   });

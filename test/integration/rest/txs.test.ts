@@ -54,7 +54,7 @@ test('REST tx service', async (t) => {
   const balances = `/cosmos/bank/v1beta1/balances/${to}`;
 
   // A committed height to go back to (header 0 would mean "latest").
-  await until(() => n.node.chain!.latestHeight >= 1);
+  await until(() => n.node.modules.chain.latestHeight >= 1);
   const before = await get(n.url, balances);
   assert.deepEqual(before.body.balances, []);
   const heightBefore = before.headers.get('x-cosmos-block-height')!;
@@ -199,11 +199,11 @@ test('REST tx service', async (t) => {
     );
     assert.notEqual(r.body.tx_response.code, 0);
     assert.match(r.body.tx_response.raw_log, /signature|chain/i);
-    const h = n.node.chain!.latestHeight;
+    const h = n.node.modules.chain.latestHeight;
     const deadline = Date.now() + 5000;
-    while (n.node.chain!.latestHeight <= h && Date.now() < deadline)
+    while (n.node.modules.chain.latestHeight <= h && Date.now() < deadline)
       await new Promise((res) => setTimeout(res, 20));
-    assert.ok(n.node.chain!.latestHeight > h, 'blocks are still produced');
+    assert.ok(n.node.modules.chain.latestHeight > h, 'blocks are still produced');
   });
 
   await t.test('malformed broadcasts are 400 code 3 with the reason', async () => {

@@ -23,7 +23,7 @@ test('ethers contract.on (HTTP and WebSocket), provider.on("block"), viem watchC
     cacheTimeout: -1,
   });
   t.after(() => provider.destroy());
-  const wsProvider = new WebSocketProvider(node.ws!.url);
+  const wsProvider = new WebSocketProvider(node.modules.evmWs!.url);
   t.after(() => wsProvider.destroy());
   const owner = new Wallet(wallets[0].privateKey, provider);
   const [b, c] = [wallets[1].address, wallets[2].address];
@@ -132,9 +132,9 @@ test('viem over WebSocket: watchBlockNumber and watchContractEvent use eth_subsc
     id: Number(CHAIN_ID),
     name: 'chaind',
     nativeCurrency: { name: 'chain', symbol: 'CHAIN', decimals: 18 },
-    rpcUrls: { default: { http: [url], webSocket: [node.ws!.url] } },
+    rpcUrls: { default: { http: [url], webSocket: [node.modules.evmWs!.url] } },
   });
-  const client = createPublicClient({ chain, transport: webSocket(node.ws!.url) });
+  const client = createPublicClient({ chain, transport: webSocket(node.modules.evmWs!.url) });
   const numbers: bigint[] = [];
   const transfers: Transfer[] = [];
   const unwatchBlocks = client.watchBlockNumber({ onBlockNumber: (n) => void numbers.push(n) });

@@ -36,7 +36,7 @@ async function cosmosSend(
   amount: string,
 ): Promise<Uint8Array> {
   const key = DEV_ACCOUNTS[from];
-  const acc = new AuthReader(node.chain!.state).account(key.cosmosAddress)!;
+  const acc = new AuthReader(node.modules.chain.state).account(key.cosmosAddress)!;
   const wallet = await DirectSecp256k1Wallet.fromKey(key.privateKey, 'chain');
   const [{ address }] = await wallet.getAccounts();
   const client = await SigningStargateClient.offline(wallet);
@@ -52,7 +52,7 @@ async function cosmosSend(
     '',
     { accountNumber: acc.accountNumber, sequence: Number(acc.sequence), chainId: 'it-1' },
   );
-  return node.cosmosPool!.checkTx(TxRaw.encode(signed).finish()).hash;
+  return node.modules.cosmosPool.checkTx(TxRaw.encode(signed).finish()).hash;
 }
 const fee = { type: 2, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 3_000_000 };
 
@@ -60,7 +60,7 @@ test('ss-backend = rocksdb: debug_traceBlockByNumber, debug_traceTransaction and
   const lmdbHome = makeHome(t);
   let lmdb = await startNode(lmdbHome, QUIET);
   t.after(() => lmdb.stop());
-  let url = lmdb.rpc!.url;
+  let url = lmdb.modules.evmHttp!.url;
   const nonces = new Map<number, number>();
   const send = async (w: number, tx: TransactionRequest): Promise<string> => {
     const nonce = nonces.get(w) ?? 0;
@@ -78,7 +78,7 @@ test('ss-backend = rocksdb: debug_traceBlockByNumber, debug_traceTransaction and
   const to = deployed.contractAddress;
   const counterAt = await waitReceipt(url, await send(5, { data: artifacts.Counter.bytecode }));
   // one block of them all, reading what earlier txs of the block wrote, with a Cosmos tx in between
-  await lmdb.producer!.stop();
+  await lmdb.modules.engine.producer!.stop();
   const auth = await wallets[6].authorize({
     address: counterAt.contractAddress,
     nonce: 1,
@@ -105,7 +105,7 @@ test('ss-backend = rocksdb: debug_traceBlockByNumber, debug_traceTransaction and
   ];
   const cosmosHash = await cosmosSend(lmdb, 7, DEV_ACCOUNTS[0].cosmosAddress, '1000');
   hashes.push(await send(0, { to, data: caller.encodeFunctionData('nested', [9n]) }));
-  lmdb.producer!.start();
+  lmdb.modules.engine.producer!.start();
   const receipts = [];
   for (const h of hashes) receipts.push(await waitReceipt(url, h));
   assert.deepEqual(
@@ -117,7 +117,7 @@ test('ss-backend = rocksdb: debug_traceBlockByNumber, debug_traceTransaction and
     receipts.every((r) => r.blockNumber === block),
     'one block',
   );
-  assert.equal(lmdb.blocks!.cosmosResultByHash(cosmosHash)?.location.height, Number(block));
+  assert.equal(lmdb.modules.blocks.cosmosResultByHash(cosmosHash)?.location.height, Number(block));
   const latest = Number(await result(url, 'eth_blockNumber'));
   await lmdb.stop();
 
@@ -131,13 +131,13 @@ test('ss-backend = rocksdb: debug_traceBlockByNumber, debug_traceTransaction and
   const rocks = await startNode(rocksHome, { ...QUIET, 'state-store.ss-backend': 'rocksdb' });
   t.after(() => rocks.stop());
   assert.equal(
-    await rocks.ss!.syncReaderAt?.(2),
+    await rocks.modules.ss.syncReaderAt?.(2),
     undefined,
     'the rocksdb State Store reads asynchronously only',
   );
   lmdb = await startNode(lmdbHome, QUIET);
-  url = lmdb.rpc!.url;
-  const urls = { lmdb: url, rocksdb: rocks.rpc!.url };
+  url = lmdb.modules.evmHttp!.url;
+  const urls = { lmdb: url, rocksdb: rocks.modules.evmHttp!.url };
   assert.equal(Number(await result(urls.rocksdb, 'eth_blockNumber')), latest);
 
   /** The same call on both nodes: both succeed, with equal results. */

@@ -42,7 +42,7 @@ test('evm-ss-split: debug_traceBlockByNumber("latest") answers results, and trac
   const home = makeHome(t);
   let node = await startNode(home, SPLIT);
   t.after(() => node.stop());
-  let url = node.rpc!.url;
+  let url = node.modules.evmHttp!.url;
   const send = async (nonce: number, tx: TransactionRequest) => {
     const raw = await wallets[0].signTransaction({
       chainId: CHAIN_ID,
@@ -90,14 +90,14 @@ test('evm-ss-split: debug_traceBlockByNumber("latest") answers results, and trac
   assert.ok((await entries(join(dataDir, 'evm_ss', 'evm'), ...nonces, true)) > 0, 'EVM SS nonces removed');
 
   node = await startNode(home, SPLIT);
-  url = node.rpc!.url;
+  url = node.modules.evmHttp!.url;
   const sender = Uint8Array.from(Buffer.from(wallets[0].address.slice(2), 'hex'));
-  assert.equal(new EvmReader(node.chain!.state).nonce(sender), 3n, 'State Commit is untouched');
+  assert.equal(new EvmReader(node.modules.chain.state).nonce(sender), 3n, 'State Commit is untouched');
   // eth_* reads of a height below the latest read the State Store, so they see the EVM SS change.
   // (A read at the latest height may be served by State Commit — which holds the same bytes unless
   // the SS was tampered with, as here — whenever no block commit is in flight; which store answers
   // it depends on timing, so the test does not ask.)
-  await until(() => node.chain!.latestHeight > Number(receipt.blockNumber));
+  await until(() => node.modules.chain.latestHeight > Number(receipt.blockNumber));
   assert.equal(
     await result(url, 'eth_getTransactionCount', [wallets[0].address, receipt.blockNumber]),
     '0x0',

@@ -57,7 +57,7 @@ async function cosmosSend(
   amount: string,
 ): Promise<Uint8Array> {
   const key = DEV_ACCOUNTS[from];
-  const acc = new AuthReader(node.chain!.state).account(key.cosmosAddress)!;
+  const acc = new AuthReader(node.modules.chain.state).account(key.cosmosAddress)!;
   const wallet = await DirectSecp256k1Wallet.fromKey(key.privateKey, 'chain');
   const [{ address }] = await wallet.getAccounts();
   const client = await SigningStargateClient.offline(wallet);
@@ -73,7 +73,7 @@ async function cosmosSend(
     '',
     { accountNumber: acc.accountNumber, sequence: Number(acc.sequence), chainId: 'it-1' },
   );
-  return node.cosmosPool!.checkTx(TxRaw.encode(signed).finish()).hash;
+  return node.modules.cosmosPool.checkTx(TxRaw.encode(signed).finish()).hash;
 }
 
 interface Scenario {
@@ -97,7 +97,7 @@ async function scenario(
   const home = makeHome(t);
   const node = await startNode(home, { 'consensus.create-empty-blocks': 'false', ...flags });
   t.after(() => node.stop());
-  const url = node.rpc!.url;
+  const url = node.modules.evmHttp!.url;
   const d = wallets[0].address;
   const at = (nonce: number) => getCreateAddress({ from: d, nonce });
   const addresses = {
@@ -119,7 +119,7 @@ async function scenario(
     hashes.push(await send(url, 0, { nonce, data, gasLimit: 3_000_000, value: nonce === 2 ? 5000n : 0n }));
   for (const h of hashes) assert.equal((await waitReceipt(url, h)).status, '0x1');
 
-  await node.producer!.stop();
+  await node.modules.engine.producer!.stop();
   const tx: Record<string, string> = {};
   tx.transfer = await send(url, 1, { nonce: 0, to: wallets[2].address, value: 10n ** 15n, gasLimit: 21000 });
   tx.nested = await send(url, 1, {
@@ -177,7 +177,7 @@ async function scenario(
     data: transient.encodeFunctionData('storeAndLoad', [42n]),
     gasLimit: 100_000,
   });
-  node.producer!.start();
+  node.modules.engine.producer!.start();
   const receipts = await Promise.all(Object.values(tx).map((h) => waitReceipt(url, h)));
   const height = Number(receipts[0].blockNumber);
   assert.deepEqual(
@@ -186,7 +186,7 @@ async function scenario(
     'every tx of the scenario in one block',
   );
   await until(() => {
-    const r = node.blocks!.cosmosResultByHash(cosmosHash);
+    const r = node.modules.blocks.cosmosResultByHash(cosmosHash);
     return r && r.location.height === height && r.result.code === 0;
   });
   return { node, url, height, tx, addresses };
@@ -198,9 +198,9 @@ test('debug_trace* over a mixed block', async (t) => {
   const provider = new JsonRpcProvider(url, Number(CHAIN_ID), { staticNetwork: true, cacheTimeout: -1 });
   t.after(() => provider.destroy());
   const receipts = await result(url, 'eth_getBlockReceipts', [`0x${height.toString(16)}`]);
-  const block = node.blocks!.blockByHeight(height)!;
+  const block = node.modules.blocks.blockByHeight(height)!;
   assert.ok(
-    block.txs.some((raw) => node.chain!.decodeBlockTx(raw).kind === 'cosmos'),
+    block.txs.some((raw) => node.modules.chain.decodeBlockTx(raw).kind === 'cosmos'),
     'the block carries a Cosmos tx besides the EVM ones',
   );
   const statusOf = Object.fromEntries(
@@ -223,7 +223,7 @@ test('debug_trace* over a mixed block', async (t) => {
   });
 
   await t.test('the replay reproduces every receipt, untraced and under each kind of tracer', async () => {
-    const replayer = new TraceReplayer(node.chain!, node.ss!);
+    const replayer = new TraceReplayer(node.modules.chain, node.modules.ss);
     // undefined: no tracer; '': the struct logger (reads storage as it steps); prestate reads accounts
     for (const traced of [undefined, 'callTracer', '', 'prestateTracer']) {
       const replayed = await replayer.replay(height, {
@@ -509,7 +509,7 @@ test('debug_trace* over a mixed block', async (t) => {
   });
 
   await t.test('over WebSocket too (the same dispatcher)', async () => {
-    const ws = new WebSocket(node.ws!.url);
+    const ws = new WebSocket(node.modules.evmWs!.url);
     t.after(() => ws.close());
     await new Promise((resolve, reject) => {
       ws.onopen = resolve;
@@ -540,11 +540,11 @@ test('[evm] max_trace_lookback_blocks, max_concurrent_trace_calls and trace_time
     'evm.enabled_legacy_chain_apis': legacyTrace.join(','),
   });
   t.after(() => node.stop());
-  const url = node.rpc!.url;
+  const url = node.modules.evmHttp!.url;
   const h = await send(url, 1, { nonce: 0, to: wallets[2].address, value: 1n, gasLimit: 21000 });
   const minedReceipt = await waitReceipt(url, h);
   const mined = Number(minedReceipt.blockNumber);
-  await until(() => node.chain!.latestHeight >= mined + 3);
+  await until(() => node.modules.chain.latestHeight >= mined + 3);
   const lookback = new RegExp(
     `^block ${mined} is \\d+ blocks behind the latest block \\d+: tracing reaches back at most max_trace_lookback_blocks = 2 blocks$`,
   );

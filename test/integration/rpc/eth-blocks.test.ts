@@ -46,7 +46,7 @@ test('blocks: genesis view, field mapping, tags, hashes, counts, receipts, nulls
       }),
     ),
   );
-  await node.producer!.stop();
+  await node.modules.engine.producer!.stop();
   const fee = { maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI };
   const signed = await Promise.all([
     wallets[0].signTransaction({
@@ -88,7 +88,7 @@ test('blocks: genesis view, field mapping, tags, hashes, counts, receipts, nulls
   ]);
   const hashes: string[] = [];
   for (const raw of signed) hashes.push(await call('eth_sendRawTransaction', raw));
-  node.producer!.start();
+  node.modules.engine.producer!.start();
   const receipts = await Promise.all(hashes.map((x) => waitReceipt(url, x)));
   const height = Number(receipts[0].blockNumber);
   assert.ok(
@@ -96,12 +96,12 @@ test('blocks: genesis view, field mapping, tags, hashes, counts, receipts, nulls
     'all in one block',
   );
   const latest = Number(await call('eth_blockNumber'));
-  assert.equal(latest, node.chain!.latestHeight);
+  assert.equal(latest, node.modules.chain.latestHeight);
 
   await t.test(
     'the genesis block (height 0) is a real view with the genesis time and state root',
     async () => {
-      const stored1 = node.blocks!.blockByHeight(1)!;
+      const stored1 = node.modules.blocks.blockByHeight(1)!;
       const genesis = await call('eth_getBlockByNumber', '0x0', false);
       // the documented rule: SHA-256 of `chaind-genesis/<chain_id>/<genesis time, unix s>/<app hash hex>`
       const seconds = Date.parse('2026-01-01T00:00:00Z') / 1000;
@@ -143,7 +143,7 @@ test('blocks: genesis view, field mapping, tags, hashes, counts, receipts, nulls
   );
 
   await t.test('a block with txs maps every field from the stored header and receipts', async () => {
-    const stored = node.blocks!.blockByHeight(height)!;
+    const stored = node.modules.blocks.blockByHeight(height)!;
     const ordered = [...receipts].sort((a, b) => Number(a.transactionIndex) - Number(b.transactionIndex));
     const rawByHash = new Map(hashes.map((x, i) => [x, bytes(signed[i])]));
     const bloom = new Uint8Array(256);
@@ -160,7 +160,7 @@ test('blocks: genesis view, field mapping, tags, hashes, counts, receipts, nulls
       mixHash: ZERO32,
       nonce: '0x0000000000000000',
       number: hex(height),
-      parentHash: h(node.blocks!.blockByHeight(height - 1)!.hash),
+      parentHash: h(node.modules.blocks.blockByHeight(height - 1)!.hash),
       receiptsRoot: await trieRoot(
         ordered.map((r) =>
           encodeReceipt(
@@ -208,7 +208,7 @@ test('blocks: genesis view, field mapping, tags, hashes, counts, receipts, nulls
         call('eth_getBlockByNumber', hex(n), false),
       ]);
       assert.equal(b.parentHash, a.hash);
-      assert.equal(b.stateRoot, h(node.blocks!.blockByHeight(n)!.header.appHash));
+      assert.equal(b.stateRoot, h(node.modules.blocks.blockByHeight(n)!.header.appHash));
     }
   });
 

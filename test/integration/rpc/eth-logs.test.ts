@@ -36,7 +36,7 @@ test('eth_getLogs: filters, ranges, blockHash, limits', async (t) => {
   });
   const tokenAddress = getCreateAddress({ from: owner.address, nonce: 0 }).toLowerCase();
   // Three calls held back into one block, to see block-wide log indexes: transfer, approve, transfer.
-  await node.producer!.stop();
+  await node.modules.engine.producer!.stop();
   const held: string[] = [];
   for (const [i, data] of [
     token.encodeFunctionData('transfer', [b.address, 10n]),
@@ -52,7 +52,7 @@ test('eth_getLogs: filters, ranges, blockHash, limits', async (t) => {
     });
     held.push(await call('eth_sendRawTransaction', raw));
   }
-  node.producer!.start();
+  node.modules.engine.producer!.start();
   const receipts = await Promise.all(held.map((x) => waitReceipt(url, x)));
   const multi = Number(receipts[0].blockNumber);
   assert.ok(
@@ -60,7 +60,7 @@ test('eth_getLogs: filters, ranges, blockHash, limits', async (t) => {
     'one block',
   );
   const first = Number(deploy.blockNumber);
-  const latest = node.chain!.latestHeight;
+  const latest = node.modules.chain.latestHeight;
   const all = [deploy, ...receipts].flatMap((r) => r.logs);
   assert.equal(all.length, 4);
 
@@ -172,10 +172,10 @@ test('an open-ended range (no toBlock) is bounded by max_log_no_block, a closed 
     'evm.max_blocks_for_log': '3',
     'evm.max_log_no_block': '4',
   });
-  const chain = node.chain!;
+  const chain = node.modules.chain;
   const first = await emit(2);
   await until(() => chain.latestHeight >= Number(first.blockNumber) + 3);
-  await node.producer!.stop();
+  await node.modules.engine.producer!.stop();
   const latest = chain.latestHeight;
   assert.ok(latest > 4);
   // open-ended: every block up to the head, however many
@@ -195,9 +195,9 @@ test('an open-ended range (no toBlock) is bounded by max_log_no_block, a closed 
     first.logs,
   );
   // more logs than the open-ended limit: refused, never truncated
-  node.producer!.start();
+  node.modules.engine.producer!.start();
   const second = await emit(3);
-  await node.producer!.stop();
+  await node.modules.engine.producer!.stop();
   const tooMany = {
     code: -32005,
     message: 'query returned more than 4 results (max_log_no_block); give a toBlock or a narrower range',

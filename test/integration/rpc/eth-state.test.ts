@@ -101,7 +101,7 @@ test('state at heights, block reference forms, chain info, fee suggestions', asy
   });
 
   await t.test('state reads above latest or at an unknown hash are errors', async () => {
-    const latest = node.chain!.latestHeight;
+    const latest = node.modules.chain.latestHeight;
     assert.deepEqual(await error(url, 'eth_getBalance', [a, hex(latest + 1)]), {
       code: -32000,
       message: 'header not found',
@@ -134,7 +134,7 @@ test('state at heights, block reference forms, chain info, fee suggestions', asy
     const collector =
       '0x' + createHash('sha256').update('fee_collector').digest().subarray(0, 20).toString('hex');
     assert.equal(await call('eth_coinbase'), collector);
-    assert.equal(await call('eth_blockNumber'), hex(node.chain!.latestHeight));
+    assert.equal(await call('eth_blockNumber'), hex(node.modules.chain.latestHeight));
     assert.equal(await call('web3_sha3', '0x68656c6c6f'), keccak256('0x68656c6c6f'));
   });
 
@@ -159,15 +159,15 @@ test('a pruned height is -32000 naming the earliest available height', async (t)
   });
   const a = wallets[0].address;
   const deadline = Date.now() + 10_000;
-  while (node.ss!.earliestVersion() <= 1) {
+  while (node.modules.ss.earliestVersion() <= 1) {
     assert.ok(Date.now() < deadline, 'the state store prunes within 10 s');
     await new Promise((r) => setTimeout(r, 50));
   }
   // the pruner keeps running (every second): the height named lies between the earliest before the
   // request and the earliest after it
-  const before = node.ss!.earliestVersion() - 1;
+  const before = node.modules.ss.earliestVersion() - 1;
   const e = await error(url, 'eth_getBalance', [a, '0x0']);
-  const after = node.ss!.earliestVersion() - 1;
+  const after = node.modules.ss.earliestVersion() - 1;
   const named =
     /^state at height 0 is not available \(pruned\): the earliest available height is (\d+)$/.exec(e.message);
   assert.equal(e.code, -32000);
@@ -184,12 +184,12 @@ test('`earliest` is one height everywhere: on a pruned node, the earliest height
   });
   const call = (method: string, ...params: unknown[]) => result(url, method, params);
   const a = wallets[0].address;
-  const producer = node.producer!;
-  await until(() => node.ss!.earliestVersion() > 3);
+  const producer = node.modules.engine.producer!;
+  await until(() => node.modules.ss.earliestVersion() > 3);
   // with no new block the pruner settles at latest - keep-recent: `earliest` stops moving
   await producer.stop();
   // keep-recent 2: the versions of the latest three heights stay readable (prune target latest - 2)
-  await until(() => node.ss!.earliestVersion() === node.ss!.latestVersion() - 2);
+  await until(() => node.modules.ss.earliestVersion() === node.modules.ss.latestVersion() - 2);
   const earliest = Number(
     /the earliest available height is (\d+)$/.exec(
       (await error(url, 'eth_getBalance', [a, '0x0'])).message,

@@ -52,7 +52,7 @@ test('eth_sendRawTransaction, pending and mined lookups, receipts', async (t) =>
   const f = signedFields(raw1559);
 
   await t.test('a tx waiting in the mempool is served with null block fields', async () => {
-    await node.producer!.stop();
+    await node.modules.engine.producer!.stop();
     assert.equal(await call('eth_sendRawTransaction', raw1559), f.hash);
     const pending = {
       blockHash: null,
@@ -99,7 +99,7 @@ test('eth_sendRawTransaction, pending and mined lookups, receipts', async (t) =>
       code: -32000,
       message: 'replacement transaction underpriced',
     });
-    node.producer!.start();
+    node.modules.engine.producer!.start();
   });
 
   const receipt = await waitReceipt(url, f.hash);

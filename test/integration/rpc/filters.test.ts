@@ -22,8 +22,8 @@ test('filters: lifecycle, block/log/pending changes, limits', async (t) => {
   });
   const call = (method: string, ...params: unknown[]) => result(url, method, params);
   const fail = (method: string, ...params: unknown[]) => error(url, method, params);
-  const producer = node.producer!;
-  const chain = node.chain!;
+  const producer = node.modules.engine.producer!;
+  const chain = node.modules.chain;
   const [owner, b] = wallets;
   let nonce = 0;
   const sign = (tx: object) => owner.signTransaction({ ...fee, nonce: nonce++, ...tx });

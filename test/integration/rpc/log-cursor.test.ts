@@ -26,7 +26,7 @@ test('a block with more logs than max_log_no_block is reported over several poll
     'evm.max_log_no_block': '3',
     'evm.enabled_legacy_chain_apis': 'chain_newFilter,chain_getFilterChanges',
   });
-  const producer = node.producer!;
+  const producer = node.modules.engine.producer!;
   const ethId = await call('eth_newFilter', {});
   // an address is answered from the logs index, an empty filter by walking the blocks
   const byAddress = await call('eth_newFilter', { address: emitter });
@@ -61,7 +61,7 @@ test('a block with more logs than max_log_no_block is reported over several poll
 
 test('a logs subscription delivers every log of a block with more than max_log_no_block', async (t) => {
   const { node, emit } = await emitterNode(t, { 'evm.max_log_no_block': '3' });
-  const ws = new WebSocket(node.ws!.url);
+  const ws = new WebSocket(node.modules.evmWs!.url);
   t.after(() => ws.close());
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   const seen: any[] = [];
@@ -86,7 +86,7 @@ test('the real trigger: 10,001 LOG0s in one tx under the default max_log_no_bloc
   const { node, call, emit } = await emitterNode(t);
   const id = await call('eth_newFilter', {});
   const busy = await emit(10_001);
-  await node.producer!.stop();
+  await node.modules.engine.producer!.stop();
   assert.equal(busy.logs.length, 10_001);
   const polls = await drain(call, 'eth_getFilterChanges', id);
   assert.deepEqual(

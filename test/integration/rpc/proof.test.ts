@@ -53,7 +53,7 @@ function verify(ops: ProofOps, key: Uint8Array, value: Uint8Array | undefined, a
 test('eth_getProof on an iavl chain: values and ICS23 proofs against the app hash', async (t) => {
   const node = await startNode(makeHome(t, 'iavl'), { 'evm.http_port': '0' });
   t.after(() => node.stop());
-  const url = node.rpc!.url;
+  const url = node.modules.evmHttp!.url;
   const [a, b] = [wallets[0].address, wallets[1].address];
   const fee = { maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI };
   const deploy = await sendAndWait(url, wallets[0], {
@@ -77,7 +77,7 @@ test('eth_getProof on an iavl chain: values and ICS23 proofs against the app has
   const slots = [balanceSlot(a), balanceSlot(b), word(2n), word(99n)];
   // the state after block h is committed in block h + 1's header
   const appHashAfter = async (h: number) => {
-    await until(() => node.chain!.latestHeight > h);
+    await until(() => node.modules.chain.latestHeight > h);
     return bytes((await result(url, 'eth_getBlockByNumber', [hex(h + 1), false])).stateRoot);
   };
 
@@ -136,7 +136,7 @@ test('eth_getProof on an iavl chain: values and ICS23 proofs against the app has
     'a height State Commit no longer keeps in memory is rebuilt (snapshot + changelog)',
     async () => {
       // 16 versions stay in memory; older ones are replayed from the changelog
-      await until(() => node.chain!.latestHeight > hMove + 40);
+      await until(() => node.modules.chain.latestHeight > hMove + 40);
       const r = await result(url, 'eth_getProof', [tokenAddress, [slots[0]], hex(hMove)]);
       assert.deepEqual(r.hexValues, [word(990n)]);
       verify(
@@ -185,8 +185,8 @@ test('eth_getProof at a height State Commit can no longer rebuild: -32000 naming
     'state-commit.sc-keep-recent': '0',
   });
   t.after(() => node.stop());
-  await until(() => node.chain!.latestHeight > 40);
-  const e = await error(node.rpc!.url, 'eth_getProof', [wallets[0].address, ['0x0'], '0x1']);
+  await until(() => node.modules.chain.latestHeight > 40);
+  const e = await error(node.modules.evmHttp!.url, 'eth_getProof', [wallets[0].address, ['0x0'], '0x1']);
   assert.equal(e.code, -32000);
   assert.match(
     e.message,

@@ -20,7 +20,7 @@ export async function rpcNode(
   const home = makeHome(t);
   const node = await startNode(home, { 'evm.http_port': '0', ...flags });
   t.after(() => node.stop());
-  return { node, url: node.rpc!.url };
+  return { node, url: node.modules.evmHttp!.url };
 }
 
 export interface RpcAnswer {

@@ -11,7 +11,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Ajv } from 'ajv';
 import { getCreateAddress, Interface } from 'ethers';
-import { operationalHandles } from '../../../src/node/operational-services.ts';
 import { artifacts } from '../../helpers/dev-chain.ts';
 import { CHAIN_ID, GWEI, hex, rpc, rpcNode, waitReceipt, wallets } from './rpc-helpers.ts';
 
@@ -123,7 +122,7 @@ test('every served method’s results validate against the execution-apis schema
   ];
   const hashes: string[] = [];
   // no block until the pending lookup is done: a block produced meanwhile would mine the txs
-  await node.producer!.stop();
+  await node.modules.engine.producer!.stop();
   for (const raw of signed) hashes.push(await call('eth_sendRawTransaction', raw));
   // A mempool tx is answered with null block fields (issue 6, as geth), which the schema's
   // TransactionInfo does not allow: its signed-tx part is checked against TransactionSigned instead.
@@ -134,7 +133,7 @@ test('every served method’s results validate against the execution-apis schema
   );
   const signedTx = ajv.compile({ $ref: 'apis#/components/schemas/TransactionSigned' });
   assert.ok(signedTx(pending), ajv.errorsText(signedTx.errors));
-  node.producer!.start();
+  node.modules.engine.producer!.start();
   const receipts = await Promise.all(hashes.map((x) => waitReceipt(url, x)));
   const tokenAddress = getCreateAddress({ from: d.address, nonce: 0 });
   const transfer = await d.signTransaction({
@@ -229,7 +228,7 @@ test('every served method’s results validate against the execution-apis schema
     'the dispatcher counted these calls on the node’s registry, labelled with chain_id',
     async () => {
       // the node's own Prometheus endpoint ([instrumentation] prometheus-listen-addr)
-      const metrics = operationalHandles(node)!.metrics!;
+      const metrics = node.modules.metrics!;
       await rpc(url, 'eth_getBalance', ['0x12', 'latest']);
       await rpc(url, 'eth_definitelyNot', []);
       // a notification gets no answer, but its outcome is counted all the same

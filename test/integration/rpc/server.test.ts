@@ -47,7 +47,7 @@ test('JSON-RPC over HTTP: routes, limits, envelope, batches, params, CORS, deny 
 
   await t.test('the listening address is logged and bound on 127.0.0.1 at a picked port', () => {
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
-    assert.notEqual(node.rpc!.port, 0);
+    assert.notEqual(node.modules.evmHttp!.port, 0);
   });
 
   await t.test('GET / is the health check; other paths 404; other methods 405; wrong type 415', async () => {
@@ -303,9 +303,9 @@ test('JSON-RPC over HTTP: routes, limits, envelope, batches, params, CORS, deny 
 test('the server is off with http_enabled = false, and a taken port stops startup', async (t) => {
   const off = await startNode(makeHome(t), { 'evm.http_enabled': 'false', 'evm.http_port': '0' });
   t.after(() => off.stop());
-  assert.equal(off.rpc, undefined);
+  assert.equal(off.modules.evmHttp, undefined);
   const { node } = await rpcNode(t);
-  const port = node.rpc!.port;
+  const port = node.modules.evmHttp!.port;
   await assert.rejects(startNode(makeHome(t), { 'evm.http_port': String(port) }), {
     name: 'ChainError',
     message: `the JSON-RPC server cannot listen on 127.0.0.1:${port} ([evm] http_port): listen EADDRINUSE: address already in use 127.0.0.1:${port}`,

@@ -80,9 +80,9 @@ class WsClient {
 test('JSON-RPC over WebSocket: methods, subscriptions, limits', async (t) => {
   const { node, url } = await rpcNode(t, { 'evm.max_request_body_bytes': '65536' });
   const call = (method: string, ...params: unknown[]) => result(url, method, params);
-  const chain = node.chain!;
-  const producer = node.producer!;
-  const wsUrl = node.ws!.url;
+  const chain = node.modules.chain;
+  const producer = node.modules.engine.producer!;
+  const wsUrl = node.modules.evmWs!.url;
   assert.match(wsUrl, /^ws:\/\/127\.0\.0\.1:\d+$/);
   const ws = new WsClient(wsUrl);
   await ws.open();
@@ -245,6 +245,6 @@ test('JSON-RPC over WebSocket: methods, subscriptions, limits', async (t) => {
 
 test('ws_enabled = false serves no WebSocket; HTTP is unaffected', async (t) => {
   const { node, url } = await rpcNode(t, { 'evm.ws_enabled': 'false' });
-  assert.equal(node.ws, undefined);
+  assert.equal(node.modules.evmWs, undefined);
   assert.equal(await result(url, 'eth_chainId'), hex(CHAIN_ID));
 });

@@ -3,7 +3,7 @@
  * store, the Cosmos tx decoder, the stored tx results and historical state; plus the chain_ filter
  * table, which is a FilterStore of its own (eth_ filter ids are unknown to chain_ and the other way).
  *
- * What this chain gives the views (issue 9):
+ * What this chain gives the views:
  * - A block's txs are its TxRaws in block order; a TxRaw with a receipt is an EVM tx, every other one
  *   is Cosmos-originated and has a stored result (code, gas used).
  * - "Failed before execution" (included, nonce consumed, nothing executed): an EVM tx that could not
@@ -17,12 +17,11 @@
  * - Addresses: a Cosmos address is shown as its associated EVM address in the state after the tx's
  *   block (association is permanent, so the latest state answers for a pruned height), else its cast.
  */
-import { decodeCosmosTx } from '../app/cosmos-tx.ts';
-import { evmKeys, STORES } from '../app/store-keys.ts';
-import type { Chain } from '../chain/chain.ts';
-import { HistoricalState } from '../chain/history.ts';
-import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
-import { WEI_PER_UCHAIN } from '../primitives/identity.ts';
+import { decodeCosmosTx } from '../../app/cosmos-tx.ts';
+import { EvmReader } from '../../app/evm.ts';
+import type { Chain } from '../../chain/chain.ts';
+import { unwrapEthTransaction } from '../../execution/tx-wrap.ts';
+import { WEI_PER_UCHAIN } from '../../primitives/identity.ts';
 import {
   type ChainEvents,
   type ChainReader,
@@ -31,27 +30,25 @@ import {
   type FilterOptions,
   FilterStore,
   type TxPool,
-} from '../rpc/evm/index.ts';
+} from '../../rpc/evm/index.ts';
 import {
   type BlockTracer,
   type BlockTxRef,
   type CosmosTxView,
   type SyntheticBackend,
   syntheticLegacyMethods,
-} from '../rpc/legacy/synthetic/index.ts';
-import type { MethodTable } from '../rpc/server/dispatcher.ts';
-import type { BlockStore } from '../storage/blocks/store.ts';
-import type { CosmosTxResult } from '../storage/blocks/types.ts';
-import type { StateStore } from '../storage/ss/types.ts';
-import { ChainError, errorMessage } from '../util/errors.ts';
-import { Lru } from '../util/lru.ts';
+} from '../../rpc/legacy/synthetic/index.ts';
+import type { MethodTable } from '../../rpc/server/dispatcher.ts';
+import type { BlockStore } from '../../storage/blocks/store.ts';
+import type { CosmosTxResult } from '../../storage/blocks/types.ts';
+import { ChainError, errorMessage } from '../../util/errors.ts';
+import { Lru } from '../../util/lru.ts';
 
 const EMPTY_BLOOM = new Uint8Array(256);
 
 export interface SyntheticBackendDeps {
   chain: Chain;
   blocks: BlockStore;
-  ss: StateStore;
   /** The eth_ reader (its block views and caches are shared with eth_). */
   reader: ChainReader;
   options: EvmRpcOptions;
@@ -154,11 +151,12 @@ export class NodeSyntheticBackend implements SyntheticBackend {
   /** Cosmos address → associated EVM address in the state after block `height`, else its cast. */
   private addressMapper(height: number): (cosmos: Uint8Array) => Promise<Uint8Array> {
     const retained = height >= this.chain.earliestStateHeight();
-    const history = retained ? new HistoricalState(this.d.ss, height) : undefined;
-    const latest = this.d.chain.state;
+    const history = retained ? this.d.chain.stateAt(height) : undefined;
+    const latest = new EvmReader(this.d.chain.state);
     return async (cosmos) => {
-      const key = evmKeys.associationByCosmos(cosmos);
-      const associated = history ? await history.get(STORES.evm, key) : latest.get(STORES.evm, key);
+      const associated = history
+        ? await history.read((state) => new EvmReader(state).evmAddressOf(cosmos))
+        : latest.evmAddressOf(cosmos);
       return associated ?? cosmos;
     };
   }

@@ -1,12 +1,13 @@
 /**
- * The consensus RPC's read interfaces (src/rpc/consensus/types.ts) implemented over the node's
- * modules: block store, State Store, chain, mempool and the key files. This is the only place that
- * knows both sides, so rpc/ never touches storage (DESIGN §3).
+ * The consensus RPC's interfaces (src/rpc/consensus/types.ts) over the node's modules: the block
+ * store, the chain's state at a height, the mempools, the engine's TxSubmission and the key files.
+ * rpc/ never touches storage, so this is the one place that knows both sides.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Genesis } from '../app/genesis.ts';
-import { type Chain, stateVersion } from '../chain/chain.ts';
+import type { Genesis } from '../../app/genesis.ts';
+import type { Chain } from '../../chain/chain.ts';
+import type { TxSubmission } from '../../chain/engine.ts';
 import {
   BlockIdFlag,
   type Commit,
@@ -14,17 +15,17 @@ import {
   sortValidatorSet,
   txHash,
   validatorAddress,
-} from '../codec/index.ts';
-import type { SyncStatus } from '../chain/sync-status.ts';
-import { blockIdOf } from '../producer/producer.ts';
-import { STEP_PRECOMMIT } from '../producer/signer-state.ts';
-import { ed25519FromJson, nodeIdOf } from '../crypto/node-keys.ts';
-import { unwrapEthTransaction, wrapEthTransaction } from '../execution/tx-wrap.ts';
-import { CosmosTxError } from '../app/cosmos-errors.ts';
-import type { CosmosPool } from '../mempool/cosmos-pool.ts';
-import { MempoolError, type MempoolRejectReason } from '../mempool/errors.ts';
-import type { Mempool } from '../mempool/mempool.ts';
-import { equalBytes } from '../primitives/bytes.ts';
+} from '../../codec/index.ts';
+import type { SyncStatus } from '../../chain/sync-status.ts';
+import { blockIdOf } from '../../producer/producer.ts';
+import { STEP_PRECOMMIT } from '../../producer/signer-state.ts';
+import { ed25519FromJson, nodeIdOf } from '../../crypto/node-keys.ts';
+import { unwrapEthTransaction, wrapEthTransaction } from '../../execution/tx-wrap.ts';
+import { CosmosTxError } from '../../app/cosmos-errors.ts';
+import type { CosmosPool } from '../../mempool/cosmos-pool.ts';
+import { MempoolError, type MempoolRejectReason } from '../../mempool/errors.ts';
+import type { Mempool } from '../../mempool/mempool.ts';
+import { equalBytes } from '../../primitives/bytes.ts';
 import type {
   BlockView,
   ChainView,
@@ -38,12 +39,11 @@ import type {
   TxSubmitter,
   ValidatorSetView,
   ValidatorView,
-} from '../rpc/consensus/types.ts';
-import { encodeBlock } from '../storage/blocks/block-codec.ts';
-import type { BlockStore } from '../storage/blocks/store.ts';
-import type { Block } from '../storage/blocks/types.ts';
-import type { StateStore } from '../storage/ss/types.ts';
-import type { Logger } from '../util/logger.ts';
+} from '../../rpc/consensus/types.ts';
+import { encodeBlock } from '../../storage/blocks/block-codec.ts';
+import type { BlockStore } from '../../storage/blocks/store.ts';
+import type { Block } from '../../storage/blocks/types.ts';
+import type { Logger } from '../../util/logger.ts';
 
 /** The CometBFT RPC version whose shapes the routes follow; CosmJS picks its 0.38 decoder by it. */
 export const COMETBFT_RPC_VERSION = '0.38.17';
@@ -57,9 +57,9 @@ export interface ConsensusRpcSources {
   appVersion: string;
   chain: Chain;
   blocks: BlockStore;
-  ss: StateStore;
   mempool: Mempool;
   cosmosPool: CosmosPool;
+  submission: TxSubmission;
   logger: Logger;
   /** The engine's health (ChainNode.syncStatus). */
   sync: () => SyncStatus;
@@ -73,7 +73,7 @@ export function consensusRpcDeps(s: ConsensusRpcSources): ConsensusRpcDeps {
     identity: nodeIdentity(s, validators),
     chain: chainView(s, validators),
     validators: { validators: () => validators } satisfies ValidatorSetView,
-    state: stateView(s.ss),
+    state: stateView(s.chain),
     submitter: txSubmitter(s),
     mempool: mempoolView(s.mempool, s.cosmosPool),
     network: noPeers(),
@@ -244,14 +244,13 @@ function txResults(s: ConsensusRpcSources, block: Block): TxResultView[] {
   });
 }
 
-function stateView(ss: StateStore): StateView {
+function stateView(chain: Chain): StateView {
   return {
-    // Version v holds the state after block v-1 (chain.ts), so the first readable height is v-1.
-    earliestHeight: () => Math.max(0, ss.earliestVersion() - 1),
-    get: (store, key, height) => ss.get(store, key, stateVersion(height)),
+    earliestHeight: () => chain.states.earliestHeight(),
+    get: (store, key, height) => chain.stateAt(height).get(store, key),
+    read: (height, fn) => chain.stateAt(height).read(fn),
     range: async function* (store, start, end, height) {
-      for await (const [key, value] of ss.iterator(store, start, end, stateVersion(height)))
-        yield { key, value };
+      for await (const [key, value] of chain.stateAt(height).range(store, start, end)) yield { key, value };
     },
   };
 }
@@ -272,8 +271,8 @@ const SDK_CODE: Partial<Record<MempoolRejectReason, number>> = {
 const ERR_INVALID_REQUEST = 18;
 
 /**
- * Broadcasts: a TxRaw wrapping an Ethereum tx goes to the EVM mempool's CheckTx, any other TxRaw to
- * the Cosmos tx pool's (which decodes and verifies it, answering SDK codes).
+ * Broadcasts, through the engine's TxSubmission: a TxRaw wrapping an Ethereum tx as an Ethereum tx,
+ * any other TxRaw as a Cosmos tx (decoded and verified by admission, refused with SDK codes).
  */
 function txSubmitter(s: ConsensusRpcSources): TxSubmitter {
   const log = s.logger.child({ module: 'rpc' });
@@ -283,7 +282,7 @@ function txSubmitter(s: ConsensusRpcSources): TxSubmitter {
       const eth = unwrapEthTransaction(txRaw);
       if (!eth) {
         try {
-          const tx = s.cosmosPool.checkTx(txRaw);
+          const tx = await s.submission.submitCosmosTx(txRaw);
           return { code: 0, codespace: '', log: '', hash, gasWanted: tx.gasLimit };
         } catch (err) {
           if (!(err instanceof CosmosTxError)) throw err;
@@ -292,7 +291,7 @@ function txSubmitter(s: ConsensusRpcSources): TxSubmitter {
         }
       }
       try {
-        const tx = await s.mempool.checkTx(eth);
+        const tx = await s.submission.submitEthereumTx(eth);
         return { code: 0, codespace: '', log: '', hash, gasWanted: tx.gasLimit };
       } catch (err) {
         if (!(err instanceof MempoolError)) throw err;
@@ -341,7 +340,7 @@ function mempoolView(mempool: Mempool, cosmosPool: CosmosPool): MempoolView {
   };
 }
 
-/** P2P does not exist yet (a later issue): no listener, no peers. */
+/** No P2P layer exists: no listener, no peers. */
 function noPeers(): NetworkView {
   return { listening: () => false, listeners: () => [], peers: () => [] };
 }

@@ -1,51 +1,28 @@
 /**
- * The read interfaces rpc/ declares (ChainReader, TxPool), implemented over the node's modules: the
- * block store for blocks, receipts, tx indexes and logs; the State Store (HistoricalState) for state
- * at a height; the mempool for pending txs. This is the DESIGN §4 block mapping (hash, parentHash =
- * last block id, stateRoot = app hash, miner = proposer, base fee from the evm module's schedule),
- * plus a genesis block 0 (see genesisBlockHash) that block 1 names as its parent.
+ * rpc/evm's ChainReader over the node's modules: blocks, receipts, tx indexes and logs from the block
+ * store, state at a height from the chain (chain/state-at.ts). The Ethereum view of a block: hash,
+ * parentHash = last block id, stateRoot = app hash, miner = proposer, base fee from the schedule's
+ * state; plus a genesis block 0 (see genesisBlockHash) that block 1 names as its parent.
  *
  * Blocks are immutable once stored, so their Ethereum views and base fees are cached by height.
  */
 import { readFileSync } from 'node:fs';
-import { FEE_COLLECTOR_ADDRESS } from '../app/evm.ts';
-import type { Genesis } from '../app/genesis.ts';
-import type { BaseFeeParams } from '../chain/base-fee.ts';
-import { readBaseFee } from '../chain/block-execution.ts';
-import type { Chain } from '../chain/chain.ts';
-import type { SyncStatus } from '../chain/sync-status.ts';
-import { HistoricalState } from '../chain/history.ts';
-import { simulationServices } from './rpc-simulation-adapters.ts';
-import { cachedStateReads } from './rpc-state-reads.ts';
-import { traceServices } from './rpc-debug-adapters.ts';
-import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
-import type { Mempool } from '../mempool/mempool.ts';
-import type { BlockContext, BlockView, MinedTx } from '../rpc/codecs/views.ts';
-import type { AppToml } from '../config/schema.ts';
-import type { Registry } from 'prom-client';
-import {
-  evmMethods,
-  type ChainReader,
-  type EvmBackend,
-  type FilterStore,
-  type LogMatch,
-  type LogSearch,
-  type StateAt,
-  type Tracing,
-  type TxPool,
-} from '../rpc/evm/index.ts';
-import { Dispatcher } from '../rpc/server/dispatcher.ts';
-import { JsonRpcHttpServer, parseCorsOrigins } from '../rpc/server/http.ts';
-import { encodeBlock } from '../storage/blocks/block-codec.ts';
-import type { BlockStore } from '../storage/blocks/store.ts';
-import type { CommitStore } from '../storage/sc/commit-store.ts';
-import type { Block } from '../storage/blocks/types.ts';
-import type { StateStore } from '../storage/ss/types.ts';
-import { ChainError } from '../util/errors.ts';
-import type { Logger } from '../util/logger.ts';
-import { Lru } from '../util/lru.ts';
-import { sha256 } from '../crypto/hash.ts';
-import { equalBytes, toHex } from '../primitives/bytes.ts';
+import { FEE_COLLECTOR_ADDRESS } from '../../app/evm.ts';
+import type { Genesis } from '../../app/genesis.ts';
+import { readBaseFee } from '../../chain/block-execution.ts';
+import type { Chain } from '../../chain/chain.ts';
+import type { StateAt } from '../../chain/state-at.ts';
+import { unwrapEthTransaction } from '../../execution/tx-wrap.ts';
+import type { BlockContext, BlockView, MinedTx } from '../../rpc/codecs/views.ts';
+import type { ChainReader, LogMatch, LogSearch } from '../../rpc/evm/index.ts';
+import { encodeBlock } from '../../storage/blocks/block-codec.ts';
+import type { BlockStore } from '../../storage/blocks/store.ts';
+import type { Block } from '../../storage/blocks/types.ts';
+import type { StateStore } from '../../storage/ss/types.ts';
+import { ChainError } from '../../util/errors.ts';
+import { Lru } from '../../util/lru.ts';
+import { sha256 } from '../../crypto/hash.ts';
+import { equalBytes, toHex } from '../../primitives/bytes.ts';
 
 const ZERO_HASH = new Uint8Array(32);
 const ZERO_ADDRESS = new Uint8Array(20);
@@ -53,7 +30,7 @@ const EMPTY_BLOOM = new Uint8Array(256);
 
 /** `chaind/v<version>/<platform>-<arch>/node<version>`, like geth's `Geth/v1.x/linux-amd64/go1.x`. */
 export function clientVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
     version: string;
   };
   return `chaind/v${pkg.version}/${process.platform}-${process.arch}/node${process.versions.node}`;
@@ -71,32 +48,27 @@ export function genesisBlockHash(chainId: string, genesisTime: number, appHash: 
   return sha256(new TextEncoder().encode(`chaind-genesis/${chainId}/${genesisTime}/${toHex(appHash)}`));
 }
 
-export interface ChainReaderDeps {
+export interface ChainReaderModules {
   chain: Chain;
   blocks: BlockStore;
-  ss: StateStore;
-  /** State Commit: reads of the latest state (see rpc-state-reads.ts); absent: the State Store only. */
-  sc?: CommitStore;
+  /** How far back state is kept, and why not further (latest-state-store.ts). */
+  ss: Pick<StateStore, 'earliestVersion' | 'unavailableReason'>;
   genesis: Genesis;
-  feeParams: BaseFeeParams;
 }
 
 export class NodeChainReader implements ChainReader {
   readonly chainId: bigint;
   readonly coinbase = FEE_COLLECTOR_ADDRESS;
-  private readonly d: ChainReaderDeps;
+  private readonly d: ChainReaderModules;
   private readonly genesisTime: number;
   private readonly views = new Lru<number, BlockView>(256);
   private readonly contexts = new Lru<number, BlockContext>(16_384);
   private readonly baseFees = new Lru<number, bigint>(4096);
   private genesisAppHash: Uint8Array | undefined;
   private genesisHashOnce: Uint8Array | undefined;
-  /** State at a height, through the reads kept per version (rpc-state-reads.ts). */
-  private readonly stateReads: Pick<StateStore, 'get'>;
 
-  constructor(d: ChainReaderDeps) {
+  constructor(d: ChainReaderModules) {
     this.d = d;
-    this.stateReads = cachedStateReads(d);
     this.chainId = BigInt(d.genesis.app_state.evm.params.chain_id);
     this.genesisTime = Math.floor(Date.parse(d.genesis.genesis_time) / 1000);
   }
@@ -158,7 +130,7 @@ export class NodeChainReader implements ChainReader {
       stateRoot: this.appHashOfGenesis()!,
       miner: ZERO_ADDRESS,
       gasLimit: this.d.chain.gasLimit,
-      baseFeePerGas: this.d.feeParams.initialBaseFee,
+      baseFeePerGas: this.d.chain.feeParams.initialBaseFee,
       logsBloom: EMPTY_BLOOM,
       size: 0,
       txs: [],
@@ -187,10 +159,7 @@ export class NodeChainReader implements ChainReader {
     return hash;
   }
 
-  /**
-   * Block h executed with the base fee stored in the state after block h - 1. The key is private to
-   * chain/, so `readBaseFee` is asked which key it reads, and then given that key's historical value.
-   */
+  /** Block h executed with the base fee stored in the state after block h - 1. */
   private async baseFeeOfBlock(height: number): Promise<bigint> {
     const cached = this.baseFees.get(height);
     if (cached !== undefined) return cached;
@@ -204,10 +173,8 @@ export class NodeChainReader implements ChainReader {
           `${reason}; block objects and fee history are served from block ${earliest + 1} on`,
       );
     }
-    let wanted: { store: string; key: Uint8Array } | undefined;
-    readBaseFee({ get: (store, key) => void (wanted = { store, key }) }, this.d.feeParams);
-    const value = wanted ? await this.stateAt(height - 1).get(wanted.store, wanted.key) : undefined;
-    const fee = readBaseFee({ get: () => value }, this.d.feeParams);
+    const params = this.d.chain.feeParams;
+    const fee = await this.stateAt(height - 1).read((state) => readBaseFee(state, params));
     this.baseFees.set(height, fee);
     return fee;
   }
@@ -259,8 +226,8 @@ export class NodeChainReader implements ChainReader {
     return this.d.blocks.getLogs(search);
   }
 
-  stateAt(height: number): StateAt & { get: HistoricalState['get'] } {
-    return new HistoricalState(this.stateReads, height);
+  stateAt(height: number): StateAt {
+    return this.d.chain.stateAt(height);
   }
 }
 
@@ -273,90 +240,4 @@ function ethTxOf(block: Block, index: number): Uint8Array {
     );
   }
   return raw;
-}
-
-export function mempoolTxPool(mempool: Mempool, submitTx?: (raw: Uint8Array) => Promise<Uint8Array>): TxPool {
-  return {
-    get: (hash) => mempool.get(hash),
-    pendingNonce: (address) => mempool.pendingNonce(address),
-    submit: submitTx ?? (async (raw) => (await mempool.checkTx(raw)).hash),
-  };
-}
-
-export interface EvmRpcDeps extends ChainReaderDeps {
-  mempool: Mempool;
-  evm: AppToml['evm'];
-  logger: Logger;
-  /** Installed filters, shared by HTTP and WebSocket (rpc-filter-adapters.ts). */
-  filters?: FilterStore;
-  /** The node's metrics registry: the dispatcher records per-method RPC metrics on it. */
-  registry?: Registry;
-  /** State Commit, for eth_getProof (absent: the method is not served). */
-  sc?: CommitStore;
-  /** The engine's health (ChainNode.syncStatus), for eth_syncing. */
-  sync: () => SyncStatus;
-  /** Network mode: Ethereum txs go to CometBFT (which checks them with the mempool and gossips them). */
-  submitTx?: (raw: Uint8Array) => Promise<Uint8Array>;
-}
-
-export function evmBackend(d: EvmRpcDeps): EvmBackend {
-  return {
-    chain: new NodeChainReader(d),
-    pool: mempoolTxPool(d.mempool, d.submitTx),
-    options: {
-      clientVersion: clientVersion(),
-      maxBlocksForLog: d.evm.maxBlocksForLog,
-      maxLogNoBlock: d.evm.maxLogNoBlock,
-    },
-    sync: d.sync,
-  };
-}
-
-/**
- * The one dispatcher of the eth_ table, shared by the HTTP and WebSocket servers. `tracing`: pass the
- * node's one Tracing when other methods trace too (the legacy chain_trace*), so its limits count all.
- */
-export function createEvmDispatcher(
-  d: EvmRpcDeps,
-  backend: EvmBackend = evmBackend(d),
-  tracing: Tracing = traceServices(d, backend.chain),
-): Dispatcher {
-  const log = d.logger.child({ module: 'rpc' });
-  const methods = evmMethods(backend, {
-    filters: d.filters,
-    ...simulationServices(d, backend.chain),
-    tracing,
-  });
-  return new Dispatcher(methods, {
-    denyList: d.evm.denyList,
-    registry: d.registry,
-    onInternalError: (err, method) =>
-      log.error(
-        { method, err: err instanceof Error ? (err.stack ?? err.message) : String(err) },
-        'JSON-RPC method failed',
-      ),
-  });
-}
-
-/** The EVM JSON-RPC HTTP server over this node's modules, configured from `[evm]`. */
-export function createEvmRpcServer(
-  d: EvmRpcDeps,
-  dispatcher: Dispatcher = createEvmDispatcher(d),
-): JsonRpcHttpServer {
-  const log = d.logger.child({ module: 'rpc' });
-  return new JsonRpcHttpServer(dispatcher, {
-    // No listen-address key exists yet: local only, like geth's default --http.addr.
-    host: '127.0.0.1',
-    port: d.evm.httpPort,
-    maxBodyBytes: d.evm.maxRequestBodyBytes,
-    batchLimit: d.evm.batchRequestLimit,
-    corsOrigins: parseCorsOrigins(d.evm.corsOrigins),
-    maxJsonDepth: d.evm.maxJsonDepth,
-    readHeaderTimeoutMs: d.evm.readHeaderTimeout,
-    readTimeoutMs: d.evm.readTimeout,
-    idleTimeoutMs: d.evm.idleTimeout,
-    maxConnections: d.evm.httpMaxConnections,
-    maxBufferedBytes: d.evm.maxBufferedAnswerBytes,
-    logger: log,
-  });
 }

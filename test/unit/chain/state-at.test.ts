@@ -1,13 +1,15 @@
 /**
- * The RPC's per-version state reads (src/node/rpc-state-reads.ts): a version's answers are kept and
+ * The chain's per-version state reads (src/chain/state-at.ts): a version's answers are kept and
  * shared, a new version (a new block) is read afresh, and nothing is kept that a prune could have
  * made wrong or that failed.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Chain } from '../../../src/chain/chain.ts';
+import { decimal } from '../../../src/app/state-access.ts';
+import { bankKeys, evmKeys, STORES } from '../../../src/app/store-keys.ts';
+import { VersionedState } from '../../../src/chain/state-at.ts';
+import { BASE_DENOM } from '../../../src/primitives/identity.ts';
 import { VersionReadCaches } from '../../../src/execution/version-reads.ts';
-import { cachedStateReads, versionReads } from '../../../src/node/rpc-state-reads.ts';
 import type { BlockStore } from '../../../src/storage/blocks/store.ts';
 import type { CommitStore } from '../../../src/storage/sc/commit-store.ts';
 import type { StateStore } from '../../../src/storage/ss/types.ts';
@@ -39,8 +41,8 @@ function fixture(values: Record<number, number>, latest: number) {
     },
   } as unknown as CommitStore;
   const blocks = { latestHeight: () => state.latest } as unknown as BlockStore;
-  const chain = {} as Chain;
-  return { reads: cachedStateReads({ chain, ss, sc, blocks }), calls, state, chain };
+  const reads = new VersionedState({ ss, sc, blocks });
+  return { reads, calls, state };
 }
 
 test('a version is read once; a new block is a new version, read afresh', async () => {
@@ -78,8 +80,8 @@ test('nothing is kept from a failed read or from a version pruned while it was r
 test('one set of version caches per chain, shared by every adapter; the least recent version goes first', () => {
   const a = fixture({}, 1);
   const b = fixture({}, 1);
-  assert.equal(versionReads(a.chain), versionReads(a.chain));
-  assert.notEqual(versionReads(a.chain), versionReads(b.chain));
+  assert.equal(a.reads.reads, a.reads.reads);
+  assert.notEqual(a.reads.reads, b.reads.reads);
   const caches = new VersionReadCaches(2);
   const v1 = caches.at(1);
   v1.set('k', Uint8Array.of(1));
@@ -88,4 +90,32 @@ test('one set of version caches per chain, shared by every adapter; the least re
   caches.at(3); // drops 2
   assert.equal(caches.at(1), v1);
   assert.equal(caches.at(2).entries.size, 0);
+});
+
+test('an account read at a past height loads what only the State Store holds and runs the app readers again', async () => {
+  const evm = new Uint8Array(20).fill(0xaa);
+  const cosmos = new Uint8Array(20).fill(0xbb);
+  const id = (store: string, key: Uint8Array) => `${store}/${Buffer.from(key).toString('hex')}`;
+  const values = new Map([
+    [id(STORES.evm, evmKeys.associationByEvm(evm)), cosmos],
+    [id(STORES.bank, bankKeys.balance(cosmos, BASE_DENOM)), decimal(2n)],
+    [id(STORES.bank, bankKeys.weiRemainder(cosmos)), decimal(5n)],
+  ]);
+  let ssReads = 0;
+  const ss = {
+    get: async (store: string, key: Uint8Array, version: number) => {
+      ssReads++;
+      assert.equal(version, 4);
+      return values.get(id(store, key));
+    },
+    earliestVersion: () => 1,
+  } as unknown as StateStore;
+  const sc = { version: 10 } as unknown as CommitStore;
+  const blocks = { latestHeight: () => 9 } as unknown as BlockStore;
+  const state = new VersionedState({ ss, sc, blocks }).at(3);
+  // the association first (its cast's bank keys are read on the guess that there is none), then its bank keys
+  assert.equal(await state.balance(evm), 2n * 10n ** 12n + 5n);
+  assert.equal(ssReads, 5);
+  assert.equal(await state.balance(evm), 2n * 10n ** 12n + 5n);
+  assert.equal(ssReads, 5, 'kept for the version');
 });

@@ -1,5 +1,5 @@
 /**
- * The trace backend rpc/evm/debug.ts declares, over chain/trace-replay.ts (faithful block replays
+ * rpc/evm's TraceBackend, over chain/trace-replay.ts (faithful block replays
  * from the State Store) and execution/tracing (the tracers), plus execution/simulate for
  * debug_traceCall. `NodeTracer.traceBlock` is also what the legacy chain_traceBlock* methods call.
  *
@@ -7,9 +7,9 @@
  * milliseconds, so a long block trace does not stall block production), and handed to the tracer,
  * which aborts the EVM run it is attached to (see execution/tracing/index.ts).
  */
-import type { Chain } from '../chain/chain.ts';
-import { NotExecutedTraceError, TraceReplayer } from '../chain/trace-replay.ts';
-import { SimulationTimeoutError } from '../execution/simulate.ts';
+import type { Chain } from '../../chain/chain.ts';
+import { NotExecutedTraceError, TraceReplayer } from '../../chain/trace-replay.ts';
+import { SimulationTimeoutError } from '../../execution/simulate.ts';
 import {
   createTracer,
   type TraceConfig,
@@ -17,20 +17,18 @@ import {
   TraceDeadline,
   TraceTimeoutError,
   type TxTracer,
-} from '../execution/tracing/index.ts';
-import type { CallObject } from '../rpc/codecs/call.ts';
+} from '../../execution/tracing/index.ts';
+import type { CallObject } from '../../rpc/codecs/call.ts';
 import {
   type BlockTraceEntry,
-  type ChainReader,
   type TraceBackend,
   type TraceCallOptions,
   type TraceOptions,
-  Tracing,
-} from '../rpc/evm/index.ts';
-import type { StateStore } from '../storage/ss/types.ts';
-import { InvalidParamsError } from '../rpc/server/errors.ts';
-import { errorMessage } from '../util/errors.ts';
-import { NodeSimulation, type SimulationDeps } from './rpc-simulation-adapters.ts';
+} from '../../rpc/evm/index.ts';
+import type { StateStore } from '../../storage/ss/types.ts';
+import { InvalidParamsError } from '../../rpc/server/errors.ts';
+import { errorMessage } from '../../util/errors.ts';
+import type { NodeSimulation } from './evm-simulation.ts';
 
 /**
  * The deadline between the txs of a replay (the tracer checks it on every traced opcode): expiry, and
@@ -47,8 +45,9 @@ function pacer(deadline: TraceDeadline): () => Promise<void> {
   };
 }
 
-export interface TraceDeps {
+export interface TracerModules {
   chain: Chain;
+  /** Replays read the State Store at the traced block's parent state. */
   ss: StateStore;
   /** for debug_traceCall */
   simulation: NodeSimulation;
@@ -68,10 +67,10 @@ function traceConfig(o: TraceOptions): TraceConfig {
 }
 
 export class NodeTracer implements TraceBackend {
-  private readonly d: TraceDeps;
+  private readonly d: TracerModules;
   readonly replayer: TraceReplayer;
 
-  constructor(d: TraceDeps) {
+  constructor(d: TracerModules) {
     this.d = d;
     this.replayer = new TraceReplayer(d.chain, d.ss);
   }
@@ -173,40 +172,4 @@ export class NodeTracer implements TraceBackend {
       sim.close();
     }
   }
-}
-
-/** One per chain, so debug_trace* and the legacy chain_trace* methods share the concurrency cap. */
-const shared = new WeakMap<Chain, Tracing>();
-
-/**
- * debug_trace* with the `[evm]` limits (a simulation for debug_traceCall gets eth_call's gas cap);
- * every call for the same chain returns the same `Tracing`.
- */
-export function traceServices(
-  d: Omit<SimulationDeps, 'reader' | 'gasCap' | 'timeoutMs'> & {
-    evm: {
-      simulationGasLimit: number;
-      simulationEvmTimeout: number;
-      traceTimeout: number;
-      maxConcurrentTraceCalls: number;
-      maxTraceLookbackBlocks: number;
-    };
-  },
-  reader: ChainReader,
-): Tracing {
-  const existing = shared.get(d.chain);
-  if (existing) return existing;
-  const simulation = new NodeSimulation({
-    ...d,
-    reader,
-    gasCap: BigInt(d.evm.simulationGasLimit),
-    timeoutMs: d.evm.simulationEvmTimeout,
-  });
-  const tracing = new Tracing(new NodeTracer({ chain: d.chain, ss: d.ss, simulation }), reader, {
-    timeoutMs: d.evm.traceTimeout,
-    maxConcurrent: d.evm.maxConcurrentTraceCalls,
-    maxLookback: d.evm.maxTraceLookbackBlocks,
-  });
-  shared.set(d.chain, tracing);
-  return tracing;
 }

@@ -1,35 +1,37 @@
 /**
- * The legacy chain_/chain2_ surface over this node's modules (rpc/legacy's LegacyBackend): association
- * records read from the latest committed state, txs and receipts from the block store, association
- * txs admitted by the Cosmos pool. `legacyHttpDispatcher` is the HTTP transport's dispatcher: the
+ * rpc/legacy's LegacyBackend over this node's modules: association records read from the latest
+ * committed state, txs and receipts from the block store, association txs submitted through the
+ * engine's TxSubmission. `legacyHttpDispatcher` is the HTTP transport's dispatcher: the
  * shared one plus the legacy methods behind the `[evm] enabled_legacy_chain_apis` gate; the WebSocket
  * transport gets `webSocketDispatcher`, which refuses every legacy name (the surface is HTTP-only).
  */
 import { TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { encodeAssociationTx } from '../app/association-tx.ts';
-import { cosmosTxHash } from '../app/cosmos-tx.ts';
-import { EvmReader } from '../app/evm.ts';
-import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
-import type { CosmosPool } from '../mempool/cosmos-pool.ts';
-import { type EvmBackend, evmMethods } from '../rpc/evm/index.ts';
+import { encodeAssociationTx } from '../../app/association-tx.ts';
+import { cosmosTxHash } from '../../app/cosmos-tx.ts';
+import { EvmReader } from '../../app/evm.ts';
+import { unwrapEthTransaction } from '../../execution/tx-wrap.ts';
+import { type EvmBackend, evmMethods } from '../../rpc/evm/index.ts';
 import {
   type CosmosTxRecord,
   type LegacyBackend,
   legacyGate,
   legacyMethods,
   webSocketLegacyGate,
-} from '../rpc/legacy/index.ts';
-import { txJson } from '../rpc/rest/json.ts';
-import type { Dispatcher, MethodTable } from '../rpc/server/dispatcher.ts';
-import type { EvmRpcDeps } from './rpc-adapters.ts';
+} from '../../rpc/legacy/index.ts';
+import { txJson } from '../../rpc/rest/json.ts';
+import type { Dispatcher, MethodTable } from '../../rpc/server/dispatcher.ts';
+import type { Chain } from '../../chain/chain.ts';
+import type { TxSubmission } from '../../chain/engine.ts';
+import type { BlockStore } from '../../storage/blocks/store.ts';
 
-export interface LegacyRpcDeps extends EvmRpcDeps {
-  /** Admits chain_associate's txs; without it chain_associate is not served. */
-  cosmosPool?: CosmosPool;
+export interface LegacyModules {
+  chain: Chain;
+  blocks: BlockStore;
+  submission: TxSubmission;
 }
 
-export function legacyBackend(d: LegacyRpcDeps): LegacyBackend {
+export function legacyBackend(d: LegacyModules): LegacyBackend {
   const latest = () => new EvmReader(d.chain.state);
   const record = (raw: Uint8Array, height: number, index: number): CosmosTxRecord => {
     const eth = unwrapEthTransaction(raw);
@@ -45,13 +47,13 @@ export function legacyBackend(d: LegacyRpcDeps): LegacyBackend {
     const raw = loc && d.blocks.txAt(loc.height, loc.index);
     return raw ? record(raw, loc.height, loc.index) : undefined;
   };
-  const pool = d.cosmosPool;
+  const { submission } = d;
   return {
     associations: {
       cosmosAddressOf: (evm) => latest().cosmosAddressOf(evm),
       evmAddressOf: (cosmos) => latest().evmAddressOf(cosmos),
     },
-    submitAssociation: pool ? async (req) => pool.checkTx(encodeAssociationTx(req)).hash : undefined,
+    submitAssociation: async (req) => (await submission.submitCosmosTx(encodeAssociationTx(req))).hash,
     cosmosTxOfEvmTx: (hash) => at(d.blocks.txLocationByEvmHash(hash)),
     cosmosTx: (hash) => at(d.blocks.txLocationByCosmosHash(hash)),
     txFailure: (hash) => {
@@ -104,20 +106,21 @@ function revertReason(data: Uint8Array): string | undefined {
 }
 
 /**
- * The HTTP dispatcher: `base` (shared with WebSocket) plus every legacy method, behind the gate.
- * `synthetic`: PART B's synthetic views table, when the node builds one.
+ * The HTTP dispatcher: `base` (shared with WebSocket) plus every legacy method (and the synthetic
+ * views' table), behind the gate of `enabledApis` (`[evm] enabled_legacy_chain_apis`).
  */
 export function legacyHttpDispatcher(
   base: Dispatcher,
-  d: LegacyRpcDeps,
+  legacy: LegacyBackend,
   evm: EvmBackend,
-  synthetic?: MethodTable,
+  enabledApis: readonly string[],
+  synthetic: MethodTable,
 ): Dispatcher {
-  const methods = legacyMethods(legacyBackend(d), {
+  const methods = legacyMethods(legacy, {
     chain_getTransactionCount: evmMethods(evm).eth_getTransactionCount,
     synthetic,
   });
-  return base.extend(methods, { gate: legacyGate(d.evm.enabledLegacyChainApis, Object.keys(methods)) });
+  return base.extend(methods, { gate: legacyGate(enabledApis, Object.keys(methods)) });
 }
 
 /** The WebSocket dispatcher: `base` with every chain_/chain2_ name refused as not available. */

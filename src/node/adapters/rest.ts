@@ -3,11 +3,11 @@
  * chain view, State Store view and tx submitter, and the same gRPC query services `/abci_query`
  * answers from. rpc/rest may not import its peer rpc/consensus, so node/ joins them here.
  */
-import { GRPC_QUERIES, QueryError } from '../rpc/consensus/grpc-queries.ts';
-import { notCurrent } from '../rpc/consensus/routes-info.ts';
-import type { ConsensusRpcDeps } from '../rpc/consensus/types.ts';
-import { GrpcCode, RestError } from '../rpc/rest/errors.ts';
-import type { RestDeps } from '../rpc/rest/types.ts';
+import { GRPC_QUERIES, QueryError } from '../../rpc/consensus/grpc-queries.ts';
+import { notCurrent } from '../../rpc/consensus/routes-info.ts';
+import type { ConsensusRpcDeps } from '../../rpc/consensus/types.ts';
+import { GrpcCode, RestError } from '../../rpc/rest/errors.ts';
+import type { RestDeps } from '../../rpc/rest/types.ts';
 
 /** sdk error codes the query services raise → the gRPC codes the SDK's handlers return. */
 const GRPC_CODE_OF_SDK: Record<number, GrpcCode> = {

@@ -7,17 +7,17 @@
  */
 import { status } from '@grpc/grpc-js';
 import { QueryTotalSupplyRequest, QueryTotalSupplyResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
-import { deliverCosmosTx } from '../app/cosmos-deliver.ts';
-import { CosmosTxError } from '../app/cosmos-errors.ts';
-import { decodeCosmosTx } from '../app/cosmos-tx.ts';
-import { bankKeys, STORES } from '../app/store-keys.ts';
-import { type StateReader, StateOverlay } from '../state/overlay.ts';
-import { fromUtf8 } from '../primitives/bytes.ts';
-import { GRPC_QUERIES, type QueryHandler, QueryError } from '../rpc/consensus/grpc-queries.ts';
-import { notCurrent } from '../rpc/consensus/routes-info.ts';
-import type { ConsensusRpcDeps, StateView } from '../rpc/consensus/types.ts';
-import { GrpcStatusError } from '../rpc/grpc/errors.ts';
-import type { GrpcDeps } from '../rpc/grpc/types.ts';
+import { deliverCosmosTx } from '../../app/cosmos-deliver.ts';
+import { CosmosTxError } from '../../app/cosmos-errors.ts';
+import { decodeCosmosTx } from '../../app/cosmos-tx.ts';
+import { bankKeys, STORES } from '../../app/store-keys.ts';
+import { type StateReader, StateOverlay } from '../../state/overlay.ts';
+import { fromUtf8 } from '../../primitives/bytes.ts';
+import { GRPC_QUERIES, type QueryHandler, QueryError } from '../../rpc/consensus/grpc-queries.ts';
+import { notCurrent } from '../../rpc/consensus/routes-info.ts';
+import type { ConsensusRpcDeps, StateView } from '../../rpc/consensus/types.ts';
+import { GrpcStatusError } from '../../rpc/grpc/errors.ts';
+import type { GrpcDeps } from '../../rpc/grpc/types.ts';
 
 /** sdk error codes the query services raise → the gRPC codes the SDK's handlers return. */
 const GRPC_CODE_OF_SDK: Record<number, status> = {

@@ -1,0 +1,123 @@
+/**
+ * rpc/evm's SimulationBackend over execution/simulate (eth_call, eth_estimateGas,
+ * eth_createAccessList, and debug_traceCall's run). A simulation on the state after block h reads
+ * version h + 1 where the chain's state reads it (chain/state-at.ts: SC while it provably holds that
+ * version, the State Store otherwise, the same bytes either way, so one long call may mix them), through
+ * the same per-version cache as the account methods.
+ */
+import { FEE_COLLECTOR_ADDRESS } from '../../app/evm.ts';
+import { type Chain, stateVersion } from '../../chain/chain.ts';
+import type { BlockEnv } from '../../execution/block-executor.ts';
+import { createAccessList, estimateGas } from '../../execution/simulate-estimate.ts';
+import { Simulation, SimulationError } from '../../execution/simulate.ts';
+import type { AccountOverride, BlockOverrides } from '../../rpc/codecs/overrides.ts';
+import type { CallObject } from '../../rpc/codecs/call.ts';
+import type { ChainReader } from '../../rpc/evm/backend.ts';
+import type { CallResult, SimulationBackend } from '../../rpc/evm/simulate.ts';
+import { ChainError } from '../../util/errors.ts';
+
+export interface SimulationOptions {
+  /** `[evm] simulation_gas_limit` */
+  gasCap: bigint;
+  /** `[evm] simulation_evm_timeout`, ms */
+  timeoutMs: number;
+}
+
+export interface SimulationModules {
+  chain: Chain;
+  /** The eth_ block views (for the requested block's time and base fee). */
+  reader: ChainReader;
+}
+
+export class NodeSimulation implements SimulationBackend {
+  private readonly o: SimulationOptions;
+  private readonly m: SimulationModules;
+  /** Common.chainId() converts on every call */
+  private readonly chainId: bigint;
+  constructor(o: SimulationOptions, m: SimulationModules) {
+    this.o = o;
+    this.m = m;
+    this.chainId = m.chain.common.chainId();
+  }
+
+  /** The block context of `height` (geth runs a call "in" the requested block). */
+  private async env(height: number): Promise<BlockEnv> {
+    const view = await this.m.reader.block(height);
+    if (!view) throw new ChainError('RPC_BLOCK_MISSING', `block ${height} is not available`);
+    return {
+      height: BigInt(height),
+      timestamp: BigInt(view.timestamp),
+      gasLimit: this.m.chain.gasLimit,
+      baseFee: view.baseFeePerGas,
+      coinbase: FEE_COLLECTOR_ADDRESS,
+      parentAppHash: view.stateRoot,
+      blockHash: (n) =>
+        n >= 1n && n < BigInt(height) ? this.m.chain.blocks.blockHashByHeight(Number(n)) : undefined,
+    };
+  }
+
+  /** A simulation on the state after `height`; the caller must `close()` it (debug_traceCall uses it too). */
+  async open(
+    height: number,
+    call: CallObject,
+    stateOverrides?: AccountOverride[],
+    blockOverrides?: BlockOverrides,
+    timeoutMs = this.o.timeoutMs,
+  ): Promise<Simulation> {
+    const chainId = this.chainId;
+    if (call.chainId !== undefined && call.chainId !== chainId) {
+      throw new SimulationError(
+        'invalid',
+        `chainId does not match node's (have=${call.chainId}, want=${chainId})`,
+      );
+    }
+    const version = stateVersion(height);
+    const states = this.m.chain.states;
+    return Simulation.create({
+      common: this.m.chain.common,
+      env: await this.env(height),
+      state: (store, key) => states.source(store, key, version),
+      gasCap: this.o.gasCap,
+      timeoutMs,
+      stateOverrides,
+      blockOverrides,
+      readCache: states.reads.at(version),
+    });
+  }
+
+  async call(
+    height: number,
+    call: CallObject,
+    stateOverrides?: AccountOverride[],
+    blockOverrides?: BlockOverrides,
+  ): Promise<CallResult> {
+    return this.with(this.open(height, call, stateOverrides, blockOverrides), (sim) =>
+      sim.call(call, sim.callGas(call)),
+    );
+  }
+
+  /** Runs `fn` on a simulation and gives its VM back whatever happens. */
+  private async with<T>(created: Promise<Simulation>, fn: (sim: Simulation) => Promise<T>): Promise<T> {
+    const sim = await created;
+    try {
+      return await fn(sim);
+    } finally {
+      sim.close();
+    }
+  }
+
+  async estimateGas(
+    height: number,
+    call: CallObject,
+    stateOverrides?: AccountOverride[],
+    blockOverrides?: BlockOverrides,
+  ) {
+    return this.with(this.open(height, call, stateOverrides, blockOverrides), (sim) =>
+      estimateGas(sim, call),
+    );
+  }
+
+  async createAccessList(height: number, call: CallObject) {
+    return this.with(this.open(height, call), (sim) => createAccessList(sim, call));
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The node's Cosmos-facing and operational listeners, each built from its config section over the
+ * same consensus-RPC adapters (built once per start): the consensus RPC (`[rpc] laddr`), the REST API
+ * (`[api]`), gRPC (`[grpc]`) and the Prometheus endpoint (`[instrumentation]`). Metrics live on one
+ * registry with a `chain_id` label on every series; each module defines its own (chain/, producer/,
+ * mempool/ metrics.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { collectDefaultMetrics, type Registry } from 'prom-client';
+import { StakingReader } from '../app/staking.ts';
+import type { Chain } from '../chain/chain.ts';
+import { recordChainMetrics } from '../chain/metrics.ts';
+import { validatorAddress } from '../codec/index.ts';
+import { parseListenAddress } from '../config/fields.ts';
+import type { NodeConfig } from '../config/schema.ts';
+import type { CosmosPool } from '../mempool/cosmos-pool.ts';
+import { registerMempoolMetrics } from '../mempool/metrics.ts';
+import type { Mempool } from '../mempool/mempool.ts';
+import { equalBytes } from '../primitives/bytes.ts';
+import { recordConsensusMetrics } from '../producer/metrics.ts';
+import { maxPeerHeight, notCurrent } from '../rpc/consensus/routes-info.ts';
+import { ConsensusRpcServer } from '../rpc/consensus/server.ts';
+import type { ConsensusRpcDeps } from '../rpc/consensus/types.ts';
+import { GrpcServer } from '../rpc/grpc/server.ts';
+import { RestServer } from '../rpc/rest/server.ts';
+import { ChainError, ConfigError, errorMessage } from '../util/errors.ts';
+import type { Logger } from '../util/logger.ts';
+import { grpcDeps } from './adapters/grpc.ts';
+import { restDeps } from './adapters/rest.ts';
+import { MetricsServer } from './metrics-server.ts';
+
+export const APP_VERSION: string = JSON.parse(
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+).version;
+
+export interface ServiceOptions {
+  config: NodeConfig;
+  /** The chain's id (`genesis.chain_id`) and its largest block in bytes. */
+  chainId: string;
+  maxBlockBytes: number;
+  logger: Logger;
+}
+
+function listenAddress(value: string, key: string, file = 'config.toml'): { host: string; port: number } {
+  const a = parseListenAddress(value);
+  if (!a) throw new ConfigError(`${file}: ${key}: ${JSON.stringify(value)} is not a listen address`);
+  return a;
+}
+
+const rpcLog = (o: ServiceOptions) => o.logger.child({ module: 'rpc' });
+
+/** The consensus RPC on `[rpc] laddr`, listening. */
+export async function startConsensusRpc(
+  o: ServiceOptions,
+  deps: ConsensusRpcDeps,
+): Promise<ConsensusRpcServer> {
+  const rpc = o.config.config.rpc;
+  const log = rpcLog(o);
+  const { host, port } = listenAddress(rpc.laddr, 'rpc.laddr');
+  const server = new ConsensusRpcServer(deps, {
+    host,
+    port,
+    maxBodyBytes: rpc.maxBodyBytes,
+    corsAllowedOrigins: rpc.corsAllowedOrigins,
+    lagThreshold: rpc.lagThreshold,
+    maxOpenConnections: rpc.maxOpenConnections,
+    logger: log,
+  });
+  await server.start();
+  log.info({ address: server.url }, 'consensus RPC listening');
+  return server;
+}
+
+export interface MetricsModules {
+  chain: Chain;
+  mempool: Mempool;
+  cosmosPool: CosmosPool;
+  consensus: ConsensusRpcDeps;
+}
+
+/**
+ * The Prometheus endpoint when `[instrumentation] prometheus`, listening, with every module's metrics
+ * recorded on `registry`; `unsubscribe` stops the recording.
+ */
+export async function startMetrics(
+  o: ServiceOptions,
+  registry: Registry,
+  m: MetricsModules,
+  /** Network mode: where CometBFT serves its own series, merged into the answer (metrics-merge.ts). */
+  engineMetricsUrl?: string,
+): Promise<{ server: MetricsServer; unsubscribe: () => void } | undefined> {
+  const instr = o.config.config.instrumentation;
+  if (!instr.prometheus) return undefined;
+  const lagThreshold = o.config.config.rpc.lagThreshold;
+  const { chain, mempool, cosmosPool, consensus } = m;
+  const ns = instr.namespace;
+  const unsubscribe: (() => void)[] = [];
+  const stopRecording = () => {
+    for (const off of unsubscribe.splice(0)) off();
+  };
+  collectDefaultMetrics({ register: registry });
+  unsubscribe.push(recordChainMetrics(registry, ns, chain));
+  registerMempoolMetrics(registry, ns, {
+    size: () => mempool.size + cosmosPool.size,
+    evmPending: () => mempool.pending(),
+    evmQueued: () => mempool.queued(),
+  });
+  const set = consensus.validators.validators(chain.latestHeight).map((v) => v.address);
+  unsubscribe.push(
+    recordConsensusMetrics(registry, ns, {
+      onBlock: (l) => chain.onBlock(l),
+      validatorSet: () => set,
+      validatorStatuses: () =>
+        new StakingReader(chain.state).validators().map((v) => {
+          const address = validatorAddress(new Uint8Array(Buffer.from(v.consensus_pubkey.key, 'base64')));
+          const inSet = set.some((a) => equalBytes(a, address));
+          return { address, active: v.status === 'BOND_STATUS_BONDED' && !v.jailed && inSet };
+        }),
+      // As /lag_status answers 200: making progress, not catching up, within the lag threshold.
+      atNetworkHeight: () => {
+        const sync = consensus.sync();
+        if (notCurrent(sync)) return false;
+        const own = chain.latestHeight;
+        return Math.max(maxPeerHeight(consensus.network, own), sync.bestKnownHeight) - own <= lagThreshold;
+      },
+    }),
+  );
+  const { host, port } = listenAddress(instr.prometheusListenAddr, 'instrumentation.prometheus-listen-addr');
+  const server = new MetricsServer(
+    registry,
+    host,
+    port,
+    rpcLog(o),
+    instr.maxOpenConnections,
+    engineMetricsUrl
+      ? {
+          namespace: ns,
+          scrape: async () => (await fetch(engineMetricsUrl, { signal: AbortSignal.timeout(2_000) })).text(),
+        }
+      : undefined,
+  );
+  try {
+    await server.start();
+  } catch (err) {
+    stopRecording();
+    throw err;
+  }
+  const a = server.address;
+  rpcLog(o).info({ address: `${a.host}:${a.port}` }, 'metrics listening');
+  return { server, unsubscribe: stopRecording };
+}
+
+/**
+ * The REST API when `[api] enable`, listening. `rpcAddress`: the consensus RPC's bound address
+ * (port 0 picks one), which node_info reports.
+ */
+export async function startRestApi(
+  o: ServiceOptions,
+  deps: ConsensusRpcDeps,
+  rpcAddress: () => string,
+): Promise<RestServer | undefined> {
+  const api = o.config.app.api;
+  if (!api.enable) return undefined;
+  const log = rpcLog(o);
+  const { host, port } = listenAddress(api.address, 'api.address', 'app.toml');
+  const server = new RestServer(restDeps(deps, rpcAddress), {
+    host,
+    port,
+    // a TxRaw in base64 inside JSON, with room to spare: the largest block's bytes, doubled
+    maxBodyBytes: 2 * o.maxBlockBytes + 4096,
+    maxOpenConnections: api.maxOpenConnections,
+    logger: log,
+  });
+  await server.start().catch((err) => {
+    throw new ChainError(
+      'LISTEN_FAILED',
+      `the REST API cannot listen on ${host}:${port} ([api] address): ${errorMessage(err)}`,
+    );
+  });
+  log.info({ address: server.url }, 'REST API listening');
+  return server;
+}
+
+/** The gRPC server when `[grpc] enable`, listening; Simulate runs on the chain's latest state. */
+export async function startGrpc(
+  o: ServiceOptions,
+  deps: ConsensusRpcDeps,
+  rpcAddress: () => string,
+  chain: Chain,
+): Promise<GrpcServer | undefined> {
+  const cfg = o.config.app.grpc;
+  if (!cfg.enable) return undefined;
+  const log = rpcLog(o);
+  const { host, port } = listenAddress(cfg.address, 'grpc.address', 'app.toml');
+  const sim = { state: () => chain.state, chainId: o.chainId, maxBlockGas: () => chain.gasLimit };
+  const server = new GrpcServer(grpcDeps(deps, rpcAddress, sim), {
+    host,
+    port,
+    logger: log,
+    maxConnections: cfg.maxOpenConnections,
+    idleTimeoutMs: cfg.idleTimeout,
+  });
+  await server.start().catch((err) => {
+    throw new ChainError(
+      'LISTEN_FAILED',
+      `gRPC cannot listen on ${host}:${port} ([grpc] address): ${errorMessage(err)}`,
+    );
+  });
+  log.info({ address: server.address }, 'gRPC listening');
+  return server;
+}

@@ -1,0 +1,205 @@
+/**
+ * The EVM JSON-RPC (`[evm]`): one ChainReader with its caches, one Tracing (so
+ * max_concurrent_trace_calls counts debug_trace* and chain_trace* together), one filter store and one
+ * dispatcher for the HTTP and WebSocket transports; the HTTP dispatcher adds the deprecated
+ * chain_/chain2_ surface (HTTP-only), whose synthetic views keep a filter table of their own.
+ */
+import type { Genesis } from '../app/genesis.ts';
+import type { Chain } from '../chain/chain.ts';
+import type { TxSubmission } from '../chain/engine.ts';
+import type { SyncStatus } from '../chain/sync-status.ts';
+import type { AppToml } from '../config/schema.ts';
+import type { Mempool } from '../mempool/mempool.ts';
+import { parseTraceOptions } from '../rpc/evm/debug-options.ts';
+import {
+  type ChainEvents,
+  type EvmBackend,
+  evmMethods,
+  type FilterOptions,
+  FilterStore,
+  SubscriptionHub,
+  subscriptionMethods,
+  Tracing,
+} from '../rpc/evm/index.ts';
+import type { LegacyBackend } from '../rpc/legacy/index.ts';
+import { Dispatcher } from '../rpc/server/dispatcher.ts';
+import { JsonRpcHttpServer, parseCorsOrigins } from '../rpc/server/http.ts';
+import { JsonRpcWsServer } from '../rpc/server/ws.ts';
+import type { CommitStore } from '../storage/sc/commit-store.ts';
+import type { StateStore } from '../storage/ss/types.ts';
+import { errorMessage } from '../util/errors.ts';
+import type { Logger } from '../util/logger.ts';
+import type { Registry } from 'prom-client';
+import { clientVersion, NodeChainReader } from './adapters/evm-chain-reader.ts';
+import { NodeProofs } from './adapters/evm-proofs.ts';
+import { NodeSimulation } from './adapters/evm-simulation.ts';
+import { NodeTracer } from './adapters/evm-tracer.ts';
+import { evmTxPool } from './adapters/evm-tx-pool.ts';
+import { legacyBackend, legacyHttpDispatcher, webSocketDispatcher } from './adapters/legacy-backend.ts';
+import {
+  blockTracer,
+  createSyntheticLegacy,
+  type SyntheticLegacy,
+} from './adapters/legacy-synthetic-backend.ts';
+
+export interface EvmRpcOptions {
+  evm: AppToml['evm'];
+  genesis: Genesis;
+  logger: Logger;
+  /** The dispatcher records per-method RPC metrics here. */
+  registry: Registry;
+}
+
+export interface EvmRpcModules {
+  chain: Chain;
+  ss: StateStore;
+  /** For eth_getProof. */
+  sc: CommitStore;
+  mempool: Mempool;
+  submission: TxSubmission;
+  /** The engine's health, for eth_syncing. */
+  sync: () => SyncStatus;
+}
+
+export class EvmRpc {
+  readonly filters: FilterStore;
+  readonly dispatcher: Dispatcher;
+  /** debug_trace* and chain_trace* with the `[evm]` trace limits. */
+  readonly tracing: Tracing;
+  private readonly o: EvmRpcOptions;
+  private readonly backend: EvmBackend;
+  private readonly events: ChainEvents;
+  private readonly synthetic: SyntheticLegacy;
+  private readonly legacy: LegacyBackend;
+  private hub: SubscriptionHub | undefined;
+
+  constructor(o: EvmRpcOptions, m: EvmRpcModules) {
+    this.o = o;
+    const { evm } = o;
+    const { chain, mempool } = m;
+    const blocks = chain.blocks;
+    this.events = {
+      onBlock: (listener) => chain.onBlock(({ block }) => listener(block.header.height)),
+      onPendingTx: (listener) => mempool.onPending(listener),
+    };
+    const filterLimits: Omit<FilterOptions, 'timeoutMs'> = {
+      maxFilters: evm.maxFilters,
+      maxPendingHashes: evm.maxPendingFilterHashes,
+      maxCriteria: evm.maxLogCriteria,
+    };
+    this.filters = new FilterStore(this.events, { timeoutMs: evm.filterTimeout, ...filterLimits });
+    const reader = new NodeChainReader({ chain, blocks, ss: m.ss, genesis: o.genesis });
+    this.backend = {
+      chain: reader,
+      pool: evmTxPool(mempool, m.submission),
+      options: {
+        clientVersion: clientVersion(),
+        maxBlocksForLog: evm.maxBlocksForLog,
+        maxLogNoBlock: evm.maxLogNoBlock,
+      },
+      sync: m.sync,
+    };
+    // eth_call's gas cap and deadline apply to debug_traceCall's simulation too
+    const simulation = new NodeSimulation(
+      { gasCap: BigInt(evm.simulationGasLimit), timeoutMs: evm.simulationEvmTimeout },
+      { chain, reader },
+    );
+    const tracing = (this.tracing = new Tracing(new NodeTracer({ chain, ss: m.ss, simulation }), reader, {
+      timeoutMs: evm.traceTimeout,
+      maxConcurrent: evm.maxConcurrentTraceCalls,
+      maxLookback: evm.maxTraceLookbackBlocks,
+    }));
+    const log = o.logger.child({ module: 'rpc' });
+    const methods = evmMethods(this.backend, {
+      filters: this.filters,
+      simulation,
+      proofs: new NodeProofs(m.sc),
+      tracing,
+    });
+    this.dispatcher = new Dispatcher(methods, {
+      denyList: evm.denyList,
+      registry: o.registry,
+      onInternalError: (err, method) =>
+        log.error(
+          { method, err: err instanceof Error ? (err.stack ?? err.message) : String(err) },
+          'JSON-RPC method failed',
+        ),
+    });
+    this.legacy = legacyBackend({ chain, blocks, submission: m.submission });
+    this.synthetic = createSyntheticLegacy({
+      chain,
+      blocks,
+      reader,
+      options: this.backend.options,
+      pool: this.backend.pool,
+      events: this.events,
+      filterTimeoutMs: evm.filterTimeout,
+      filterLimits,
+      tracer: blockTracer(tracing, (v) => parseTraceOptions(v)),
+    });
+  }
+
+  /** The HTTP server on `[evm] http_port`: the shared dispatcher plus the legacy surface. */
+  http(): JsonRpcHttpServer {
+    const { evm } = this.o;
+    const dispatcher = legacyHttpDispatcher(
+      this.dispatcher,
+      this.legacy,
+      this.backend,
+      evm.enabledLegacyChainApis,
+      this.synthetic.methods,
+    );
+    return new JsonRpcHttpServer(dispatcher, {
+      // No listen-address key exists yet: local only, like geth's default --http.addr.
+      host: '127.0.0.1',
+      port: evm.httpPort,
+      maxBodyBytes: evm.maxRequestBodyBytes,
+      batchLimit: evm.batchRequestLimit,
+      corsOrigins: parseCorsOrigins(evm.corsOrigins),
+      maxJsonDepth: evm.maxJsonDepth,
+      readHeaderTimeoutMs: evm.readHeaderTimeout,
+      readTimeoutMs: evm.readTimeout,
+      idleTimeoutMs: evm.idleTimeout,
+      maxConnections: evm.httpMaxConnections,
+      maxBufferedBytes: evm.maxBufferedAnswerBytes,
+      logger: this.o.logger.child({ module: 'rpc' }),
+    });
+  }
+
+  /** The WebSocket server on `[evm] ws_port`, with eth_subscribe. */
+  ws(): JsonRpcWsServer {
+    const log = this.o.logger.child({ module: 'rpc' });
+    const { evm } = this.o;
+    const hub = (this.hub ??= new SubscriptionHub(
+      this.backend,
+      this.events,
+      (err) => log.error({ err: errorMessage(err) }, 'subscription notification failed'),
+      {
+        maxSubscriptions: evm.maxSubscriptions,
+        maxPerConnection: evm.maxSubscriptionsPerConnection,
+        maxCriteria: evm.maxLogCriteria,
+      },
+    ));
+    return new JsonRpcWsServer(webSocketDispatcher(this.dispatcher), {
+      // Local only, like the HTTP server (and geth's default --ws.addr).
+      host: '127.0.0.1',
+      port: evm.wsPort,
+      maxMessageBytes: evm.maxRequestBodyBytes,
+      batchLimit: evm.batchRequestLimit,
+      maxJsonDepth: evm.maxJsonDepth,
+      maxConnections: evm.wsMaxConnections,
+      maxBufferedBytes: evm.maxBufferedAnswerBytes,
+      maxInFlight: evm.wsMaxRequestsInFlight,
+      handshakeTimeoutMs: evm.readHeaderTimeout,
+      pingIntervalMs: evm.wsPingInterval,
+      logger: log,
+      connectionMethods: (notify) => subscriptionMethods(hub, this.backend, notify),
+    });
+  }
+
+  close(): void {
+    this.hub?.close();
+    this.filters.close();
+    this.synthetic.close();
+  }
+}

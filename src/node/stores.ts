@@ -1,0 +1,113 @@
+/**
+ * The stores and the chain over them, opened under the node's Lifecycle in the order their checks
+ * need: the data lock before any database, State Commit before the State Store (which must hold SC's
+ * history), the block store, then the chain, which replays what the block store has and SC lacks.
+ */
+import { join } from 'node:path';
+import type { Genesis } from '../app/genesis.ts';
+import { ALL_STORES } from '../app/store-keys.ts';
+import { Chain } from '../chain/chain.ts';
+import type { NodeConfig } from '../config/schema.ts';
+import { createChainCommon } from '../execution/chain-config.ts';
+import { type BlockStore, openBlockStore } from '../storage/blocks/store.ts';
+import { type CommitStore, openCommitStore } from '../storage/sc/commit-store.ts';
+import { openStateStore, type StateStore } from '../storage/ss/index.ts';
+import { acquireDirLock } from '../util/dir-lock.ts';
+import type { Logger } from '../util/logger.ts';
+import { LatestOnlyStateStore } from './latest-state-store.ts';
+import type { Lifecycle } from './lifecycle.ts';
+
+export interface StoreOptions {
+  dataDir: string;
+  config: NodeConfig;
+  genesis: Genesis;
+  logger: Logger;
+}
+
+export interface Stores {
+  sc: CommitStore;
+  /** The State Store, or with `ss-enable = false` State Commit's latest state (latest-state-store.ts). */
+  ss: StateStore;
+  blocks: BlockStore;
+}
+
+/**
+ * The data lock (one node per home, taken before any database opens), then State Commit, the State
+ * Store and the block store. With `ss-enable = false` there is no State Store database: reads of
+ * state come from State Commit (latest-state-store.ts), and history answers an error.
+ */
+export async function openStores(lc: Lifecycle, o: StoreOptions): Promise<Stores> {
+  const { dataDir, config, genesis, logger } = o;
+  await lc.open(
+    'data-lock',
+    async () => acquireDirLock(dataDir),
+    async (lock) => lock.release(),
+  );
+  const scc = config.app.stateCommit;
+  const sc = await lc.open(
+    'state-commit',
+    () =>
+      openCommitStore({
+        dir: join(dataDir, 'state_commit'),
+        stores: ALL_STORES,
+        stateCommitment: genesis.app_state.evm.params.state_commitment,
+        asyncCommitBuffer: scc.scAsyncCommitBuffer,
+        snapshotInterval: scc.scSnapshotInterval,
+        keepRecent: scc.scKeepRecent,
+        logger,
+      }),
+    (sc) => sc.close(),
+  );
+  const ssc = config.app.stateStore;
+  const ss = await lc.open(
+    'state-store',
+    async (): Promise<StateStore> => {
+      if (!ssc.ssEnable) {
+        logger
+          .child({ module: 'node' })
+          .info('state store disabled (ss-enable = false): serving the latest state only, no history');
+        return new LatestOnlyStateStore(sc);
+      }
+      return openStateStore(
+        {
+          dataDir: dataDir,
+          backend: ssc.ssBackend,
+          asyncWriteBuffer: ssc.ssAsyncWriteBuffer,
+          keepRecent: ssc.ssKeepRecent,
+          pruneIntervalSeconds: ssc.ssPruneInterval,
+          evmSplit: ssc.evmSsSplit,
+          evmSeparateDbs: ssc.evmSsSeparateDbs,
+          evmDbDirectory: ssc.evmSsDbDirectory || undefined,
+          // a changed ss-backend or a lost directory is refused rather than served as empty history
+          committedVersion: sc.version,
+        },
+        logger,
+      );
+    },
+    (ss) => ss.close(),
+  );
+  const blocks = await lc.open(
+    'block-store',
+    () => openBlockStore({ dataDir: dataDir }),
+    (blocks) => blocks.close(),
+  );
+  return { sc, ss, blocks };
+}
+
+/** `replay` false (rollback): the chain opens at the block store's height without replaying. */
+export async function openChain(
+  o: Pick<StoreOptions, 'genesis' | 'logger'>,
+  stores: Stores,
+  replay: boolean,
+): Promise<Chain> {
+  const { genesis, logger } = o;
+  const chain = new Chain({
+    genesis,
+    common: createChainCommon({ chainId: BigInt(genesis.app_state.evm.params.chain_id) }),
+    ...stores,
+    logger,
+  });
+  if (replay) await chain.open();
+  else await chain.openForRollback();
+  return chain;
+}
