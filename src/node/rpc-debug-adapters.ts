@@ -12,6 +12,7 @@ import { NotExecutedTraceError, TraceReplayer } from '../chain/trace-replay.ts';
 import { SimulationTimeoutError } from '../execution/simulate.ts';
 import {
   createTracer,
+  TraceBudget,
   type TraceConfig,
   TraceConfigError,
   TraceDeadline,
@@ -52,6 +53,8 @@ export interface TraceDeps {
   ss: StateStore;
   /** for debug_traceCall */
   simulation: NodeSimulation;
+  /** bytes of output one debug_trace* answer may hold (`[evm] max_trace_response_bytes`) */
+  maxTraceBytes: number;
 }
 
 /** The tracer options of a request, as execution/tracing takes them. */
@@ -97,6 +100,7 @@ export class NodeTracer implements TraceBackend {
   ): Promise<unknown> {
     this.checkTracer(o);
     const deadline = new TraceDeadline(timeoutMs);
+    const budget = new TraceBudget(this.d.maxTraceBytes);
     const config = traceConfig(o);
     const blockHash = this.d.chain.blocks.blockHashByHeight(height);
     let tracer: TxTracer | undefined;
@@ -112,6 +116,7 @@ export class NodeTracer implements TraceBackend {
                 blockHeight: BigInt(height),
                 blockHash,
                 deadline,
+                budget,
               })),
             }
           : undefined,
@@ -126,6 +131,8 @@ export class NodeTracer implements TraceBackend {
   async traceBlock(height: number, o: TraceOptions, timeoutMs: number): Promise<BlockTraceEntry[]> {
     this.checkTracer(o);
     const deadline = new TraceDeadline(timeoutMs);
+    // one budget for the block: its traces are one answer
+    const budget = new TraceBudget(this.d.maxTraceBytes);
     const config = traceConfig(o);
     const blockHash = this.d.chain.blocks.blockHashByHeight(height);
     const tracers: TxTracer[] = [];
@@ -138,6 +145,7 @@ export class NodeTracer implements TraceBackend {
           blockHeight: BigInt(height),
           blockHash,
           deadline,
+          budget,
         })),
       }),
     });
@@ -162,7 +170,8 @@ export class NodeTracer implements TraceBackend {
     const deadline = new TraceDeadline(timeoutMs);
     const sim = await this.d.simulation.open(height, call, o.stateOverrides, o.blockOverrides, timeoutMs);
     try {
-      const tracer = createTracer(traceConfig(o), { blockHeight: sim.env.height, deadline });
+      const budget = new TraceBudget(this.d.maxTraceBytes);
+      const tracer = createTracer(traceConfig(o), { blockHeight: sim.env.height, deadline, budget });
       await sim.run(call, sim.callGas(call), false, { tracer });
       return tracer.result();
     } catch (err) {
@@ -190,6 +199,7 @@ export function traceServices(
       traceTimeout: number;
       maxConcurrentTraceCalls: number;
       maxTraceLookbackBlocks: number;
+      maxTraceResponseBytes: number;
     };
   },
   reader: ChainReader,
@@ -202,11 +212,20 @@ export function traceServices(
     gasCap: BigInt(d.evm.simulationGasLimit),
     timeoutMs: d.evm.simulationEvmTimeout,
   });
-  const tracing = new Tracing(new NodeTracer({ chain: d.chain, ss: d.ss, simulation }), reader, {
-    timeoutMs: d.evm.traceTimeout,
-    maxConcurrent: d.evm.maxConcurrentTraceCalls,
-    maxLookback: d.evm.maxTraceLookbackBlocks,
-  });
+  const tracing = new Tracing(
+    new NodeTracer({
+      chain: d.chain,
+      ss: d.ss,
+      simulation,
+      maxTraceBytes: d.evm.maxTraceResponseBytes,
+    }),
+    reader,
+    {
+      timeoutMs: d.evm.traceTimeout,
+      maxConcurrent: d.evm.maxConcurrentTraceCalls,
+      maxLookback: d.evm.maxTraceLookbackBlocks,
+    },
+  );
   shared.set(d.chain, tracing);
   return tracing;
 }
