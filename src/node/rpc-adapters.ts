@@ -305,6 +305,7 @@ export function evmBackend(d: EvmRpcDeps): EvmBackend {
       clientVersion: clientVersion(),
       maxBlocksForLog: d.evm.maxBlocksForLog,
       maxLogNoBlock: d.evm.maxLogNoBlock,
+      maxResponseBytes: d.evm.maxResponseBytes,
     },
     sync: d.sync,
   };
@@ -327,6 +328,7 @@ export function createEvmDispatcher(
   });
   return new Dispatcher(methods, {
     denyList: d.evm.denyList,
+    maxResponseBytes: d.evm.maxResponseBytes,
     registry: d.registry,
     onInternalError: (err, method) =>
       log.error(

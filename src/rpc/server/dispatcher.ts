@@ -19,6 +19,7 @@ import {
   toJsonRpcError,
 } from './errors.ts';
 import { RpcMetrics } from './metrics.ts';
+import { BoundedJson } from './serialize.ts';
 
 type Decoded<P extends readonly ParamCodec<unknown>[]> = {
   [K in keyof P]: P[K] extends ParamCodec<infer T> ? T : never;
@@ -76,7 +77,15 @@ export interface DispatcherOptions {
   registry?: Registry;
   /** Names this gate covers are refused unless it allows them. */
   gate?: MethodGate;
+  /**
+   * Most bytes of JSON one answer may take, a batch's answers together (`[evm] max_response_bytes`;
+   * absent: no bound).
+   */
+  maxResponseBytes?: number;
 }
+
+/** geth's code and words for an answer over its batch response size. */
+export const RESPONSE_TOO_LARGE = -32003;
 
 export class Dispatcher {
   private readonly methods: Map<string, MethodDef>;
@@ -177,6 +186,48 @@ export class Dispatcher {
   }
 
   /**
+   * The JSON text of `handlePayload`'s answer, each answer serialised once, within
+   * `maxResponseBytes`: a single answer over it is replaced by a -32003 error naming the key; in a
+   * batch (as geth's BatchResponseMaxSize) the answer that passes it and every later request get
+   * that error instead, and the later requests are not run.
+   */
+  async handlePayloadText(
+    payload: unknown,
+    batchLimit: number,
+    ctx?: CallContext,
+  ): Promise<string | undefined> {
+    const max = this.options.maxResponseBytes ?? Infinity;
+    if (!Array.isArray(payload) || payload.length === 0 || payload.length > batchLimit) {
+      const r = await this.handlePayload(payload, batchLimit, ctx);
+      if (r === undefined) return undefined;
+      const text = await BoundedJson.stringify(r, max);
+      if (text !== undefined) return text;
+      return JSON.stringify(tooLarge((r as JsonRpcResponse).id, max, 'the answer exceeds'));
+    }
+    const parts: string[] = [];
+    let used = 2;
+    let over = false;
+    for (const m of payload) {
+      if (over) {
+        const id = requestId(m);
+        if (id !== undefined) parts.push(JSON.stringify(tooLarge(id, max, "the batch's answers exceed")));
+        continue;
+      }
+      const r = await this.handle(m, ctx);
+      if (!r) continue;
+      const text = await BoundedJson.stringify(r, max - used);
+      if (text === undefined) {
+        over = true;
+        parts.push(JSON.stringify(tooLarge(r.id, max, "the batch's answers exceed")));
+        continue;
+      }
+      used += text.length + 1;
+      parts.push(text);
+    }
+    return parts.length > 0 ? '[' + parts.join(',') + ']' : undefined;
+  }
+
+  /**
    * A parsed body: one request or a batch. Batch requests run one after another (as in geth, so a
    * batch that sends a tx and then looks it up sees it) and are answered in order; notifications get
    * no answer, and a batch of only notifications gets nothing at all. An empty batch, or one over
@@ -202,6 +253,21 @@ export class Dispatcher {
     }
     return out.length > 0 ? out : undefined;
   }
+}
+
+function tooLarge(id: JsonRpcId, max: number, what: string): JsonRpcResponse {
+  return errorResponse(id, {
+    code: RESPONSE_TOO_LARGE,
+    message: `response too large: ${what} max_response_bytes = ${max} bytes ([evm] max_response_bytes)`,
+  });
+}
+
+/** The id a request not run would be answered with; undefined for a notification (no answer). */
+function requestId(m: unknown): JsonRpcId | undefined {
+  if (m === null || typeof m !== 'object' || Array.isArray(m)) return null;
+  if (!('id' in m)) return undefined;
+  const id = (m as { id: unknown }).id;
+  return id === null || typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
 function invalidRequest(reason: string): JsonRpcError {
