@@ -222,6 +222,16 @@ export const APP_TOML = {
       21000,
     ),
     simulation_evm_timeout: duration('60s', 'Time limit of one eth_call or eth_estimateGas'),
+    max_concurrent_simulations: int(
+      4,
+      'eth_call, eth_estimateGas and eth_createAccessList calls run at once; more wait their turn (past 128 waiting: -32005 naming this key)',
+      1,
+    ),
+    max_concurrent_log_queries: int(
+      2,
+      'eth_getLogs and eth_getFilterLogs queries (and their chain_ forms) run at once; more wait their turn (past 128 waiting: -32005 naming this key)',
+      1,
+    ),
     trace_timeout: duration('30s', 'Time limit of one debug_trace* call'),
     max_concurrent_trace_calls: int(10, 'debug_trace* calls served at once', 1),
     max_trace_lookback_blocks: int(10000, 'How far back debug_trace* may trace', 1),

@@ -311,6 +311,9 @@ export function evmBackend(d: EvmRpcDeps): EvmBackend {
   };
 }
 
+/** Calls of one heavy kind that may wait for their turn; more are refused as busy. */
+const HEAVY_CALLS_WAITING = 128;
+
 /**
  * The one dispatcher of the eth_ table, shared by the HTTP and WebSocket servers. `tracing`: pass the
  * node's one Tracing when other methods trace too (the legacy chain_trace*), so its limits count all.
@@ -329,6 +332,27 @@ export function createEvmDispatcher(
   return new Dispatcher(methods, {
     denyList: d.evm.denyList,
     maxResponseBytes: d.evm.maxResponseBytes,
+    concurrency: [
+      {
+        methods: [
+          'eth_getLogs',
+          'eth_getFilterLogs',
+          'chain_getLogs',
+          'chain_getFilterLogs',
+          'chain2_getLogs',
+          'chain2_getFilterLogs',
+        ],
+        max: d.evm.maxConcurrentLogQueries,
+        maxWaiting: HEAVY_CALLS_WAITING,
+        key: '[evm] max_concurrent_log_queries',
+      },
+      {
+        methods: ['eth_call', 'eth_estimateGas', 'eth_createAccessList'],
+        max: d.evm.maxConcurrentSimulations,
+        maxWaiting: HEAVY_CALLS_WAITING,
+        key: '[evm] max_concurrent_simulations',
+      },
+    ],
     registry: d.registry,
     onInternalError: (err, method) =>
       log.error(

@@ -17,10 +17,11 @@ import { p } from '../codecs/params.ts';
 import type { BlockContext } from '../codecs/views.ts';
 import { method, type MethodTable } from '../server/dispatcher.ts';
 import { LimitExceededError } from '../server/errors.ts';
+import { RawJson } from '../server/serialize.ts';
 import { ChainError } from '../../util/errors.ts';
 import { Pacer } from '../../util/pace.ts';
 import type { EvmBackend, LogMatch } from './backend.ts';
-import { logJsonSize, logsCacheOf } from './logs-cache.ts';
+import { logsCacheOf } from './logs-cache.ts';
 import type { Resolver } from './resolve.ts';
 
 export class InvalidBlockRangeError extends ChainError {
@@ -76,8 +77,8 @@ export function logRange(
 
 /** A formatted log's JSON is never shorter than this (addresses, hashes and keys; no data or topics). */
 const MIN_LOG_JSON = 300;
-/** Heights the store is asked for at once on a range the cache does not serve, between two yields. */
-const SLICE_BLOCKS = 64;
+/** Logs the store is asked for at once on a range the cache does not serve. */
+const PAGE_LOGS = 2_048;
 
 export class ResponseTooLargeError extends LimitExceededError {}
 
@@ -109,26 +110,27 @@ export function logMethods(backend: EvmBackend, resolve: Resolver): MethodTable 
       if (cached.bytes > maxBytes) throw tooLarge(maxBytes, cached.logs.length);
       return cached.logs;
     }
-    // The store's search is synchronous: it is asked for a slice of heights at a time, with a turn of
-    // the event loop between slices once a few milliseconds have passed, and for no more logs than
-    // the answer's byte budget can hold, so neither the time nor the memory of a wide query grows
-    // past what its answer may be.
+    // The store's search is synchronous: it is asked for a page of logs at a time (resuming after the
+    // last log it gave, inside a block if need be), with a turn of the event loop between pages once a
+    // few milliseconds have passed, and never for more logs than the answer's byte budget can hold, so
+    // neither the time nor the memory of a wide query grows past what its answer may be.
     const pacer = new Pacer();
-    const out: Record<string, unknown>[] = [];
+    const out: RawJson[] = [];
     let bytes = 2;
+    let height = from;
+    let logIndex = 0;
     // Logs of one block are adjacent: look each block's context up once.
     let ctx: BlockContext | undefined;
-    for (let lo = from; lo <= to; lo += SLICE_BLOCKS) {
-      const hi = Math.min(to, lo + SLICE_BLOCKS - 1);
+    for (;;) {
       const byCount = limit - out.length;
       const byBytes = Math.floor((maxBytes - bytes) / MIN_LOG_JSON) + 1;
+      const page = Math.min(PAGE_LOGS, byCount, byBytes);
       const { logs, limitExceeded } = chain.getLogs({
         ...search,
-        fromBlock: lo,
-        toBlock: hi,
-        limit: Math.min(byCount, byBytes),
+        fromBlock: height,
+        fromLogIndex: logIndex,
+        limit: page,
       });
-      if (limitExceeded && byCount <= byBytes) throw limitError();
       for (const l of logs as LogMatch[]) {
         if (!ctx || ctx.height !== l.blockHeight) {
           ctx = chain.blockContext(l.blockHeight) ?? {
@@ -137,13 +139,17 @@ export function logMethods(backend: EvmBackend, resolve: Resolver): MethodTable 
             timestamp: 0,
           };
         }
-        const json = formatLog(l, ctx);
-        bytes += logJsonSize(json) + 1;
+        const json = new RawJson(JSON.stringify(formatLog(l, ctx)));
+        bytes += json.text.length + 1;
         if (bytes > maxBytes) throw tooLarge(maxBytes, out.length);
         out.push(json);
-        await pacer.tick();
       }
-      if (limitExceeded) throw tooLarge(maxBytes, out.length);
+      if (!limitExceeded) break;
+      if (page === byCount) throw limitError();
+      if (page === byBytes) throw tooLarge(maxBytes, out.length);
+      const last = logs[logs.length - 1] as LogMatch;
+      height = last.blockHeight;
+      logIndex = last.logIndex + 1;
       await pacer.yieldIfDue();
     }
     return out;

@@ -14,12 +14,14 @@ import {
   InvalidParamsError,
   InvalidRequestError,
   type JsonRpcError,
+  LimitExceededError,
   MethodNotFoundError,
   type RpcError,
   toJsonRpcError,
 } from './errors.ts';
 import { RpcMetrics } from './metrics.ts';
 import { BoundedJson } from './serialize.ts';
+import { Semaphore } from '../../util/semaphore.ts';
 
 type Decoded<P extends readonly ParamCodec<unknown>[]> = {
   [K in keyof P]: P[K] extends ParamCodec<infer T> ? T : never;
@@ -82,6 +84,20 @@ export interface DispatcherOptions {
    * absent: no bound).
    */
   maxResponseBytes?: number;
+  /**
+   * Kinds of heavy methods that run at most `max` at once each (log queries, simulations): the
+   * next wait their turn, and past `maxWaiting` waiting ones a call is refused (-32005 naming `key`),
+   * so heavy work cannot crowd out cheap calls or pile up memory.
+   */
+  concurrency?: readonly ConcurrencyLimit[];
+}
+
+export interface ConcurrencyLimit {
+  methods: readonly string[];
+  max: number;
+  maxWaiting: number;
+  /** the config key that sets `max`, named in the refusal */
+  key: string;
 }
 
 /** geth's code and words for an answer over its batch response size. */
@@ -94,14 +110,28 @@ export class Dispatcher {
   private readonly options: DispatcherOptions;
   private readonly metrics: RpcMetrics | undefined;
   private readonly gate: MethodGate | undefined;
+  /** Per limited method: its kind's semaphore (shared by every dispatcher `extend` makes). */
+  private readonly limited: Map<string, { sem: Semaphore; key: string }>;
 
-  constructor(methods: MethodTable, options: DispatcherOptions = {}, metrics?: RpcMetrics) {
+  constructor(
+    methods: MethodTable,
+    options: DispatcherOptions = {},
+    metrics?: RpcMetrics,
+    limited?: Map<string, { sem: Semaphore; key: string }>,
+  ) {
     this.methods = new Map(Object.entries(methods));
     this.denied = new Set(options.denyList ?? []);
     this.onInternalError = options.onInternalError ?? (() => {});
     this.options = options;
     this.gate = options.gate;
     this.metrics = metrics ?? (options.registry ? new RpcMetrics(options.registry) : undefined);
+    this.limited = limited ?? new Map();
+    if (!limited) {
+      for (const c of options.concurrency ?? []) {
+        const entry = { sem: new Semaphore(c.max, c.maxWaiting), key: c.key };
+        for (const m of c.methods) this.limited.set(m, entry);
+      }
+    }
   }
 
   /**
@@ -113,6 +143,7 @@ export class Dispatcher {
       { ...Object.fromEntries(this.methods), ...methods },
       { ...this.options, ...options },
       this.metrics,
+      this.limited,
     );
   }
 
@@ -133,7 +164,22 @@ export class Dispatcher {
     if (!def) throw new MethodNotFoundError(`the method ${name} does not exist/is not available`);
     if (this.denied.has(name))
       throw new MethodNotFoundError(`the method ${name} is not available: it is in this node's deny_list`);
-    return def.handler(...decodeParams(def.params, params));
+    const args = decodeParams(def.params, params);
+    const limit = this.limited.get(name);
+    if (!limit) return def.handler(...args);
+    const acquired = limit.sem.acquire();
+    if (!acquired) {
+      throw new LimitExceededError(
+        `busy: ${limit.sem.running} calls like ${name} are running and ${limit.sem.queued} waiting, ` +
+          `the most this node serves at once (${limit.key} = ${limit.sem.max}); try again later`,
+      );
+    }
+    const release = await acquired;
+    try {
+      return await def.handler(...args);
+    } finally {
+      release();
+    }
   }
 
   /**
