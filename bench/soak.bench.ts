@@ -5,6 +5,8 @@
  * during the first minutes (their bounds are in bytes, see ARCHITECTURE and the caches' comments).
  *
  *   npm run bench -- soak [minutes=10]
+ *   SOAK_NODE_ARGS='--heapsnapshot-signal=SIGWINCH --diagnostic-dir=/tmp' npm run bench -- soak 3
+ *     (node flags for the chaind process: here, a heap snapshot on `kill -WINCH <pid>`)
  *
  * Load: two senders (value transfers to 200 fixed recipients; calls of a contract that emits 20 logs)
  * and 8 readers cycling through eth_blockNumber, eth_getBlockByNumber (full txs), receipts, a 100-block
@@ -36,6 +38,7 @@ const home = mkdtempSync(join(tmpdir(), 'chaind-soak-'));
 const child = spawn(
   process.execPath,
   [
+    ...(process.env.SOAK_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
     '--expose-gc',
     CHAIND,
     'dev',

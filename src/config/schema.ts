@@ -224,12 +224,12 @@ export const APP_TOML = {
     simulation_evm_timeout: duration('60s', 'Time limit of one eth_call or eth_estimateGas'),
     max_concurrent_simulations: int(
       4,
-      'eth_call, eth_estimateGas and eth_createAccessList calls run at once; more wait their turn (past 128 waiting: -32005 naming this key)',
+      'eth_call, eth_estimateGas and eth_createAccessList calls run at once; more wait their turn (past 16 waiting per call allowed: -32005 naming this key)',
       1,
     ),
     max_concurrent_log_queries: int(
       2,
-      'eth_getLogs and eth_getFilterLogs queries (and their chain_ forms) run at once; more wait their turn (past 128 waiting: -32005 naming this key)',
+      'eth_getLogs and eth_getFilterLogs queries (and their chain_ forms) run at once; more wait their turn (past 16 waiting per call allowed: -32005 naming this key)',
       1,
     ),
     trace_timeout: duration('30s', 'Time limit of one debug_trace* call'),

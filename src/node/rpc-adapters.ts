@@ -322,8 +322,8 @@ export function evmBackend(d: EvmRpcDeps): EvmBackend {
   };
 }
 
-/** Calls of one heavy kind that may wait for their turn; more are refused as busy. */
-const HEAVY_CALLS_WAITING = 128;
+/** Calls of one heavy kind that may wait for their turn, per call allowed to run; more are refused as busy. */
+const HEAVY_CALLS_WAITING = 16;
 
 /**
  * The one dispatcher of the eth_ table, shared by the HTTP and WebSocket servers. `tracing`: pass the
@@ -354,13 +354,13 @@ export function createEvmDispatcher(
           'chain2_getFilterLogs',
         ],
         max: d.evm.maxConcurrentLogQueries,
-        maxWaiting: HEAVY_CALLS_WAITING,
+        maxWaiting: HEAVY_CALLS_WAITING * d.evm.maxConcurrentLogQueries,
         key: '[evm] max_concurrent_log_queries',
       },
       {
         methods: ['eth_call', 'eth_estimateGas', 'eth_createAccessList'],
         max: d.evm.maxConcurrentSimulations,
-        maxWaiting: HEAVY_CALLS_WAITING,
+        maxWaiting: HEAVY_CALLS_WAITING * d.evm.maxConcurrentSimulations,
         key: '[evm] max_concurrent_simulations',
       },
     ],
