@@ -240,10 +240,29 @@ export const APP_TOML = {
       21000,
     ),
     simulation_evm_timeout: duration('60s', 'Time limit of one eth_call or eth_estimateGas'),
+    max_concurrent_simulations: int(
+      4,
+      'eth_call, eth_estimateGas and eth_createAccessList calls run at once; more wait their turn (past 16 waiting per call allowed: -32005 naming this key)',
+      1,
+    ),
+    max_concurrent_log_queries: int(
+      2,
+      'eth_getLogs and eth_getFilterLogs queries (and their chain_ forms) run at once; more wait their turn (past 16 waiting per call allowed: -32005 naming this key)',
+      1,
+    ),
     trace_timeout: duration('30s', 'Time limit of one debug_trace* call'),
     max_concurrent_trace_calls: int(10, 'debug_trace* calls served at once', 1),
     max_trace_lookback_blocks: int(10000, 'How far back debug_trace* may trace', 1),
+    max_trace_response_bytes: int(
+      16 * 1024 * 1024,
+      'Bytes of output one debug_trace* answer may hold (struct logs with their stack, memory and storage; call frames); a trace that passes them stops with an error naming this key (0: no limit)',
+    ),
     batch_request_limit: int(1000, 'Maximum requests in one JSON-RPC batch', 1),
+    max_response_bytes: int(
+      25_000_000,
+      "Bytes of JSON one JSON-RPC answer may take, a batch's answers together: a larger result (eth_getLogs, eth_call, ...) is refused with an error naming this key, and in a batch the answer that passes it and the requests after it get -32003 'response too large'",
+      1024,
+    ),
     max_request_body_bytes: int(5_242_880, 'Maximum JSON-RPC request body in bytes', 1024),
     max_json_depth: int(
       64,

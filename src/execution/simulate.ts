@@ -379,7 +379,20 @@ export class Simulation {
     }
   }
 
+  /**
+   * The message as an unsigned transaction. ethereumjs checks every field's range as it builds one; a
+   * value it refuses is the caller's (-32000 with its reason), not a fault of the node.
+   */
   private buildTx(msg: CallMessage, from: Uint8Array, gas: bigint, fees: Fees) {
+    try {
+      return this.buildTxUnchecked(msg, from, gas, fees);
+    } catch (err) {
+      if (err instanceof ChainError) throw err;
+      throw new ChainError('SIMULATION_INVALID_CALL', `invalid call: ${errorMessage(err)}`);
+    }
+  }
+
+  private buildTxUnchecked(msg: CallMessage, from: Uint8Array, gas: bigint, fees: Fees) {
     const fields = {
       chainId: this.common.chainId(),
       nonce: msg.nonce ?? 0n,

@@ -16,14 +16,26 @@ export class VersionReadCache {
   readonly version: number;
   readonly entries = new Map<string, Uint8Array | undefined>();
   private readonly maxEntries: number;
-  constructor(version: number, maxEntries = 100_000) {
+  private readonly maxBytes: number;
+  private bytes = 0;
+  constructor(version: number, maxEntries = 100_000, maxBytes = 16 * 1024 * 1024) {
     this.version = version;
     this.maxEntries = maxEntries;
+    this.maxBytes = maxBytes;
   }
-  /** Drops everything once full: a simple bound for a cache that mostly serves hot keys. */
+  /**
+   * Drops everything once full, by entries or by bytes (a value may be a 24 KB contract code): a
+   * simple bound for a cache that mostly serves hot keys.
+   */
   set(id: string, v: Uint8Array | undefined): void {
-    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    // the key's characters (two bytes each), the value, and the Map's and array's own overhead
+    const size = 2 * id.length + (v?.length ?? 0) + 96;
+    if (this.entries.size >= this.maxEntries || this.bytes + size > this.maxBytes) {
+      this.entries.clear();
+      this.bytes = 0;
+    }
     this.entries.set(id, v);
+    this.bytes += size;
   }
 }
 

@@ -61,6 +61,9 @@ export interface EvmRpcModules {
   sync: () => SyncStatus;
 }
 
+/** Calls of one heavy kind that may wait for their turn, per call allowed to run; more are refused as busy. */
+const HEAVY_CALLS_WAITING = 16;
+
 export class EvmRpc {
   readonly filters: FilterStore;
   readonly dispatcher: Dispatcher;
@@ -96,6 +99,7 @@ export class EvmRpc {
         clientVersion: clientVersion(),
         maxBlocksForLog: evm.maxBlocksForLog,
         maxLogNoBlock: evm.maxLogNoBlock,
+        maxResponseBytes: evm.maxResponseBytes,
       },
       sync: m.sync,
     };
@@ -104,11 +108,15 @@ export class EvmRpc {
       { gasCap: BigInt(evm.simulationGasLimit), timeoutMs: evm.simulationEvmTimeout },
       { chain, reader },
     );
-    const tracing = (this.tracing = new Tracing(new NodeTracer({ chain, ss: m.ss, simulation }), reader, {
-      timeoutMs: evm.traceTimeout,
-      maxConcurrent: evm.maxConcurrentTraceCalls,
-      maxLookback: evm.maxTraceLookbackBlocks,
-    }));
+    const tracing = (this.tracing = new Tracing(
+      new NodeTracer({ chain, ss: m.ss, simulation, maxTraceBytes: evm.maxTraceResponseBytes }),
+      reader,
+      {
+        timeoutMs: evm.traceTimeout,
+        maxConcurrent: evm.maxConcurrentTraceCalls,
+        maxLookback: evm.maxTraceLookbackBlocks,
+      },
+    ));
     const log = o.logger.child({ module: 'rpc' });
     const methods = evmMethods(this.backend, {
       filters: this.filters,
@@ -118,6 +126,28 @@ export class EvmRpc {
     });
     this.dispatcher = new Dispatcher(methods, {
       denyList: evm.denyList,
+      maxResponseBytes: evm.maxResponseBytes,
+      concurrency: [
+        {
+          methods: [
+            'eth_getLogs',
+            'eth_getFilterLogs',
+            'chain_getLogs',
+            'chain_getFilterLogs',
+            'chain2_getLogs',
+            'chain2_getFilterLogs',
+          ],
+          max: evm.maxConcurrentLogQueries,
+          maxWaiting: HEAVY_CALLS_WAITING * evm.maxConcurrentLogQueries,
+          key: '[evm] max_concurrent_log_queries',
+        },
+        {
+          methods: ['eth_call', 'eth_estimateGas', 'eth_createAccessList'],
+          max: evm.maxConcurrentSimulations,
+          maxWaiting: HEAVY_CALLS_WAITING * evm.maxConcurrentSimulations,
+          key: '[evm] max_concurrent_simulations',
+        },
+      ],
       registry: o.registry,
       onInternalError: (err, method) =>
         log.error(

@@ -1,10 +1,30 @@
-/** A small least-recently-used map: a Map's insertion order is the recency order. */
+/**
+ * A small least-recently-used map: a Map's insertion order is the recency order. Bounded by entries
+ * and, when given a `sizeOf`, by the bytes its values hold (an entry count alone bounds nothing when
+ * one value may be a 20-log receipt and the next an empty one).
+ */
 export class Lru<K, V> {
   private readonly map = new Map<K, V>();
   private readonly max: number;
-  constructor(max: number) {
+  private readonly maxBytes: number;
+  private readonly sizeOf: ((v: V, k: K) => number) | undefined;
+  private bytes = 0;
+
+  constructor(max: number, maxBytes = Infinity, sizeOf?: (v: V, k: K) => number) {
     this.max = max;
+    this.maxBytes = maxBytes;
+    this.sizeOf = sizeOf;
   }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  /** Bytes the values hold, by `sizeOf` (0 without it). */
+  get byteSize(): number {
+    return this.bytes;
+  }
+
   get(k: K): V | undefined {
     const v = this.map.get(k);
     if (v !== undefined) {
@@ -13,9 +33,20 @@ export class Lru<K, V> {
     }
     return v;
   }
+
   set(k: K, v: V): void {
-    this.map.delete(k);
+    this.delete(k);
     this.map.set(k, v);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
+    if (this.sizeOf) this.bytes += this.sizeOf(v, k);
+    while (this.map.size > this.max || (this.bytes > this.maxBytes && this.map.size > 0)) {
+      this.delete(this.map.keys().next().value as K);
+    }
+  }
+
+  delete(k: K): void {
+    const old = this.map.get(k);
+    if (old === undefined && !this.map.has(k)) return;
+    this.map.delete(k);
+    if (this.sizeOf) this.bytes -= this.sizeOf(old as V, k);
   }
 }

@@ -18,17 +18,18 @@ export interface SpawnedNode {
 
 /**
  * `chaind dev` on a temporary home, every listener on a free port, with `flags` (`--section.key
- * value` pairs) on top; resolves once the node logged `node started`.
+ * value` pairs) on top; resolves once the node logged `node started`. `env`: more environment
+ * (NODE_OPTIONS=--max-old-space-size=… runs the node with a smaller heap).
  */
 export async function spawnDev(
   t: { after(fn: () => unknown): void },
   flags: Record<string, string> = {},
-  opts: { fdLimit?: number } = {},
+  opts: { fdLimit?: number; env?: Record<string, string> } = {},
 ): Promise<SpawnedNode> {
   const home = tempHome(t, 'chaind-abuse-');
   const args = ['dev', '--home', home, '--log_format', 'json', '--consensus.timeout-commit', '100ms'];
   for (const [k, v] of Object.entries(flags)) args.push(`--${k}`, v);
-  const proc = new ChaindProcess(args, {}, opts);
+  const proc = new ChaindProcess(args, opts.env ?? {}, opts);
   t.after(() => proc.stop('SIGKILL'));
   await proc.waitForLine((l) => l.includes('"node started"'), 60_000);
   const address = (msg: string): string => {

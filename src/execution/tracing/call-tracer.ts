@@ -77,6 +77,8 @@ export class CallTracer extends TxTracer {
   override onEnter(e: Enter): void {
     this.depth = e.depth;
     if (this.cfg.onlyTopCall && e.depth > 0) return;
+    // a frame's JSON: addresses, numbers, keys, and its input in hex
+    this.charge(260 + 2 * e.input.length);
     const frame: CallFrame = {
       type: e.type,
       from: e.from,
@@ -95,6 +97,7 @@ export class CallTracer extends TxTracer {
   }
 
   override onExit(e: Exit): void {
+    this.charge(2 * e.output.length + (e.error?.length ?? 0));
     if (e.depth === 0) {
       if (this.stack.length === 1) processOutput(this.stack[0], e);
       return;
@@ -113,6 +116,7 @@ export class CallTracer extends TxTracer {
     if (this.cfg.onlyTopCall && this.depth > 0) return;
     const frame = this.stack[this.stack.length - 1];
     if (!frame) return;
+    this.charge(160 + 69 * log.topics.length + 2 * log.data.length);
     frame.logs.push({
       address: log.address,
       topics: log.topics,

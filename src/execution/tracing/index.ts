@@ -16,7 +16,9 @@
  *   check yields to the event loop every few ms, so timers and other requests keep running.
  * - `tracer.abort(reason)`: from anywhere (e.g. a timer, a closed connection); the run throws `reason`
  *   at its next opcode.
- *   In both cases `execute`/`run` throw (they do not report a failed or rejected transaction) and their
+ * - `ctx.budget = new TraceBudget(bytes)`: every tracer charges the output it keeps, about its JSON
+ *   size, as it keeps it; past the budget the run throws TraceTooLargeError ('TRACE_TOO_LARGE').
+ *   In all three cases `execute`/`run` throw (they do not report a failed or rejected transaction) and their
  *   state changes are undone; the executor should not be used for further transactions afterwards.
  *
  * Chain differences kept on purpose (see each tracer): the coinbase is the fee collector and is
@@ -38,6 +40,7 @@ import { TxTracer, type TraceTxContext } from './tracer.ts';
 
 export { TraceConfigError } from './config.ts';
 export { TraceDeadline, TraceTimeoutError } from './deadline.ts';
+export { TraceBudget, TraceTooLargeError } from './budget.ts';
 export { TxTracer, type TraceTxContext } from './tracer.ts';
 export { StructLogger, type StructLoggerResult } from './struct-logger.ts';
 export { CallTracer, type CallFrameJson } from './call-tracer.ts';

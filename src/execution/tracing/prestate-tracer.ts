@@ -177,6 +177,8 @@ export class PrestateTracer extends TxTracer {
       storage: new Map(),
       empty: false,
     };
+    // diffMode may print the account twice (pre and post)
+    this.charge((this.diffMode ? 2 : 1) * (160 + 2 * acc.code.length));
     acc.empty = !(
       acc.nonce > 0n ||
       acc.code.length > 0 ||
@@ -191,6 +193,7 @@ export class PrestateTracer extends TxTracer {
     if (!acc) return;
     const key = bareHex(slot);
     if (acc.storage.has(key)) return;
+    this.charge((this.diffMode ? 2 : 1) * 134);
     acc.storage.set(key, await this.state!.storage(address, slot));
   }
 

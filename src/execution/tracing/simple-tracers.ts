@@ -25,7 +25,9 @@ export class FourByteTracer extends TxTracer {
       return;
     if (isPrecompile(e.to)) return;
     const key = `0x${bareHex(e.input.subarray(0, 4))}-${e.input.length - 4}`;
-    this.ids.set(key, (this.ids.get(key) ?? 0) + 1);
+    const seen = this.ids.get(key);
+    if (seen === undefined) this.charge(key.length + 12);
+    this.ids.set(key, (seen ?? 0) + 1);
   }
 
   result(): Record<string, number> {

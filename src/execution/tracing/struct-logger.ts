@@ -65,6 +65,8 @@ export class StructLogger extends TxTracer {
       this.lastRecorded = false;
       return;
     }
+    // the JSON of a log without stack, memory or storage: keys, punctuation and numbers
+    this.charge(96 + s.opName.length);
     const log: StructLogRes = {
       pc: s.pc,
       op: s.opName,
@@ -73,11 +75,23 @@ export class StructLogger extends TxTracer {
       depth: s.depth,
     };
     const n = s.stack.length;
-    if (!this.cfg.disableStack) log.stack = s.stack.map((v) => quantity(v));
-    if (s.returnData.length > 0 && this.cfg.enableReturnData) log.returnData = hexBytes(s.returnData);
+    if (!this.cfg.disableStack) {
+      const stack = s.stack.map((v) => quantity(v));
+      let bytes = 10;
+      for (const v of stack) bytes += v.length + 3;
+      this.charge(bytes);
+      log.stack = stack;
+    }
+    if (s.returnData.length > 0 && this.cfg.enableReturnData) {
+      this.charge(18 + 2 * s.returnData.length);
+      log.returnData = hexBytes(s.returnData);
+    }
     if (this.cfg.enableMemory) {
-      const words: string[] = [];
-      for (let i = 0; i + 32 <= s.memory.length; i += 32) words.push(bareHex(s.memory.subarray(i, i + 32)));
+      // charged before the words are built: a large memory is refused without copying it
+      const count = s.memory.length >>> 5;
+      this.charge(12 + count * 67);
+      const words: string[] = new Array(count);
+      for (let i = 0; i < count; i++) words[i] = bareHex(s.memory.subarray(i * 32, i * 32 + 32));
       log.memory = words;
     }
     if (!this.cfg.disableStorage && (s.op === 0x54 || s.op === 0x55)) {
@@ -87,9 +101,12 @@ export class StructLogger extends TxTracer {
       if (s.op === 0x54 && n >= 1) {
         const slot = word(s.stack[n - 1]);
         slots.set(bareHex(slot), bareHex(pad32(await s.state.storage(s.address, slot))));
+        // every slot seen so far is printed again at each SLOAD/SSTORE
+        this.charge(14 + slots.size * 134);
         log.storage = sortedObject(slots);
       } else if (s.op === 0x55 && n >= 2) {
         slots.set(bareHex(word(s.stack[n - 1])), bareHex(word(s.stack[n - 2])));
+        this.charge(14 + slots.size * 134);
         log.storage = sortedObject(slots);
       }
     }

@@ -1,5 +1,6 @@
 /** The base of every tracer: one transaction's hooks, its result, and the abort/deadline plumbing. */
 import { ChainError } from '../../util/errors.ts';
+import type { TraceBudget } from './budget.ts';
 import type { TraceDeadline } from './deadline.ts';
 import type { TracerHooks } from './types.ts';
 
@@ -13,6 +14,8 @@ export interface TraceTxContext {
   blockHash?: Uint8Array;
   /** time budget of this transaction's trace; past it the run throws TraceTimeoutError */
   deadline?: TraceDeadline;
+  /** bytes of output this trace may keep; past them the run throws TraceTooLargeError */
+  budget?: TraceBudget;
 }
 
 // the hooks are optional members: each tracer implements the ones it needs
@@ -37,6 +40,11 @@ export abstract class TxTracer {
    */
   abort(reason: Error): void {
     this.stopped ??= reason;
+  }
+
+  /** Counts `bytes` of output against the trace's budget (throws once it is exceeded). */
+  protected charge(bytes: number): void {
+    this.ctx.budget?.charge(bytes);
   }
 
   get abortReason(): Error | undefined {

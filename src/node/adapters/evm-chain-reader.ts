@@ -56,12 +56,23 @@ export interface ChainReaderModules {
   genesis: Genesis;
 }
 
+/** About the memory of a block view: its txs and their receipts' logs, beside a fixed part. */
+function viewBytes(v: BlockView): number {
+  let n = 1024;
+  for (const tx of v.txs) {
+    n += tx.raw.length + 512;
+    for (const l of tx.receipt.logs) n += l.data.length + 32 * l.topics.length + 160;
+  }
+  return n;
+}
+
 export class NodeChainReader implements ChainReader {
   readonly chainId: bigint;
   readonly coinbase = FEE_COLLECTOR_ADDRESS;
   private readonly d: ChainReaderModules;
   private readonly genesisTime: number;
-  private readonly views = new Lru<number, BlockView>(256);
+  /** Block views hold their txs and receipts: bounded by bytes too (a block may hold megabytes). */
+  private readonly views = new Lru<number, BlockView>(256, 32 * 1024 * 1024, viewBytes);
   private readonly contexts = new Lru<number, BlockContext>(16_384);
   private readonly baseFees = new Lru<number, bigint>(4096);
   private genesisAppHash: Uint8Array | undefined;

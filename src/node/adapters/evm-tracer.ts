@@ -12,6 +12,7 @@ import { NotExecutedTraceError, TraceReplayer } from '../../chain/trace-replay.t
 import { SimulationTimeoutError } from '../../execution/simulate.ts';
 import {
   createTracer,
+  TraceBudget,
   type TraceConfig,
   TraceConfigError,
   TraceDeadline,
@@ -51,6 +52,8 @@ export interface TracerModules {
   ss: StateStore;
   /** for debug_traceCall */
   simulation: NodeSimulation;
+  /** bytes of output one debug_trace* answer may hold (`[evm] max_trace_response_bytes`) */
+  maxTraceBytes: number;
 }
 
 /** The tracer options of a request, as execution/tracing takes them. */
@@ -96,6 +99,7 @@ export class NodeTracer implements TraceBackend {
   ): Promise<unknown> {
     this.checkTracer(o);
     const deadline = new TraceDeadline(timeoutMs);
+    const budget = new TraceBudget(this.d.maxTraceBytes);
     const config = traceConfig(o);
     const blockHash = this.d.chain.blocks.blockHashByHeight(height);
     let tracer: TxTracer | undefined;
@@ -111,6 +115,7 @@ export class NodeTracer implements TraceBackend {
                 blockHeight: BigInt(height),
                 blockHash,
                 deadline,
+                budget,
               })),
             }
           : undefined,
@@ -125,6 +130,8 @@ export class NodeTracer implements TraceBackend {
   async traceBlock(height: number, o: TraceOptions, timeoutMs: number): Promise<BlockTraceEntry[]> {
     this.checkTracer(o);
     const deadline = new TraceDeadline(timeoutMs);
+    // one budget for the block: its traces are one answer
+    const budget = new TraceBudget(this.d.maxTraceBytes);
     const config = traceConfig(o);
     const blockHash = this.d.chain.blocks.blockHashByHeight(height);
     const tracers: TxTracer[] = [];
@@ -137,6 +144,7 @@ export class NodeTracer implements TraceBackend {
           blockHeight: BigInt(height),
           blockHash,
           deadline,
+          budget,
         })),
       }),
     });
@@ -161,7 +169,8 @@ export class NodeTracer implements TraceBackend {
     const deadline = new TraceDeadline(timeoutMs);
     const sim = await this.d.simulation.open(height, call, o.stateOverrides, o.blockOverrides, timeoutMs);
     try {
-      const tracer = createTracer(traceConfig(o), { blockHeight: sim.env.height, deadline });
+      const budget = new TraceBudget(this.d.maxTraceBytes);
+      const tracer = createTracer(traceConfig(o), { blockHeight: sim.env.height, deadline, budget });
       await sim.run(call, sim.callGas(call), false, { tracer });
       return tracer.result();
     } catch (err) {

@@ -28,6 +28,8 @@ export function expectObject(v: unknown, what: string): Record<string, unknown> 
   return v as Record<string, unknown>;
 }
 
+const MAX_U64 = 2n ** 64n - 1n;
+
 const present = (o: Record<string, unknown>, k: string) => o[k] !== undefined && o[k] !== null;
 
 export function parseCallObject(v: unknown): CallObject {
@@ -42,7 +44,14 @@ export function parseCallObject(v: unknown): CallObject {
   if (present(o, 'maxFeePerGas')) out.maxFeePerGas = big('maxFeePerGas');
   if (present(o, 'maxPriorityFeePerGas')) out.maxPriorityFeePerGas = big('maxPriorityFeePerGas');
   if (present(o, 'value')) out.value = big('value');
-  if (present(o, 'nonce')) out.nonce = u64('nonce');
+  if (present(o, 'nonce')) {
+    out.nonce = u64('nonce');
+    // EIP-2681: a transaction's nonce is below 2^64 - 1 (the account's nonce could not grow past it)
+    if (out.nonce === MAX_U64)
+      throw new CodecError(
+        'nonce: 0xffffffffffffffff is above the highest nonce a transaction may have, 2^64-2',
+      );
+  }
   if (present(o, 'chainId')) out.chainId = big('chainId');
   const data = present(o, 'data') ? inField('data', () => parseData(o.data)) : undefined;
   const input = present(o, 'input') ? inField('input', () => parseData(o.input)) : undefined;

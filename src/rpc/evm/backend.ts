@@ -80,6 +80,8 @@ export interface EvmRpcOptions {
   maxBlocksForLog: number;
   /** Most logs an open-ended eth_getLogs query (no toBlock) may match. */
   maxLogNoBlock: number;
+  /** Most bytes of JSON one answer may take (`[evm] max_response_bytes`; absent: no bound). */
+  maxResponseBytes?: number;
 }
 
 export interface EvmBackend {

@@ -58,7 +58,7 @@ export function evmMethods(
     ...txMethods(backend, resolve),
     ...logMethods(backend, resolve),
     ...feeMethods(backend, resolve),
-    ...(live.simulation ? simulateMethods(live.simulation, resolve) : {}),
+    ...(live.simulation ? simulateMethods(live.simulation, resolve, backend.options.maxResponseBytes) : {}),
     ...(live.proofs ? proofMethods(live.proofs, resolve) : {}),
     ...(live.tracing ? debugMethods(live.tracing, resolve, backend.chain) : {}),
   };

@@ -8,17 +8,24 @@
  * loaded first, in chunks, with one unfiltered store query each (a block without logs is cached as
  * empty). A chunk with more than LOAD_LIMIT logs is remembered as busy and queries touching it go to
  * the store's filtered search as before, so a busy chain never pays for unfiltered loads it cannot
- * keep. The cache holds at most `maxLogs` logs and `maxBlocks` heights; the oldest loaded go first.
- * The answer's log objects are shared between answers: they are only ever serialised.
+ * keep. The cache holds at most `maxLogs` logs, `maxBytes` bytes of their JSON (a log's data may be
+ * large) and `maxBlocks` heights; the oldest loaded go first.
+ * A log is kept as its JSON text (RawJson), shared between answers: texts cost the collector nothing
+ * to walk, where 20,000 log objects cost every major collection.
  */
 import { address as hexAddress, hash32 } from '../codecs/hex.ts';
 import { formatLog } from '../codecs/format.ts';
 import type { BlockContext } from '../codecs/views.ts';
+import { Pacer } from '../../util/pace.ts';
+import { RawJson } from '../server/serialize.ts';
 import type { ChainReader, LogMatch, LogSearch } from './backend.ts';
 
 interface CachedLog {
-  /** The formatted object (its `address` and `topics` are what a filter is matched against). */
-  json: { address: string; topics: string[] } & Record<string, unknown>;
+  /** What a filter is matched against. */
+  address: string;
+  topics: string[];
+  /** The formatted log's JSON (its length is what an answer is charged). */
+  json: RawJson;
 }
 
 /** A chunk of heights whose logs were too many to cache. */
@@ -33,26 +40,39 @@ export class BlockLogsCache {
   private readonly chain: ChainReader;
   private readonly maxLogs: number;
   private readonly maxBlocks: number;
+  private readonly maxBytes: number;
   private readonly blocks = new Map<number, Entry>();
   private logs = 0;
+  private bytes = 0;
 
-  constructor(chain: ChainReader, maxLogs = 20_000, maxBlocks = 200_000) {
+  constructor(chain: ChainReader, maxLogs = 20_000, maxBlocks = 200_000, maxBytes = 32 * 1024 * 1024) {
     this.chain = chain;
     this.maxLogs = maxLogs;
     this.maxBlocks = maxBlocks;
+    this.maxBytes = maxBytes;
+  }
+
+  /** What the cache holds: logs, heights, and the JSON bytes of the logs. */
+  get size(): { logs: number; blocks: number; bytes: number } {
+    return { logs: this.logs, blocks: this.blocks.size, bytes: this.bytes };
   }
 
   /**
-   * The formatted logs of `search` (heights at most the latest committed one), or undefined when the
-   * range touches a busy chunk: the caller then asks the store.
+   * The formatted logs of `search` (heights at most the latest committed one) and the length of their
+   * JSON, or undefined when the range touches a busy chunk: the caller then asks the store. Loading
+   * and matching yield to the event loop every few milliseconds.
    */
-  query(search: LogSearch): { logs: Record<string, unknown>[]; limitExceeded: boolean } | undefined {
+  async query(
+    search: LogSearch,
+  ): Promise<{ logs: RawJson[]; limitExceeded: boolean; bytes: number } | undefined> {
     const { fromBlock, toBlock } = search;
+    const pacer = new Pacer();
     const entries: Entry[] = new Array(toBlock - fromBlock + 1);
     for (let h = fromBlock; h <= toBlock; h++) {
       let e = this.blocks.get(h);
       if (e === undefined) {
         this.load(h, toBlock);
+        await pacer.yieldIfDue();
         e = this.blocks.get(h);
         // evicted by its own load (a cache smaller than one query): let the store answer
         if (e === undefined) return undefined;
@@ -63,16 +83,20 @@ export class BlockLogsCache {
     const addresses = search.addresses.length > 0 ? new Set(search.addresses.map(hexAddress)) : undefined;
     // geth's filterLogs: a null or empty position is a wildcard
     const topics = search.topics.map((alts) => (alts && alts.length > 0 ? new Set(alts.map(hash32)) : null));
-    const out: Record<string, unknown>[] = [];
+    const out: RawJson[] = [];
+    let bytes = 2;
     for (const logs of entries) {
-      for (const { json } of logs as CachedLog[]) {
-        if (addresses && !addresses.has(json.address)) continue;
-        if (!matchesTopics(json.topics, topics)) continue;
-        if (out.length === search.limit) return { logs: out, limitExceeded: true };
-        out.push(json);
+      // a later load may have evicted an entry read earlier; it is still the block's logs
+      for (const log of logs as CachedLog[]) {
+        if (addresses && !addresses.has(log.address)) continue;
+        if (!matchesTopics(log.topics, topics)) continue;
+        if (out.length === search.limit) return { logs: out, limitExceeded: true, bytes };
+        out.push(log.json);
+        bytes += log.json.text.length + 1;
       }
+      await pacer.tick();
     }
-    return { logs: out, limitExceeded: false };
+    return { logs: out, limitExceeded: false, bytes };
   }
 
   /** Loads the chunk of heights from `from` (at most CHUNK, not past `to`, stopping at a cached one). */
@@ -97,12 +121,14 @@ export class BlockLogsCache {
       if (!ctx || ctx.height !== l.blockHeight) ctx = this.context(l);
       let list = byHeight.get(l.blockHeight);
       if (!list) byHeight.set(l.blockHeight, (list = []));
-      list.push({ json: formatLog(l, ctx) as CachedLog['json'] });
+      const json = formatLog(l, ctx) as { address: string; topics: string[] };
+      list.push({ address: json.address, topics: json.topics, json: new RawJson(JSON.stringify(json)) });
     }
     for (let h = from; h <= end; h++) {
       const list = byHeight.get(h) ?? EMPTY;
       this.blocks.set(h, list);
       this.logs += list.length;
+      for (const l of list) this.bytes += l.json.text.length;
     }
     this.evict();
   }
@@ -115,9 +141,12 @@ export class BlockLogsCache {
 
   private evict(): void {
     for (const [h, e] of this.blocks) {
-      if (this.logs <= this.maxLogs && this.blocks.size <= this.maxBlocks) break;
+      if (this.logs <= this.maxLogs && this.bytes <= this.maxBytes && this.blocks.size <= this.maxBlocks)
+        break;
       this.blocks.delete(h);
-      if (e !== BUSY) this.logs -= e.length;
+      if (e === BUSY) continue;
+      this.logs -= e.length;
+      for (const l of e) this.bytes -= l.json.text.length;
     }
   }
 }

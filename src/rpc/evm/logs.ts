@@ -7,6 +7,9 @@
  * Going over either is a -32005 error naming the limit, never a silently truncated answer. A client
  * that names its end with `toBlock: "latest"` has a closed range, as in the reference node, where
  * only an absent toBlock lifts the block limit.
+ *
+ * An answer whose JSON would pass `[evm] max_response_bytes` is refused (-32005 naming the key) as
+ * soon as the logs gathered pass it, before it is built in full.
  */
 import type { LogFilter } from '../codecs/filter.ts';
 import { formatLog } from '../codecs/format.ts';
@@ -14,7 +17,9 @@ import { p } from '../codecs/params.ts';
 import type { BlockContext } from '../codecs/views.ts';
 import { method, type MethodTable } from '../server/dispatcher.ts';
 import { LimitExceededError } from '../server/errors.ts';
+import { RawJson } from '../server/serialize.ts';
 import { ChainError } from '../../util/errors.ts';
+import { Pacer } from '../../util/pace.ts';
 import type { EvmBackend, LogMatch } from './backend.ts';
 import { logsCacheOf } from './logs-cache.ts';
 import type { Resolver } from './resolve.ts';
@@ -70,32 +75,84 @@ export function logRange(
   return { from, to, limit };
 }
 
+/** A formatted log's JSON is never shorter than this (addresses, hashes and keys; no data or topics). */
+const MIN_LOG_JSON = 300;
+/** Logs the store is asked for at once on a range the cache does not serve. */
+const PAGE_LOGS = 2_048;
+
+export class ResponseTooLargeError extends LimitExceededError {}
+
+function tooLarge(max: number, logs: number): ResponseTooLargeError {
+  return new ResponseTooLargeError(
+    `query result too large: more than max_response_bytes = ${max} bytes ([evm] max_response_bytes) ` +
+      `after ${logs} logs; ask for a narrower block range or filter by address or topics`,
+  );
+}
+
 export function logMethods(backend: EvmBackend, resolve: Resolver): MethodTable {
   const { chain, options } = backend;
   const cache = logsCacheOf(chain);
-  const getLogs = (f: LogFilter) => {
+  const maxBytes = options.maxResponseBytes ?? Infinity;
+  const limitError = () =>
+    new LimitExceededError(
+      `query returned more than ${options.maxLogNoBlock} results (max_log_no_block); give a toBlock or a narrower range`,
+    );
+  const getLogs = async (f: LogFilter) => {
     const range = logRange(backend, resolve, f);
     if (!range) return [];
     const { from, to, limit } = range;
     const search = { fromBlock: from, toBlock: to, addresses: f.addresses, topics: f.topics, limit };
     // An open-ended range may span the whole chain: the cache would load every height of it, where
     // the store's search stops at the log limit.
-    const cached = to - from < options.maxBlocksForLog ? cache.query(search) : undefined;
-    const { logs, limitExceeded } = cached ?? chain.getLogs(search);
-    if (limitExceeded) {
-      throw new LimitExceededError(
-        `query returned more than ${options.maxLogNoBlock} results (max_log_no_block); give a toBlock or a narrower range`,
-      );
+    const cached = to - from < options.maxBlocksForLog ? await cache.query(search) : undefined;
+    if (cached) {
+      if (cached.limitExceeded) throw limitError();
+      if (cached.bytes > maxBytes) throw tooLarge(maxBytes, cached.logs.length);
+      return cached.logs;
     }
-    if (cached) return cached.logs;
+    // The store's search is synchronous: it is asked for a page of logs at a time (resuming after the
+    // last log it gave, inside a block if need be), with a turn of the event loop between pages once a
+    // few milliseconds have passed, and never for more logs than the answer's byte budget can hold, so
+    // neither the time nor the memory of a wide query grows past what its answer may be.
+    const pacer = new Pacer();
+    const out: RawJson[] = [];
+    let bytes = 2;
+    let height = from;
+    let logIndex = 0;
     // Logs of one block are adjacent: look each block's context up once.
     let ctx: BlockContext | undefined;
-    return (logs as LogMatch[]).map((l) => {
-      if (!ctx || ctx.height !== l.blockHeight) {
-        ctx = chain.blockContext(l.blockHeight) ?? { height: l.blockHeight, hash: l.blockHash, timestamp: 0 };
+    for (;;) {
+      const byCount = limit - out.length;
+      const byBytes = Math.floor((maxBytes - bytes) / MIN_LOG_JSON) + 1;
+      const page = Math.min(PAGE_LOGS, byCount, byBytes);
+      const { logs, limitExceeded } = chain.getLogs({
+        ...search,
+        fromBlock: height,
+        fromLogIndex: logIndex,
+        limit: page,
+      });
+      for (const l of logs as LogMatch[]) {
+        if (!ctx || ctx.height !== l.blockHeight) {
+          ctx = chain.blockContext(l.blockHeight) ?? {
+            height: l.blockHeight,
+            hash: l.blockHash,
+            timestamp: 0,
+          };
+        }
+        const json = new RawJson(JSON.stringify(formatLog(l, ctx)));
+        bytes += json.text.length + 1;
+        if (bytes > maxBytes) throw tooLarge(maxBytes, out.length);
+        out.push(json);
       }
-      return formatLog(l, ctx);
-    });
+      if (!limitExceeded) break;
+      if (page === byCount) throw limitError();
+      if (page === byBytes) throw tooLarge(maxBytes, out.length);
+      const last = logs[logs.length - 1] as LogMatch;
+      height = last.blockHeight;
+      logIndex = last.logIndex + 1;
+      await pacer.yieldIfDue();
+    }
+    return out;
   };
   return { eth_getLogs: method([p.filter], getLogs) };
 }

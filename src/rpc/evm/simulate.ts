@@ -20,7 +20,7 @@ import {
 } from '../codecs/overrides.ts';
 import { optional, p, type ParamCodec } from '../codecs/params.ts';
 import { method, type MethodTable } from '../server/dispatcher.ts';
-import { RpcError } from '../server/errors.ts';
+import { LimitExceededError, RpcError } from '../server/errors.ts';
 import { ChainError } from '../../util/errors.ts';
 import type { Resolver } from './resolve.ts';
 
@@ -129,14 +129,28 @@ function outcome(r: CallResult | EstimateResult): void {
   if (r.status === 'failure') throw new ExecutionFailedError(r.error);
 }
 
-export function simulateMethods(sim: SimulationBackend, resolve: Resolver): MethodTable {
+/**
+ * `maxResponseBytes` (`[evm] max_response_bytes`): an eth_call whose return data would not fit in an
+ * answer is refused with the key named, before its hex text is built.
+ */
+export function simulateMethods(
+  sim: SimulationBackend,
+  resolve: Resolver,
+  maxResponseBytes = Infinity,
+): MethodTable {
   return {
     eth_call: method(
       [callObject, optional(p.blockRef), optional(stateOverrides), optional(blockOverrides)],
       async (call, ref, state, block) => {
         const r = await sim.call(resolve.state(ref ?? LATEST), call, state, block);
         outcome(r);
-        return data((r as { returnData: Uint8Array }).returnData);
+        const out = (r as { returnData: Uint8Array }).returnData;
+        if (2 * out.length + 64 > maxResponseBytes) {
+          throw new LimitExceededError(
+            `result too large: ${out.length} bytes of return data exceed max_response_bytes = ${maxResponseBytes} bytes ([evm] max_response_bytes) as hex`,
+          );
+        }
+        return data(out);
       },
     ),
     // geth (1.14.9+) takes block overrides here too

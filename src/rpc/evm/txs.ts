@@ -10,9 +10,12 @@ import type { BlockRef } from '../codecs/block-ref.ts';
 import type { EvmBackend } from './backend.ts';
 import type { Resolver } from './resolve.ts';
 import { Lru } from '../../util/lru.ts';
+import { RawJson } from '../server/serialize.ts';
 
-/** Formatted receipts kept (about 2 KB each with the bloom). */
+/** Formatted receipts kept: at most this many, and at most RECEIPT_CACHE_BYTES of their JSON. */
 const RECEIPT_CACHE_SIZE = 4096;
+/** A receipt is about 1.3 KB of JSON with its bloom, plus about 450 bytes per log. */
+const RECEIPT_CACHE_BYTES = 8 * 1024 * 1024;
 
 export function txMethods({ chain, pool }: EvmBackend, resolve: Resolver): MethodTable {
   /** The location of a mined tx under the watermark. */
@@ -24,8 +27,8 @@ export function txMethods({ chain, pool }: EvmBackend, resolve: Resolver): Metho
   };
   // A committed receipt never changes (geth keeps a receipts cache too). The location lookup above
   // still runs first, so the watermark and block pruning apply exactly as without the cache; the
-  // cached object is only ever serialised, never modified.
-  const receipts = new Lru<string, Record<string, unknown>>(RECEIPT_CACHE_SIZE);
+  // cached receipt is kept as its JSON text (RawJson), which the collector does not walk.
+  const receipts = new Lru<string, RawJson>(RECEIPT_CACHE_SIZE, RECEIPT_CACHE_BYTES, (r) => r.text.length);
   const txAt = (ref: BlockRef, index: number) => {
     const h = resolve.lookup(ref);
     const tx = h === undefined ? undefined : chain.minedTx(h, index);
@@ -57,7 +60,7 @@ export function txMethods({ chain, pool }: EvmBackend, resolve: Resolver): Metho
         const receipt = chain.receipt(loc.height, loc.evmIndex);
         const ctx = chain.blockContext(loc.height);
         if (!receipt || !ctx) return null;
-        formatted = formatReceipt(receipt, ctx);
+        formatted = new RawJson(JSON.stringify(formatReceipt(receipt, ctx)));
         receipts.set(key, formatted);
       }
       return formatted;

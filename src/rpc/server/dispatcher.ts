@@ -14,11 +14,14 @@ import {
   InvalidParamsError,
   InvalidRequestError,
   type JsonRpcError,
+  LimitExceededError,
   MethodNotFoundError,
   type RpcError,
   toJsonRpcError,
 } from './errors.ts';
 import { RpcMetrics } from './metrics.ts';
+import { BoundedJson } from './serialize.ts';
+import { Semaphore } from '../../util/semaphore.ts';
 
 type Decoded<P extends readonly ParamCodec<unknown>[]> = {
   [K in keyof P]: P[K] extends ParamCodec<infer T> ? T : never;
@@ -76,7 +79,29 @@ export interface DispatcherOptions {
   registry?: Registry;
   /** Names this gate covers are refused unless it allows them. */
   gate?: MethodGate;
+  /**
+   * Most bytes of JSON one answer may take, a batch's answers together (`[evm] max_response_bytes`;
+   * absent: no bound).
+   */
+  maxResponseBytes?: number;
+  /**
+   * Kinds of heavy methods that run at most `max` at once each (log queries, simulations): the
+   * next wait their turn, and past `maxWaiting` waiting ones a call is refused (-32005 naming `key`),
+   * so heavy work cannot crowd out cheap calls or pile up memory.
+   */
+  concurrency?: readonly ConcurrencyLimit[];
 }
+
+export interface ConcurrencyLimit {
+  methods: readonly string[];
+  max: number;
+  maxWaiting: number;
+  /** the config key that sets `max`, named in the refusal */
+  key: string;
+}
+
+/** geth's code and words for an answer over its batch response size. */
+export const RESPONSE_TOO_LARGE = -32003;
 
 export class Dispatcher {
   private readonly methods: Map<string, MethodDef>;
@@ -85,14 +110,28 @@ export class Dispatcher {
   private readonly options: DispatcherOptions;
   private readonly metrics: RpcMetrics | undefined;
   private readonly gate: MethodGate | undefined;
+  /** Per limited method: its kind's semaphore (shared by every dispatcher `extend` makes). */
+  private readonly limited: Map<string, { sem: Semaphore; key: string }>;
 
-  constructor(methods: MethodTable, options: DispatcherOptions = {}, metrics?: RpcMetrics) {
+  constructor(
+    methods: MethodTable,
+    options: DispatcherOptions = {},
+    metrics?: RpcMetrics,
+    limited?: Map<string, { sem: Semaphore; key: string }>,
+  ) {
     this.methods = new Map(Object.entries(methods));
     this.denied = new Set(options.denyList ?? []);
     this.onInternalError = options.onInternalError ?? (() => {});
     this.options = options;
     this.gate = options.gate;
     this.metrics = metrics ?? (options.registry ? new RpcMetrics(options.registry) : undefined);
+    this.limited = limited ?? new Map();
+    if (!limited) {
+      for (const c of options.concurrency ?? []) {
+        const entry = { sem: new Semaphore(c.max, c.maxWaiting), key: c.key };
+        for (const m of c.methods) this.limited.set(m, entry);
+      }
+    }
   }
 
   /**
@@ -104,6 +143,7 @@ export class Dispatcher {
       { ...Object.fromEntries(this.methods), ...methods },
       { ...this.options, ...options },
       this.metrics,
+      this.limited,
     );
   }
 
@@ -124,7 +164,22 @@ export class Dispatcher {
     if (!def) throw new MethodNotFoundError(`the method ${name} does not exist/is not available`);
     if (this.denied.has(name))
       throw new MethodNotFoundError(`the method ${name} is not available: it is in this node's deny_list`);
-    return def.handler(...decodeParams(def.params, params));
+    const args = decodeParams(def.params, params);
+    const limit = this.limited.get(name);
+    if (!limit) return def.handler(...args);
+    const acquired = limit.sem.acquire();
+    if (!acquired) {
+      throw new LimitExceededError(
+        `busy: ${limit.sem.running} calls like ${name} are running and ${limit.sem.queued} waiting, ` +
+          `the most this node serves at once (${limit.key} = ${limit.sem.max}); try again later`,
+      );
+    }
+    const release = await acquired;
+    try {
+      return await def.handler(...args);
+    } finally {
+      release();
+    }
   }
 
   /**
@@ -177,6 +232,48 @@ export class Dispatcher {
   }
 
   /**
+   * The JSON text of `handlePayload`'s answer, each answer serialised once, within
+   * `maxResponseBytes`: a single answer over it is replaced by a -32003 error naming the key; in a
+   * batch (as geth's BatchResponseMaxSize) the answer that passes it and every later request get
+   * that error instead, and the later requests are not run.
+   */
+  async handlePayloadText(
+    payload: unknown,
+    batchLimit: number,
+    ctx?: CallContext,
+  ): Promise<string | undefined> {
+    const max = this.options.maxResponseBytes ?? Infinity;
+    if (!Array.isArray(payload) || payload.length === 0 || payload.length > batchLimit) {
+      const r = await this.handlePayload(payload, batchLimit, ctx);
+      if (r === undefined) return undefined;
+      const text = await BoundedJson.stringify(r, max);
+      if (text !== undefined) return text;
+      return JSON.stringify(tooLarge((r as JsonRpcResponse).id, max, 'the answer exceeds'));
+    }
+    const parts: string[] = [];
+    let used = 2;
+    let over = false;
+    for (const m of payload) {
+      if (over) {
+        const id = requestId(m);
+        if (id !== undefined) parts.push(JSON.stringify(tooLarge(id, max, "the batch's answers exceed")));
+        continue;
+      }
+      const r = await this.handle(m, ctx);
+      if (!r) continue;
+      const text = await BoundedJson.stringify(r, max - used);
+      if (text === undefined) {
+        over = true;
+        parts.push(JSON.stringify(tooLarge(r.id, max, "the batch's answers exceed")));
+        continue;
+      }
+      used += text.length + 1;
+      parts.push(text);
+    }
+    return parts.length > 0 ? '[' + parts.join(',') + ']' : undefined;
+  }
+
+  /**
    * A parsed body: one request or a batch. Batch requests run one after another (as in geth, so a
    * batch that sends a tx and then looks it up sees it) and are answered in order; notifications get
    * no answer, and a batch of only notifications gets nothing at all. An empty batch, or one over
@@ -202,6 +299,21 @@ export class Dispatcher {
     }
     return out.length > 0 ? out : undefined;
   }
+}
+
+function tooLarge(id: JsonRpcId, max: number, what: string): JsonRpcResponse {
+  return errorResponse(id, {
+    code: RESPONSE_TOO_LARGE,
+    message: `response too large: ${what} max_response_bytes = ${max} bytes ([evm] max_response_bytes)`,
+  });
+}
+
+/** The id a request not run would be answered with; undefined for a notification (no answer). */
+function requestId(m: unknown): JsonRpcId | undefined {
+  if (m === null || typeof m !== 'object' || Array.isArray(m)) return null;
+  if (!('id' in m)) return undefined;
+  const id = (m as { id: unknown }).id;
+  return id === null || typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
 function invalidRequest(reason: string): JsonRpcError {

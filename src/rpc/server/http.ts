@@ -242,8 +242,8 @@ export class JsonRpcHttpServer {
     const parsed = parseJsonRpcBody(body, this.o.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH);
     if (parsed.error) return { json: JSON.stringify(parsed.error) };
     const ctx: CallContext = {};
-    const answer = await this.dispatcher.handlePayload(parsed.payload, this.o.batchLimit, ctx);
-    return { json: answer === undefined ? undefined : JSON.stringify(answer), headers: ctx.headers };
+    const json = await this.dispatcher.handlePayloadText(parsed.payload, this.o.batchLimit, ctx);
+    return { json, headers: ctx.headers };
   }
 
   /** `json` as sent: gzipped when it is large enough and the client accepts gzip. */

@@ -352,7 +352,6 @@ export class JsonRpcWsServer {
     const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
     const parsed = parseJsonRpcBody(buf, this.o.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH);
     if (parsed.error) return JSON.stringify(parsed.error);
-    const answer = await dispatcher.handlePayload(parsed.payload, this.o.batchLimit);
-    return answer === undefined ? undefined : JSON.stringify(answer);
+    return dispatcher.handlePayloadText(parsed.payload, this.o.batchLimit);
   }
 }

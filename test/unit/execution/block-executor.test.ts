@@ -318,3 +318,8 @@ test('EIP-1153: transient storage lives for one transaction', async () => {
     'a new transaction sees empty transient storage',
   );
 });
+
+test("executors leave no listener on the chain's shared Common (each kept its VM alive)", async () => {
+  for (let i = 0; i < 5; i++) await executor(devState().overlay, BigInt(i + 1));
+  assert.equal(common.events.listenerCount('hardforkChanged'), 0);
+});

@@ -55,12 +55,13 @@ function chainWith(busyHeight = -1, busyLogs = 0) {
   const expected = (s: LogSearch) => {
     const { logs, limitExceeded } = getLogs(s);
     queries.pop();
-    return { logs: logs.map((l) => formatLog(l, chain.blockContext(l.blockHeight)!)), limitExceeded };
+    const json = logs.map((l) => formatLog(l, chain.blockContext(l.blockHeight)!));
+    return { logs: json, limitExceeded };
   };
   return { chain, expected, queries };
 }
 
-test('cached answers are the store answers for address, topic, range and limit filters', () => {
+test('cached answers are the store answers for address, topic, range and limit filters', async () => {
   const { chain, expected } = chainWith();
   const cache = new BlockLogsCache(chain);
   const filters: Pick<LogSearch, 'addresses' | 'topics'>[] = [
@@ -81,21 +82,31 @@ test('cached answers are the store answers for address, topic, range and limit f
     ]) {
       for (const limit of [Number.MAX_SAFE_INTEGER, 4]) {
         const s = { ...f, fromBlock, toBlock, limit };
-        assert.deepEqual(cache.query(s), expected(s), JSON.stringify({ fromBlock, toBlock, limit }));
+        const { bytes, logs, limitExceeded } = (await cache.query(s))!;
+        const want = expected(s);
+        const what = JSON.stringify({ fromBlock, toBlock, limit });
+        assert.equal(limitExceeded, want.limitExceeded, what);
+        assert.deepEqual(
+          logs.map((l) => JSON.parse(l.text)),
+          want.logs,
+          what,
+        );
+        // the length charged is the JSON's
+        assert.equal(bytes, JSON.stringify(want.logs).length + (logs.length === 0 ? 0 : 1), what);
       }
     }
   }
 });
 
-test('a range is loaded once, unfiltered, in chunks; later queries do not reach the store', () => {
+test('a range is loaded once, unfiltered, in chunks; later queries do not reach the store', async () => {
   const { chain, queries } = chainWith();
   const cache = new BlockLogsCache(chain);
-  cache.query({ fromBlock: 10, toBlock: 20, addresses: [ADDRS[0]], topics: [], limit: 100 });
+  await cache.query({ fromBlock: 10, toBlock: 20, addresses: [ADDRS[0]], topics: [], limit: 100 });
   assert.deepEqual(
     queries.map((q) => [q.fromBlock, q.toBlock, q.addresses.length, q.topics.length]),
     [[10, 20, 0, 0]],
   );
-  cache.query({ fromBlock: 1, toBlock: 30, addresses: [], topics: [[TOPICS[0]]], limit: 100 });
+  await cache.query({ fromBlock: 1, toBlock: 30, addresses: [], topics: [[TOPICS[0]]], limit: 100 });
   // only the missing heights around the cached ones
   assert.deepEqual(
     queries.slice(1).map((q) => [q.fromBlock, q.toBlock]),
@@ -104,21 +115,53 @@ test('a range is loaded once, unfiltered, in chunks; later queries do not reach 
       [21, 30],
     ],
   );
-  cache.query({ fromBlock: 2, toBlock: 29, addresses: [], topics: [], limit: 100 });
+  await cache.query({ fromBlock: 2, toBlock: 29, addresses: [], topics: [], limit: 100 });
   assert.equal(queries.length, 3);
 });
 
-test('a chunk with too many logs is left to the store; so is a range larger than the cache', () => {
+test('a chunk with too many logs is left to the store; so is a range larger than the cache', async () => {
   const busy = chainWith(30, 5_000);
   const cache = new BlockLogsCache(busy.chain);
-  assert.equal(cache.query({ fromBlock: 1, toBlock: 60, addresses: [], topics: [], limit: 10 }), undefined);
+  assert.equal(
+    await cache.query({ fromBlock: 1, toBlock: 60, addresses: [], topics: [], limit: 10 }),
+    undefined,
+  );
   // the whole chunk it was loaded with is left to the store, without loading it again
   const before = busy.queries.length;
-  assert.equal(cache.query({ fromBlock: 1, toBlock: 10, addresses: [], topics: [], limit: 100 }), undefined);
+  assert.equal(
+    await cache.query({ fromBlock: 1, toBlock: 10, addresses: [], topics: [], limit: 100 }),
+    undefined,
+  );
   assert.equal(busy.queries.length, before);
 
   const tiny = new BlockLogsCache(chainWith().chain, 5, 100);
-  assert.equal(tiny.query({ fromBlock: 1, toBlock: 60, addresses: [], topics: [], limit: 100 }), undefined);
+  assert.equal(
+    await tiny.query({ fromBlock: 1, toBlock: 60, addresses: [], topics: [], limit: 100 }),
+    undefined,
+  );
   // what is left fits the bound
-  assert.ok(tiny.query({ fromBlock: 3, toBlock: 3, addresses: [], topics: [], limit: 100 }));
+  assert.ok(await tiny.query({ fromBlock: 3, toBlock: 3, addresses: [], topics: [], limit: 100 }));
+});
+
+test('the cache is bounded by the JSON bytes of its logs too', async () => {
+  const { chain } = chainWith();
+  const one = formatLog(
+    {
+      address: ADDRS[0],
+      topics: [],
+      data: bytes(0, 8),
+      logIndex: 0,
+      txIndex: 0,
+      txHash: bytes(1, 32),
+    },
+    chain.blockContext(1)!,
+  );
+  // room for about 10 logs: a query over all 60 heights cannot be kept, a short one can
+  const cache = new BlockLogsCache(chain, 1_000_000, 1_000_000, 10 * JSON.stringify(one).length);
+  assert.equal(
+    await cache.query({ fromBlock: 1, toBlock: 60, addresses: [], topics: [], limit: 1000 }),
+    undefined,
+  );
+  assert.ok(cache.size.bytes <= 10 * JSON.stringify(one).length + 200, JSON.stringify(cache.size));
+  assert.ok(await cache.query({ fromBlock: 58, toBlock: 60, addresses: [], topics: [], limit: 1000 }));
 });

@@ -84,3 +84,84 @@ test('an unexpected failure is reported with the method name and answered -32603
   assert.equal((reported[0][0] as Error).message, 'boom');
   assert.deepEqual(d.methodNames, ['broken']);
 });
+
+test('a batch stops at max_response_bytes: the answer that passes it and the later requests get -32003, unrun', async () => {
+  let runs = 0;
+  const d = new Dispatcher(
+    {
+      big: method([], () => {
+        runs++;
+        return 'x'.repeat(400);
+      }),
+    },
+    { maxResponseBytes: 1_000 },
+  );
+  const batch = [1, 2, 3, 4, 5].map((id) => ({ jsonrpc: '2.0', id, method: 'big' }));
+  // a notification after the budget is passed gets no answer at all
+  batch.splice(3, 0, { jsonrpc: '2.0', method: 'big' } as never);
+  const answers = JSON.parse((await d.handlePayloadText(batch, 100))!);
+  const tooLarge = {
+    code: -32003,
+    message:
+      "response too large: the batch's answers exceed max_response_bytes = 1000 bytes ([evm] max_response_bytes)",
+  };
+  assert.deepEqual(
+    answers.map((a: { id: number; result?: string; error?: unknown }) => [a.id, a.result?.length ?? a.error]),
+    [
+      [1, 400],
+      [2, 400],
+      [3, tooLarge],
+      [4, tooLarge],
+      [5, tooLarge],
+    ],
+  );
+  assert.equal(runs, 3, 'requests after the one that passed the budget are not run');
+  const single = JSON.parse((await d.handlePayloadText({ jsonrpc: '2.0', id: 9, method: 'big' }, 100))!);
+  assert.equal(single.result.length, 400);
+  const small = new Dispatcher({ big: method([], () => 'x'.repeat(2_000)) }, { maxResponseBytes: 1_000 });
+  assert.deepEqual(
+    JSON.parse((await small.handlePayloadText({ jsonrpc: '2.0', id: 9, method: 'big' }, 100))!),
+    {
+      jsonrpc: '2.0',
+      id: 9,
+      error: {
+        code: -32003,
+        message:
+          'response too large: the answer exceeds max_response_bytes = 1000 bytes ([evm] max_response_bytes)',
+      },
+    },
+  );
+});
+
+test('a limited kind of method runs max at once; the next wait, and past maxWaiting are refused naming the key', async () => {
+  const gates: (() => void)[] = [];
+  let running = 0;
+  let most = 0;
+  const d = new Dispatcher(
+    {
+      slow: method([], async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise<void>((r) => gates.push(r));
+        running--;
+        return 'done';
+      }),
+    },
+    { concurrency: [{ methods: ['slow'], max: 2, maxWaiting: 3, key: '[evm] max_x' }] },
+  );
+  const calls = Array.from({ length: 7 }, (_, id) => d.handle({ jsonrpc: '2.0', id, method: 'slow' }));
+  const refused = await Promise.all(calls.slice(5));
+  for (const r of refused) {
+    assert.deepEqual(r!.error, {
+      code: -32005,
+      message:
+        'busy: 2 calls like slow are running and 3 waiting, the most this node serves at once ([evm] max_x = 2); try again later',
+    });
+  }
+  while (gates.length > 0 || running > 0) {
+    gates.shift()?.();
+    await new Promise((r) => setImmediate(r));
+  }
+  for (const r of await Promise.all(calls.slice(0, 5))) assert.equal(r!.result, 'done');
+  assert.equal(most, 2);
+});
