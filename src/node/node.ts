@@ -35,6 +35,7 @@ import { createEngine, NetworkEngine, type NodeEngine } from './engine.ts';
 import { abciQuery, networkSettings } from './network-settings.ts';
 import { resolveCometBinary } from '../cometbft/binary.ts';
 import { rollbackCometTo } from '../cometbft/rollback.ts';
+import { engineBlock } from '../cometbft/block-json.ts';
 import type { ConsensusRpcDeps } from '../rpc/consensus/types.ts';
 import { EvmRpc } from './evm-rpc.ts';
 import { Lifecycle } from './lifecycle.ts';
@@ -199,6 +200,8 @@ export class ChainNode {
         if (engine instanceof NetworkEngine) {
           const rpc = engine.comet.rpc;
           consensus.upstream = { get: (q) => rpc.get(q), post: (b) => rpc.post(b) };
+          // REST's and gRPC's block endpoints answer with CometBFT's block (the stored one is partial)
+          consensus.chain.engineBlock = (height) => engineBlock(rpc, height);
         }
         queries = consensus;
         return { consensus, consensusRpc: await startConsensusRpc(services, consensus) };

@@ -182,6 +182,9 @@ test('a fresh validator refusing to sign block 1 commits no block; the failure i
     (n) => n >= 20,
     'twenty failed attempts',
   );
+  // the halt is logged at the first failure after the stall bound, which a loaded machine may reach
+  // only after the twentieth
+  await node.waitForLine((l) => l.includes('block production halted'));
   const elapsedMinutes = Math.floor((Date.now() - started) / 60_000);
   assert.equal((await node.stop('SIGTERM')).code, 0);
   const records = node.lines.map((l) => JSON.parse(l));

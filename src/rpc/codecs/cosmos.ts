@@ -29,6 +29,11 @@ export interface CosmosChainView {
   latestHeight(): number;
   earliestHeight(): number;
   block(height: number): CosmosBlockView | undefined;
+  /**
+   * Network mode: the block as the consensus engine stores it (whole header, last commit with its
+   * signatures), which the block endpoints answer with instead of the stored copy.
+   */
+  engineBlock?(height: number): Promise<CosmosBlockView | undefined>;
   /** One result per tx of the block, in block order. */
   txResults(height: number): CosmosTxResultView[] | undefined;
   /** By the Tendermint hash (SHA-256 of the TxRaw bytes). */

@@ -51,6 +51,8 @@ export interface ChainView {
   /** The lowest height still stored (≥ 1 once a block exists). */
   earliestHeight(): number;
   block(height: number): BlockView | undefined;
+  /** Network mode: the block as CometBFT stores it (the REST and gRPC block endpoints answer with it). */
+  engineBlock?(height: number): Promise<Omit<BlockView, 'size'> | undefined>;
   heightByHash(hash: Uint8Array): number | undefined;
   /** One result per tx of the block, in block order. */
   txResults(height: number): TxResultView[] | undefined;

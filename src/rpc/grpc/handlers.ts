@@ -46,14 +46,14 @@ function queryHandler(service: ServiceSpec, method: MethodSpec): Handler {
   };
 }
 
-function blockAt(deps: GrpcDeps, height: number) {
+async function blockAt(deps: GrpcDeps, height: number) {
   const latest = deps.chain.latestHeight();
   // The SDK's wording for a height past the chain, so clients matching on it keep working.
   if (height > latest)
     throw invalidArgument(
       `requested block height is bigger then the chain length: height ${height}, latest ${latest}`,
     );
-  const block = deps.chain.block(height);
+  const block = deps.chain.engineBlock ? await deps.chain.engineBlock(height) : deps.chain.block(height);
   if (!block)
     throw invalidArgument(
       `block at height ${height} is not available: the node keeps heights ${deps.chain.earliestHeight()} to ${latest}`,
@@ -69,7 +69,7 @@ const CHAIN_HANDLERS: Record<string, Handler> = {
     response: { syncing: deps.syncing() },
   }),
   '/cosmos.base.tendermint.v1beta1.Service/GetLatestBlock': async (_r, { deps }) => ({
-    response: blockAt(deps, deps.chain.latestHeight()),
+    response: await blockAt(deps, deps.chain.latestHeight()),
   }),
   '/cosmos.base.tendermint.v1beta1.Service/GetBlockByHeight': async (
     r: GetBlockByHeightRequest,
@@ -77,7 +77,7 @@ const CHAIN_HANDLERS: Record<string, Handler> = {
   ) => {
     if (r.height > BigInt(Number.MAX_SAFE_INTEGER) || r.height < 0n)
       throw invalidArgument(`height ${r.height} is out of range`);
-    return { response: blockAt(deps, Number(r.height)) };
+    return { response: await blockAt(deps, Number(r.height)) };
   },
 
   '/cosmos.tx.v1beta1.Service/BroadcastTx': async (r: BroadcastTxRequest, { deps, logger }) => {

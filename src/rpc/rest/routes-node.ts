@@ -13,8 +13,8 @@ import type { RestChainView, RestTxResultView } from './types.ts';
 
 const hexUpper = (b: Uint8Array) => Buffer.from(b).toString('hex').toUpperCase();
 
-function blockAt(chain: RestChainView, height: number): Json {
-  const block = chain.block(height);
+async function blockAt(chain: RestChainView, height: number): Promise<Json> {
+  const block = chain.engineBlock ? await chain.engineBlock(height) : chain.block(height);
   if (!block) {
     // Below the earliest height the block was pruned (or never existed at 0).
     throw invalidArgument(
@@ -89,7 +89,7 @@ export const NODE_ROUTES: Route[] = [
   {
     method: 'GET',
     template: '/cosmos/base/tendermint/v1beta1/blocks/latest',
-    handle: async (_r, { deps }) => ({ body: blockAt(deps.chain, deps.chain.latestHeight()) }),
+    handle: async (_r, { deps }) => ({ body: await blockAt(deps.chain, deps.chain.latestHeight()) }),
   },
   {
     method: 'GET',
@@ -105,7 +105,7 @@ export const NODE_ROUTES: Route[] = [
         throw invalidArgument(
           `requested block height is bigger then the chain length: height ${height}, latest ${latest}`,
         );
-      return { body: blockAt(deps.chain, height) };
+      return { body: await blockAt(deps.chain, height) };
     },
   },
   {

@@ -89,8 +89,17 @@ test('damaged or unknown-version records are CorruptRecordError, never garbage',
   for (const [rec, decode] of recs) {
     assert.throws(() => decode(rec.subarray(0, rec.length - 1)), CorruptRecordError);
     assert.throws(() => decode(Uint8Array.of(...rec, 0)), CorruptRecordError);
-    assert.throws(() => decode(Uint8Array.of(2, ...rec.subarray(1))), /unknown .*version 2/);
+    assert.throws(() => decode(Uint8Array.of(9, ...rec.subarray(1))), /unknown .*version 9/);
   }
+});
+
+test('a block CometBFT decided round-trips as record version 2, with its hash kept as given', () => {
+  const { block } = makeBlock(3, filled(32, 2), shape, prng(6));
+  const decided = { ...block, hash: filled(32, 0xcd), hashFromEngine: true as const };
+  const rec = encodeBlock(decided);
+  assert.equal(rec[0], 2);
+  assert.deepEqual(decodeBlock(rec), decided);
+  assert.equal(decodeBlock(encodeBlock(block)).hashFromEngine, undefined);
 });
 
 test('tx locations: Cosmos (12 bytes), EVM with block hash (48), and the earlier 16-byte EVM form', () => {

@@ -142,6 +142,11 @@ test('a putBlock that throws leaves nothing behind (validation happens before th
         /is not the header hash/,
       ],
       [
+        "a CometBFT block whose hash is not 32 bytes (its header is not hashed: CometBFT's hash is kept)",
+        () => s2.putBlock({ ...b2.block, hash: new Uint8Array(31), hashFromEngine: true }, b2.receipts),
+        /block hash/,
+      ],
+      [
         'a bad topic in the last receipt',
         () =>
           s2.putBlock(b2.block, [
