@@ -9,7 +9,7 @@
  *     (insufficient funds, fee cap below base fee, timeout) → -32000 with the reason.
  */
 import type { BlockRef } from '../codecs/block-ref.ts';
-import type { AccessListItem } from '../../execution/simulate.ts';
+import type { AccessListItem } from '../../execution/simulation/simulate.ts';
 import { type CallObject, parseCallObject } from '../codecs/call.ts';
 import { address, data, hash32, quantity } from '../codecs/hex.ts';
 import {

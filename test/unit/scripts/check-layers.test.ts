@@ -29,7 +29,7 @@ test('the lint script exits non-zero on the fixture', () => {
 });
 
 test('files map to the longest registered layer folder', () => {
-  assert.equal(layerOf('storage/sc/iavl/tree.ts'), 'storage/sc');
+  assert.equal(layerOf('storage/sc/memiavl/tree.ts'), 'storage/sc');
   assert.equal(layerOf('rpc/evm/eth.ts'), 'rpc/evm');
   assert.equal(layerOf('cli/main.ts'), 'cli');
   assert.equal(layerOf('mystery/x.ts'), undefined);

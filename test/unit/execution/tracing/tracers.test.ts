@@ -10,7 +10,7 @@ import { Bank } from '../../../../src/app/bank.ts';
 import { Evm, FEE_COLLECTOR_ADDRESS } from '../../../../src/app/evm.ts';
 import { BlockExecutor, isRejection } from '../../../../src/execution/block-executor.ts';
 import { createChainCommon } from '../../../../src/execution/chain-config.ts';
-import { Simulation } from '../../../../src/execution/simulate.ts';
+import { Simulation } from '../../../../src/execution/simulation/simulate.ts';
 import {
   createTracer,
   TraceDeadline,

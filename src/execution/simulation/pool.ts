@@ -10,16 +10,16 @@ import type { AccountFields, Common, StateManagerInterface } from '@ethereumjs/c
 import type { Account, Address } from '@ethereumjs/util';
 import type { EVM } from '@ethereumjs/evm';
 import { createVM, type VM } from '@ethereumjs/vm';
-import { ChainError } from '../util/errors.ts';
-import type { BlockEnv } from './block-executor.ts';
-import { dropHardforkListeners } from './simulate-common.ts';
-import { type Deadline, deadlineOpcodes } from './simulate-deadline.ts';
-import type { SimulationStateManager } from './simulate-state.ts';
+import { ChainError } from '../../util/errors.ts';
+import type { BlockEnv } from '../block-executor.ts';
+import { dropHardforkListeners } from './common.ts';
+import { type Deadline, deadlineOpcodes } from './deadline.ts';
+import type { SimulationStateManager } from './state.ts';
 // JUMPDEST analysis once per (EVM, code array): simulations read code through the per-version read
 // cache (simulate-state.ts), so a contract's code is the same array from one call to the next.
-import './jumpdest-cache.ts';
-import { useSyncSteps } from './sync-steps.ts';
-import { installWordOpcodes } from './word-opcodes.ts';
+import '../jumpdest-cache.ts';
+import { useSyncSteps } from '../sync-steps.ts';
+import { installWordOpcodes } from '../word-opcodes.ts';
 
 /** What a pooled VM works for right now. */
 export interface VmOwner {

@@ -5,8 +5,8 @@
  */
 import type { Common } from '@ethereumjs/common';
 import type { EVMOpts } from '@ethereumjs/evm';
-import { ChainError } from '../util/errors.ts';
-import { stockHandlers } from './simulate-common.ts';
+import { ChainError } from '../../util/errors.ts';
+import { stockHandlers } from './common.ts';
 
 type CustomOpcode = NonNullable<EVMOpts['customOpcodes']>[number];
 type OpHandler = Extract<CustomOpcode, { logicFunction: unknown }>['logicFunction'];

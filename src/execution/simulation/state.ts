@@ -13,16 +13,16 @@
  */
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
 import { Account, type Address } from '@ethereumjs/util';
-import { Bank } from '../app/bank.ts';
-import { EMPTY_CODE_HASH, Evm, leftPad32 } from '../app/evm.ts';
-import { evmKeys, STORES } from '../app/store-keys.ts';
-import { equalBytes, toHex } from '../primitives/bytes.ts';
-import { StateOverlay, type StateReader } from '../state/overlay.ts';
-import { ChainError } from '../util/errors.ts';
-import { ChainStateManager } from './state-manager.ts';
-import { readId as idOf, type VersionReadCache } from './version-reads.ts';
+import { Bank } from '../../app/bank.ts';
+import { EMPTY_CODE_HASH, Evm, leftPad32 } from '../../app/evm.ts';
+import { evmKeys, STORES } from '../../app/store-keys.ts';
+import { equalBytes, toHex } from '../../primitives/bytes.ts';
+import { StateOverlay, type StateReader } from '../../state/overlay.ts';
+import { ChainError } from '../../util/errors.ts';
+import { ChainStateManager } from '../state-manager.ts';
+import { readId as idOf, type VersionReadCache } from '../version-reads.ts';
 
-export { VersionReadCache } from './version-reads.ts';
+export { VersionReadCache } from '../version-reads.ts';
 
 /** A read of the pinned state: a value now, or a promise of it. */
 export type StateSource = (

@@ -6,17 +6,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Interface, keccak256, parseEther } from 'ethers';
-import { FEE_COLLECTOR_ADDRESS } from '../../../src/app/evm.ts';
-import { createChainCommon } from '../../../src/execution/chain-config.ts';
-import { estimateGas } from '../../../src/execution/simulate-estimate.ts';
+import { FEE_COLLECTOR_ADDRESS } from '../../../../src/app/evm.ts';
+import { createChainCommon } from '../../../../src/execution/chain-config.ts';
+import { estimateGas } from '../../../../src/execution/simulation/estimate.ts';
 import {
   type AccountOverride,
   type RunResult,
   Simulation,
   SimulationTimeoutError,
   type StateSource,
-} from '../../../src/execution/simulate.ts';
-import { artifacts, CHAIN_ID, devAccounts, devState } from '../../helpers/dev-chain.ts';
+} from '../../../../src/execution/simulation/simulate.ts';
+import { artifacts, CHAIN_ID, devAccounts, devState } from '../../../helpers/dev-chain.ts';
 
 const common = createChainCommon({ chainId: CHAIN_ID });
 const token = new Interface(artifacts.TestToken.abi);
