@@ -1,22 +1,27 @@
 /**
- * The byte writer and reader behind the block store's record formats. Integers that are usually
+ * The one growable byte writer and bounds-checked byte reader behind the node's binary formats
+ * (protobuf sign bytes, block store records, State Commit log entries). Integers that are usually
  * small are LEB128 varints (bigints too, so 256-bit quantities cost only what they need); signed
- * values use zig-zag. Readers check bounds and throw CorruptRecordError rather than reading garbage.
+ * values use zig-zag; fixed-width integers say their byte order in their name.
  */
-import { CorruptRecordError } from './errors.ts';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 export class ByteWriter {
-  private buf: Uint8Array;
-  private len = 0;
+  /**
+   * Backing buffer, valid up to `len`; replaced when it grows. Public so that a hot loop can
+   * `ensure` room once and then write fields without a bounds check each (see the SC log codec).
+   */
+  buf: Uint8Array;
+  len = 0;
 
   constructor(initial = 256) {
-    this.buf = new Uint8Array(initial);
+    this.buf = new Uint8Array(Math.max(1, initial));
   }
 
-  private ensure(extra: number): void {
+  /** Makes room for `extra` more bytes at `len`. */
+  ensure(extra: number): void {
     if (this.len + extra <= this.buf.length) return;
     let size = this.buf.length * 2;
     while (size < this.len + extra) size *= 2;
@@ -31,21 +36,32 @@ export class ByteWriter {
     return this;
   }
 
-  u16(n: number): this {
+  u16be(n: number): this {
     this.ensure(2);
     this.buf[this.len++] = n >>> 8;
     this.buf[this.len++] = n & 0xff;
     return this;
   }
 
+  /** Little-endian two's complement 64-bit integer (protobuf fixed64/sfixed64). */
+  i64le(v: bigint): this {
+    this.ensure(8);
+    new DataView(this.buf.buffer, this.buf.byteOffset).setBigInt64(this.len, v, true);
+    this.len += 8;
+    return this;
+  }
+
   /** Unsigned varint of a non-negative safe integer. */
   uv(n: number): this {
     this.ensure(10);
+    const buf = this.buf;
+    let len = this.len;
     while (n >= 0x80) {
-      this.buf[this.len++] = (n % 0x80) | 0x80;
+      buf[len++] = (n % 0x80) | 0x80;
       n = Math.floor(n / 0x80);
     }
-    this.buf[this.len++] = n;
+    buf[len++] = n;
+    this.len = len;
     return this;
   }
 
@@ -56,17 +72,15 @@ export class ByteWriter {
 
   /** Unsigned varint of a non-negative bigint of any size. */
   big(v: bigint): this {
-    this.ensure(40);
     while (v >= 0x80n) {
       this.ensure(1);
       this.buf[this.len++] = Number(v & 0x7fn) | 0x80;
       v >>= 7n;
     }
-    this.buf[this.len++] = Number(v);
-    return this;
+    return this.u8(Number(v));
   }
 
-  /** Bytes of a length both sides know (addresses, hashes). */
+  /** Bytes of a length both sides know (addresses, hashes), or already framed. */
   raw(b: Uint8Array): this {
     this.ensure(b.length);
     this.buf.set(b, this.len);
@@ -74,37 +88,52 @@ export class ByteWriter {
     return this;
   }
 
-  /** Length-prefixed bytes. */
+  /** Varint length ‖ bytes. */
   bytes(b: Uint8Array): this {
     return this.uv(b.length).raw(b);
   }
 
+  /** Varint length ‖ UTF-8. */
   str(s: string): this {
     return this.bytes(encoder.encode(s));
   }
 
+  /** A copy of the written bytes (the writer may be reused or dropped). */
   finish(): Uint8Array {
     return this.buf.slice(0, this.len);
   }
+
+  /** The written bytes without a copy: for a writer that is dropped right after. */
+  view(): Uint8Array {
+    return this.buf.subarray(0, this.len);
+  }
 }
 
+/**
+ * Reads what ByteWriter wrote, checking bounds; every failure goes through `corrupt`, so that each
+ * format reports damage with its own typed error.
+ */
 export class ByteReader {
   readonly buf: Uint8Array;
   off: number;
-  private readonly what: string;
+  private readonly corrupt: (detail: string, reader: ByteReader) => Error;
 
-  constructor(buf: Uint8Array, what: string, off = 0) {
+  constructor(buf: Uint8Array, corrupt: (detail: string, reader: ByteReader) => Error, off = 0) {
     this.buf = buf;
-    this.what = what;
+    this.corrupt = corrupt;
     this.off = off;
   }
 
   fail(detail: string): never {
-    throw new CorruptRecordError(this.what, `${detail} at byte ${this.off} of ${this.buf.length}`);
+    throw this.corrupt(detail, this);
   }
 
   private need(n: number): void {
     if (this.off + n > this.buf.length) this.fail(`needs ${n} more bytes`);
+  }
+
+  get remaining(): number {
+    return this.buf.length - this.off;
   }
 
   u8(): number {
@@ -112,13 +141,14 @@ export class ByteReader {
     return this.buf[this.off++];
   }
 
-  u16(): number {
+  u16be(): number {
     this.need(2);
     const v = (this.buf[this.off] << 8) | this.buf[this.off + 1];
     this.off += 2;
     return v;
   }
 
+  /** Unsigned varint of a safe integer (at most 8 bytes: 2^56 and above is not a safe count). */
   uv(): number {
     let n = 0;
     let mul = 1;
@@ -148,7 +178,7 @@ export class ByteReader {
     }
   }
 
-  /** A view (no copy) of the next n bytes; records are fresh copies from the engine, so views are safe. */
+  /** A view (no copy) of the next n bytes: valid as long as the buffer read from is. */
   raw(n: number): Uint8Array {
     this.need(n);
     const v = this.buf.subarray(this.off, this.off + n);
