@@ -15,6 +15,7 @@ const LAYERS: string[][] = [
   ['crypto'],
   ['codec'],
   ['storage/kv'],
+  ['storage/wal'],
   ['storage/ss', 'storage/sc', 'storage/blocks'],
   ['state'],
   ['app'],

@@ -21,7 +21,7 @@ import { silentLogger, type Logger } from '../../../util/logger.ts';
 import type { KVOp, KVStore } from '../../kv/types.ts';
 import { decodeEntry, encodeEntry } from '../changelog-codec.ts';
 import { CommitStateError, ImportError, RollbackRangeError, VersionUnavailableError } from '../errors.ts';
-import { Changelog, ChangelogCorruptError } from '../memiavl/changelog.ts';
+import { Changelog, ChangelogCorruptError } from '../changelog.ts';
 import type { KVPair } from '../types.ts';
 import {
   decodeAccount,

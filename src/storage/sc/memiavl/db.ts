@@ -15,7 +15,7 @@ import {
   VersionUnavailableError,
 } from '../errors.ts';
 import type { ChangelogEntry, ChangeSet, KVPair, StoreUpgrade } from '../types.ts';
-import { Changelog, ChangelogCorruptError } from './changelog.ts';
+import { Changelog, ChangelogCorruptError } from '../changelog.ts';
 import { SnapshotCorruptError } from './snapshot-file.ts';
 import {
   recordedRootHashes,
