@@ -16,7 +16,7 @@ import { dropHardforkListeners } from './common.ts';
 import { type Deadline, deadlineOpcodes } from './deadline.ts';
 import type { SimulationStateManager } from './state.ts';
 // JUMPDEST analysis once per (EVM, code array): simulations read code through the per-version read
-// cache (simulate-state.ts), so a contract's code is the same array from one call to the next.
+// cache (state.ts), so a contract's code is the same array from one call to the next.
 import '../jumpdest-cache.ts';
 import { useSyncSteps } from '../sync-steps.ts';
 import { installWordOpcodes } from '../word-opcodes.ts';

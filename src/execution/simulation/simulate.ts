@@ -9,7 +9,7 @@
  *     lowered to 0 (BASEFEE reads 0) and no fee check applies;
  *   - the sender must hold gas × fee cap + value ("insufficient funds for gas * price + value").
  * Every run is undone (checkpoint/revert around it); the overrides stay for the next run. The VM
- * comes from a pool (simulate-pool.ts): `close()` gives it back.
+ * comes from a pool (pool.ts): `close()` gives it back.
  *
  * Time: the EVM run is bounded by a deadline checked on JUMP/JUMPI (every loop jumps), which also
  * yields to the event loop every few milliseconds so a long call does not stall block production.
@@ -92,7 +92,7 @@ export interface SimulationOptions {
   timeoutMs: number;
   stateOverrides?: readonly AccountOverride[];
   blockOverrides?: BlockOverrides;
-  /** Reads of the same state version kept across simulations (simulate-state.ts). */
+  /** Reads of the same state version kept across simulations (state.ts). */
   readCache?: VersionReadCache;
 }
 
