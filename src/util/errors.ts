@@ -14,7 +14,8 @@ export class ChainError extends Error {
   }
 }
 
-/** Another process holds a database directory (the spec's wording for a second `chaind` on one home). */
+/** Another process holds a database directory (worded as CometBFT/Cosmos nodes word it for a second process on one
+ * home, which operators already know). */
 export class LockHeldError extends ChainError {
   readonly path: string;
   constructor(path: string, holderPid?: number) {

@@ -1,5 +1,5 @@
 /**
- * Simulation (issue 6): eth_call, eth_estimateGas, eth_createAccessList. Nothing is broadcast or
+ * Simulation: eth_call, eth_estimateGas, eth_createAccessList. Nothing is broadcast or
  * persisted. The block parameter is optional (latest); `pending` is latest.
  *
  * Errors, as geth answers them:

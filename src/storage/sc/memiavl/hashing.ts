@@ -1,5 +1,5 @@
 /**
- * Cosmos IAVL node hashing, byte for byte (DESIGN §5, vectors/iavl.json):
+ * Cosmos IAVL node hashing, byte for byte (test/fixtures/vectors/iavl.json):
  *   leaf  = SHA-256(zz(0) ‖ zz(1) ‖ zz(version) ‖ uvarint(len key) ‖ key ‖ uvarint(32) ‖ SHA-256(value))
  *   inner = SHA-256(zz(height) ‖ zz(size) ‖ zz(version) ‖ uvarint(32) ‖ left ‖ uvarint(32) ‖ right)
  * Preimages are built in one scratch buffer because these run once per dirty node per block and
