@@ -1,5 +1,5 @@
 /**
- * The explicit association transaction behind `chain_associate` (DESIGN §4). It is a Cosmos `TxRaw`
+ * The explicit association transaction behind `chain_associate` (docs/adr/0013-one-key-two-addresses.md). It is a Cosmos `TxRaw`
  * with one message and, like the wrapper of an Ethereum tx (execution/tx-wrap.ts), no Cosmos
  * signature, no auth info and no fee: the secp256k1 signature inside the message authenticates it.
  *

@@ -1,5 +1,5 @@
 /**
- * Validator records (read-only until a later issue adds staking transactions). Stored as canonical
+ * Validator records (read-only: the chain has no staking transactions; validators come from genesis). Stored as canonical
  * JSON in the genesis shape, which is also the REST shape, plus an index of operators for listing.
  */
 import { fromBech32 } from '../crypto/accounts.ts';

@@ -148,6 +148,6 @@ function setPersistentPeers(path: string, peers: string[]): void {
   const line = `persistent-peers = ${JSON.stringify(peers)}`;
   const next = text.replace(/^persistent-peers = .*$/m, line);
   if (next === text && !text.includes(line))
-    throw new ChainError('INTERNAL', `config.toml at ${path} has no persistent-peers line to fill in`);
+    throw new ChainError('CONFIG_INVALID', `config.toml at ${path} has no persistent-peers line to fill in`);
   writeFileSync(path, next);
 }

@@ -1,5 +1,5 @@
 /**
- * The CometBFT block header and its hash (DESIGN §4): the RFC-6962 Merkle root of the protobuf
+ * The CometBFT block header and its hash: the RFC-6962 Merkle root of the protobuf
  * encodings of the 14 header fields, in header order, exactly as CometBFT's `Header.Hash()` computes
  * it, so standard light-client code verifies our headers. Scalars are wrapped in gogo's single-field
  * wrapper messages (StringValue, Int64Value, BytesValue); structs are their own message bytes.
@@ -69,7 +69,7 @@ export function headerHash(h: Header): Uint8Array | undefined {
   return merkleRoot(headerFieldEncodings(h));
 }
 
-/** SHA-256 of one transaction's bytes: its Tendermint/Cosmos hash (DESIGN §4). */
+/** SHA-256 of one transaction's bytes: its Tendermint/Cosmos hash (docs/adr/0012-every-tx-is-a-cosmos-txraw.md). */
 export function txHash(tx: Uint8Array): Uint8Array {
   return sha256(tx);
 }

@@ -5,6 +5,7 @@
  * caller says so (gogo's non-nullable fields are always written, even when empty). Hashed and signed
  * bytes must be canonical, which is why this exists instead of a general-purpose codec.
  */
+import { ByteWriter } from '../primitives/byte-io.ts';
 
 const WIRE_VARINT = 0;
 const WIRE_FIXED64 = 1;
@@ -14,47 +15,24 @@ const TWO_64 = 1n << 64n;
 const encoder = new TextEncoder();
 
 export class ProtoWriter {
-  private buf = new Uint8Array(64);
-  private len = 0;
-
-  private ensure(extra: number): void {
-    if (this.len + extra <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.len + extra) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.len));
-    this.buf = next;
-  }
+  private readonly w = new ByteWriter(64);
 
   private tag(field: number, wire: number): void {
-    this.rawVarint((field << 3) | wire);
+    this.w.uv((field << 3) | wire);
   }
 
   /** An unsigned varint of a non-negative safe integer. */
   rawVarint(n: number): void {
-    this.ensure(10);
-    while (n >= 0x80) {
-      this.buf[this.len++] = (n % 0x80) | 0x80;
-      n = Math.floor(n / 0x80);
-    }
-    this.buf[this.len++] = n;
+    this.w.uv(n);
   }
 
   /** An unsigned varint of a 64-bit value; negative int64s are written as their two's complement. */
   rawVarint64(v: bigint): void {
-    let n = v < 0n ? v + TWO_64 : v;
-    this.ensure(10);
-    while (n >= 0x80n) {
-      this.buf[this.len++] = Number(n & 0x7fn) | 0x80;
-      n >>= 7n;
-    }
-    this.buf[this.len++] = Number(n);
+    this.w.big(v < 0n ? v + TWO_64 : v);
   }
 
   rawBytes(b: Uint8Array): void {
-    this.ensure(b.length);
-    this.buf.set(b, this.len);
-    this.len += b.length;
+    this.w.raw(b);
   }
 
   /** int32/int64/uint32/uint64/enum field; omitted when zero. */
@@ -73,9 +51,7 @@ export class ProtoWriter {
     const v = BigInt(value);
     if (v === 0n) return this;
     this.tag(field, WIRE_FIXED64);
-    this.ensure(8);
-    new DataView(this.buf.buffer, this.buf.byteOffset).setBigInt64(this.len, v, true);
-    this.len += 8;
+    this.w.i64le(v);
     return this;
   }
 
@@ -107,7 +83,7 @@ export class ProtoWriter {
   }
 
   finish(): Uint8Array {
-    return this.buf.slice(0, this.len);
+    return this.w.finish();
   }
 }
 

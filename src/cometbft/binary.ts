@@ -5,6 +5,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { ChainError } from '../util/errors.ts';
 
 /** The newest v0.38.x patch release (the line whose RPC the consensus RPC mirrors). */
 export const COMETBFT_VERSION = '0.38.26';
@@ -37,10 +38,10 @@ export function resolveCometBinary(configured: string, home: string): string {
   return path;
 }
 
-export class CometBinaryMissingError extends Error {
-  readonly code = 'COMETBFT_MISSING';
+export class CometBinaryMissingError extends ChainError {
   constructor(path: string, configured: boolean) {
     super(
+      'COMETBFT_MISSING',
       configured
         ? `cometbft binary not found or not executable at ${path} ([consensus] cometbft-binary); fix the path, or clear it and run \`npm run install:cometbft\``
         : `network mode needs CometBFT v${COMETBFT_VERSION}, which is not installed (${path}): run \`npm run install:cometbft\` (needs Go >= 1.22), or use \`chaind dev\` for a local chain without it`,

@@ -13,6 +13,8 @@ import type { Genesis } from '../app/genesis.ts';
 import type { Chain } from '../chain/chain.ts';
 import type { AdmissionPools, CheckTxResult } from '../mempool/check-tx.ts';
 import { fromHex } from '../primitives/bytes.ts';
+import { cosmosTxHash } from '../app/cosmos-tx.ts';
+import { rejectMessages } from '../mempool/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { AbciServer } from './abci/server.ts';
 import { ChaindAbciApp } from './app.ts';
@@ -140,9 +142,17 @@ export class CometEngine {
    * (CheckTx), keeps it in its mempool and gossips it to its peers.
    */
   async submit(txRaw: Uint8Array): Promise<CheckTxResult> {
-    const r = await this.rpc.call<CometBroadcastResult>('broadcast_tx_sync', {
-      tx: Buffer.from(txRaw).toString('base64'),
-    });
+    let r: CometBroadcastResult;
+    try {
+      r = await this.rpc.call<CometBroadcastResult>('broadcast_tx_sync', {
+        tx: Buffer.from(txRaw).toString('base64'),
+      });
+    } catch (err) {
+      // CometBFT refuses some txs itself, before CheckTx: answered as the mempool would
+      const refusal = cometRefusal((err as Error).message);
+      if (!refusal) throw err;
+      return { ...refusal, codespace: 'sdk', gasWanted: 0n, hash: cosmosTxHash(txRaw) };
+    }
     return {
       code: r.code,
       codespace: r.codespace,
@@ -152,6 +162,15 @@ export class CometEngine {
       hash: fromHex(r.hash),
     };
   }
+}
+
+/** CometBFT's own mempool refusals (its cache, its size), in the EVM mempool's terms. */
+function cometRefusal(message: string): { code: number; log: string; info: string } | undefined {
+  if (/tx already exists in cache/.test(message))
+    return { code: 19, log: rejectMessages.alreadyKnown(), info: 'already_known' };
+  if (/mempool is full/.test(message))
+    return { code: 20, log: rejectMessages.txpoolFull(), info: 'txpool_full' };
+  return undefined;
 }
 
 export function abciSocketPath(dataDir: string): string {

@@ -1,10 +1,15 @@
+import { ChainError } from '../util/errors.ts';
+
 /**
  * A client of the CometBFT RPC that the node's child listens on (loopback only). The public
  * consensus RPC fronts it, the engine health polls it, and the RPC node's transaction submission goes
  * through it (so CometBFT gossips what chaind admits).
  */
-export class CometRpcError extends Error {
-  readonly code = 'COMETBFT_RPC';
+/** CometBFT's RPC could not be reached or refused the call: the RPCs answer -32000 with the reason. */
+export class CometRpcError extends ChainError {
+  constructor(message: string) {
+    super('ENGINE_UNAVAILABLE', message);
+  }
 }
 
 export interface RawAnswer {

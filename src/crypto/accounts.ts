@@ -1,5 +1,5 @@
 /**
- * secp256k1 accounts seen from both sides (DESIGN §4): the EVM address is the last 20 bytes of
+ * secp256k1 accounts seen from both sides (docs/adr/0013-one-key-two-addresses.md): the EVM address is the last 20 bytes of
  * keccak-256 of the uncompressed public key; the Cosmos address is RIPEMD-160(SHA-256(compressed key))
  * in bech32 with the chain's prefix.
  */

@@ -2,7 +2,8 @@
  * Executes a block's Ethereum transactions on ethereumjs over the block's StateOverlay. One executor
  * per block: it owns the VM, the block environment, the running gas total and the receipts.
  *
- * Chain rules applied around ethereumjs's runTx (DESIGN §4, §6):
+ * Chain rules applied around ethereumjs's runTx (docs/adr/0013-one-key-two-addresses.md,
+ * docs/adr/0007-failed-before-execution-inclusion.md):
  * - a sender's first transaction associates its EVM and Cosmos addresses and moves the cast
  *   address's balance to the real Cosmos account;
  * - ethereumjs pays the coinbase only the priority fee and burns the base fee; here the full
@@ -28,7 +29,7 @@ import './jumpdest-cache.ts';
 import { attachTracer, txStartOf } from './tracing/bridge.ts';
 import type { TxTracer } from './tracing/tracer.ts';
 import type { DecodedEthTx } from './transactions.ts';
-import { dropHardforkListeners } from './simulate-common.ts';
+import { dropHardforkListeners } from './simulation/common.ts';
 
 export interface BlockEnv {
   height: bigint;

@@ -1,5 +1,5 @@
 /**
- * secp256k1 public-key recovery for transaction senders and the ECRECOVER precompile (DESIGN §2, §6).
+ * secp256k1 public-key recovery for transaction senders and the ECRECOVER precompile.
  *
  * The native `secp256k1` N-API binding recovers ~25x faster than pure JS, and recovery is the dominant
  * cost of admitting a transaction. We load `secp256k1/bindings.js` directly: the package's own entry

@@ -1,13 +1,12 @@
 /**
  * Decoding and stateless validation of raw Ethereum transactions (legacy, EIP-2930, EIP-1559,
  * EIP-7702). The sender is recovered here, once, with the native secp256k1 binding, and cached inside
- * the frozen ethereumjs tx object so that the VM's `getSenderAddress()` during execution is free
- * (DESIGN §6). Everything the mempool and the block producer need is lifted into plain fields, so
+ * the frozen ethereumjs tx object so that the VM's `getSenderAddress()` during execution is free. Everything the mempool and the block producer need is lifted into plain fields, so
  * layers above execution never touch ethereumjs objects.
  *
  * Checks that need the chain id or the signature run on the RLP values before ethereumjs constructs the
  * tx: ethereumjs throws generic errors for a foreign chain id or a high-s signature, and clients expect
- * geth's wording for those (issue 6, item 6).
+ * geth's wording for those.
  */
 import { RLP } from '@ethereumjs/rlp';
 import {

@@ -1,5 +1,5 @@
 /**
- * Every transaction in a block is a Cosmos `TxRaw` (DESIGN §4). A raw Ethereum transaction is carried
+ * Every transaction in a block is a Cosmos `TxRaw` (docs/adr/0012-every-tx-is-a-cosmos-txraw.md). A raw Ethereum transaction is carried
  * in one deterministically:
  *
  *   TxRaw { body_bytes = TxBody { messages = [ Any { type_url = "/chain.evm.v1.MsgEVMTransaction",

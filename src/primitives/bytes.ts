@@ -1,4 +1,5 @@
-/** Byte helpers shared by every layer. Bytes are Uint8Array throughout the node (DESIGN §3). */
+/** Byte helpers shared by every layer. Bytes are Uint8Array throughout the node; hex exists only at
+ * its edges (docs/adr/0011-layers-and-narrow-interfaces.md). */
 
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);

@@ -1,4 +1,4 @@
-/** The chain's identity constants (DESIGN §1). */
+/** The chain's identity constants: address prefixes, base denom, wei per uchain. */
 export const BECH32_ACCOUNT_PREFIX = 'chain';
 export const BECH32_VALOPER_PREFIX = 'chainvaloper';
 export const BASE_DENOM = 'uchain';

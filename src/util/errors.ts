@@ -2,16 +2,20 @@
  * Every error the node raises on purpose is a ChainError with a stable `code`, so that the RPC layer
  * can map it to a JSON-RPC code in one table and the CLI can print one clear line.
  */
+import type { ErrorCode } from './error-codes.ts';
+
+export type { ErrorCode } from './error-codes.ts';
 export class ChainError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
   }
 }
 
-/** Another process holds a database directory (the spec's wording for a second `chaind` on one home). */
+/** Another process holds a database directory (worded as CometBFT/Cosmos nodes word it for a second process on one
+ * home, which operators already know). */
 export class LockHeldError extends ChainError {
   readonly path: string;
   constructor(path: string, holderPid?: number) {

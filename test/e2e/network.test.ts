@@ -120,6 +120,21 @@ test('an ERC20 scenario sent through ethers to the RPC node is included, with id
   const refused = await net!.evm('rpc0', 'eth_sendRawTransaction', [stale]);
   assert.equal(refused.error?.code, -32000);
   assert.match(refused.error!.message, /^nonce too low: next nonce \d+, tx nonce 0$/);
+  // and a tx sent twice is `already known`, though CometBFT's own cache is what refuses it
+  const again = await owner.signTransaction({
+    to: owner.address,
+    value: 1n,
+    nonce: await owner.getNonce('pending'),
+    gasLimit: 21_000n,
+    maxFeePerGas: 10n ** 10n,
+    maxPriorityFeePerGas: 1n,
+    chainId: (await rpc.getNetwork()).chainId,
+  });
+  assert.ok((await net!.evm('rpc0', 'eth_sendRawTransaction', [again])).result);
+  assert.deepEqual((await net!.evm('rpc0', 'eth_sendRawTransaction', [again])).error, {
+    code: -32000,
+    message: 'already known',
+  });
 });
 
 test('a CosmJS bank send to a validator is visible on the RPC node', async (t) => {

@@ -8,8 +8,8 @@
 import { FEE_COLLECTOR_ADDRESS } from '../../app/evm.ts';
 import { type Chain, stateVersion } from '../../chain/chain.ts';
 import type { BlockEnv } from '../../execution/block-executor.ts';
-import { createAccessList, estimateGas } from '../../execution/simulate-estimate.ts';
-import { Simulation, SimulationError } from '../../execution/simulate.ts';
+import { createAccessList, estimateGas } from '../../execution/simulation/estimate.ts';
+import { Simulation, SimulationError } from '../../execution/simulation/simulate.ts';
 import type { AccountOverride, BlockOverrides } from '../../rpc/codecs/overrides.ts';
 import type { CallObject } from '../../rpc/codecs/call.ts';
 import type { ChainReader } from '../../rpc/evm/backend.ts';

@@ -9,7 +9,7 @@
  */
 import type { Chain } from '../../chain/chain.ts';
 import { NotExecutedTraceError, TraceReplayer } from '../../chain/trace-replay.ts';
-import { SimulationTimeoutError } from '../../execution/simulate.ts';
+import { SimulationTimeoutError } from '../../execution/simulation/simulate.ts';
 import {
   createTracer,
   TraceBudget,

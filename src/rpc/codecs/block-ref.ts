@@ -1,5 +1,5 @@
 /**
- * Block references (the spec's Block ref A/B/C, EIP-1898): a hex number, a tag, a block hash, or the
+ * Block references (EIP-1898): a hex number, a tag, a block hash, or the
  * objects `{blockHash, requireCanonical?}` / `{blockNumber}`. Parsing only; which height a reference
  * names is decided by rpc/evm against the chain's watermark.
  */

@@ -3,7 +3,7 @@
  * Fields clients send that a call does not use (`type`, blob fee fields with no blobs) are accepted
  * and ignored, and so are unknown ones, as geth does, so any client's request shape works.
  */
-import type { AccessListItem, Authorization, CallMessage } from '../../execution/simulate.ts';
+import type { AccessListItem, Authorization, CallMessage } from '../../execution/simulation/simulate.ts';
 import { CodecError } from './errors.ts';
 import { jsonKind, parseAddress, parseData, parseHash, parseQuantity } from './hex.ts';
 

@@ -9,7 +9,7 @@ import { ChainError } from '../../util/errors.ts';
 export interface CosmosBlockView {
   header: Header;
   blockId: BlockID;
-  /** Every tx is a Cosmos TxRaw (DESIGN §4), in block order. */
+  /** Every tx is a Cosmos TxRaw (docs/adr/0012-every-tx-is-a-cosmos-txraw.md), in block order. */
   txs: Uint8Array[];
   lastCommit: Commit;
 }

@@ -4,7 +4,7 @@
  * TxRaw); reading them here keeps rpc/ independent of ethereumjs and needs no signature recovery:
  * the sender comes from the receipt (mined) or the mempool (pending).
  */
-import type { AccessListItem, Authorization } from '../../execution/simulate.ts';
+import type { AccessListItem, Authorization } from '../../execution/simulation/simulate.ts';
 import { CodecError } from './errors.ts';
 import { type RlpItem, rlpDecode } from './rlp.ts';
 

@@ -1,7 +1,7 @@
 /**
  * Result objects with geth's field sets for a post-London chain (and its field order, so answers
  * diff cleanly against geth's): blocks, transactions, receipts, logs. Block-level fields are mapped
- * per DESIGN §4; proof-of-work fields are zero and uncles empty.
+ * as docs/adr/0012-every-tx-is-a-cosmos-txraw.md says; proof-of-work fields are zero and uncles empty.
  */
 import { concatBytes } from '../../primitives/bytes.ts';
 import { EMPTY_TRIE_ROOT, orderedTrieRoot, rlpEncode } from './trie.ts';

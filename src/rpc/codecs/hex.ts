@@ -1,5 +1,6 @@
 /**
- * Hex on the wire (DESIGN §3: hex strings exist only in rpc/codecs, config and logs). Parsing follows
+ * Hex on the wire (hex strings exist only in rpc/codecs, config and logs: inside the node bytes are
+ * Uint8Array). Parsing follows
  * geth's `hexutil` rules and wording, so a client that works against geth sees the same complaints:
  *   quantity  `0x`-prefixed, at least one digit, no leading zero digits ("0x0" is zero)
  *   data      `0x`-prefixed, even number of digits ("0x" is empty)

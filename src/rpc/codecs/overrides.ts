@@ -4,7 +4,7 @@
  * eth_estimateGas. Unlike the call object, unknown members are refused: a misspelt `stateDiff`
  * silently ignored would simulate something else than asked.
  */
-import type { AccountOverride, BlockOverrides } from '../../execution/simulate.ts';
+import type { AccountOverride, BlockOverrides } from '../../execution/simulation/simulate.ts';
 import { expectObject, inField } from './call.ts';
 import { CodecError } from './errors.ts';
 import { parseAddress, parseData, parseHash, parseQuantity } from './hex.ts';

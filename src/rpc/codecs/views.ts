@@ -1,5 +1,5 @@
 /**
- * The domain values the RPC formats, as rpc/ sees them. rpc/ must not import storage/ (DESIGN §3), so
+ * The domain values the RPC formats, as rpc/ sees them. rpc/ must not import storage/ (docs/adr/0011-layers-and-narrow-interfaces.md), so
  * these are declared here; node/ hands over the block store's objects, which satisfy them
  * structurally. Bytes are Uint8Array, quantities bigint, heights and indexes numbers.
  */
@@ -40,7 +40,7 @@ export interface BlockContext {
 }
 
 /**
- * A block as the Ethereum view needs it (DESIGN §4 mapping, done by node/): `parentHash` = last block
+ * A block as the Ethereum view needs it (docs/adr/0012-every-tx-is-a-cosmos-txraw.md; node/ maps it): `parentHash` = last block
  * id hash (empty at height 1), `stateRoot` = header app hash, `miner` = proposer address.
  */
 export interface BlockView extends BlockContext {

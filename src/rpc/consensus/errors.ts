@@ -3,13 +3,13 @@
  * messages follow CometBFT ("Invalid params", "Internal error", …) with the reason in `data`, so
  * clients written against CometBFT read them the same way.
  */
-import { ChainError } from '../../util/errors.ts';
+import { ChainError, type ErrorCode } from '../../util/errors.ts';
 
 export class ConsensusRpcError extends ChainError {
   readonly rpcCode: number;
   readonly httpStatus: number;
   readonly data: string;
-  constructor(code: string, rpcCode: number, message: string, data: string, httpStatus: number) {
+  constructor(code: ErrorCode, rpcCode: number, message: string, data: string, httpStatus: number) {
     super(code, message);
     this.rpcCode = rpcCode;
     this.data = data;

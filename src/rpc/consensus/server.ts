@@ -43,7 +43,7 @@ export interface ConsensusRpcServerOptions {
 /** CometBFT's default `max_open_connections`. */
 export const DEFAULT_MAX_OPEN_CONNECTIONS = 900;
 
-/** Requests per JSON-RPC batch (DESIGN §7), so one body cannot queue unbounded work. */
+/** Requests per JSON-RPC batch, so one body cannot queue unbounded work. */
 export const MAX_BATCH = 1000;
 
 type Id = string | number | null;

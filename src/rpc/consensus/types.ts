@@ -1,6 +1,6 @@
 /**
  * What the consensus RPC needs from the rest of the node, as narrow interfaces. rpc/ never imports
- * storage (DESIGN §3): node/ implements these over the block store, the State Store, the mempool and
+ * storage (docs/adr/0011-layers-and-narrow-interfaces.md): node/ implements these over the block store, the State Store, the mempool and
  * the chain (`src/node/adapters/consensus-rpc.ts`). Everything here is domain data (bytes, numbers,
  * bigints); the JSON encoding lives in `encoding.ts`.
  */
@@ -12,7 +12,7 @@ export interface BlockView {
   header: Header;
   /** The block ID (hash and part-set header) that commits to this block. */
   blockId: BlockID;
-  /** Every tx is a Cosmos TxRaw (DESIGN §4), in block order. */
+  /** Every tx is a Cosmos TxRaw (docs/adr/0012-every-tx-is-a-cosmos-txraw.md), in block order. */
   txs: Uint8Array[];
   /** The commit of the previous block carried by this one (empty at the first height). */
   lastCommit: Commit;
@@ -83,7 +83,7 @@ export interface ValidatorSetView {
   validators(height: number): ValidatorView[];
 }
 
-/** Reads of application state as of a committed height (the State Store, DESIGN §5). */
+/** Reads of application state as of a committed height (the State Store). */
 export interface StateView {
   /** The lowest height whose state is still readable. */
   earliestHeight(): number;
@@ -135,7 +135,7 @@ export interface PeerView {
   height: number;
 }
 
-/** The P2P side: empty until P2P exists (a later issue), then real. */
+/** The P2P side: empty while the node has no peer-to-peer layer. */
 export interface NetworkView {
   listening(): boolean;
   listeners(): string[];

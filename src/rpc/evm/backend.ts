@@ -1,6 +1,6 @@
 /**
  * What the eth_ methods read, as narrow interfaces that node/ implements over Chain (with its state
- * at a height), BlockStore and Mempool (rpc/ never touches storage: DESIGN §3). Heights are block heights;
+ * at a height), BlockStore and Mempool (rpc/ never touches storage: docs/adr/0011-layers-and-narrow-interfaces.md). Heights are block heights;
  * the state "at height h" is the state after block h (h = 0: the genesis state).
  *
  * Implementations answer for any height they hold; whether a height may be served (the watermark) is

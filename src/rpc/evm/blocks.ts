@@ -1,4 +1,4 @@
-/** Blocks and their receipts; the genesis block (height 0) is a real view (issue 6 item 3). */
+/** Blocks and their receipts; the genesis block (height 0) is a real view, not an error. */
 import type { BlockRef } from '../codecs/block-ref.ts';
 import { formatBlock, formatReceipt } from '../codecs/format.ts';
 import { quantity } from '../codecs/hex.ts';

@@ -17,7 +17,7 @@ function percentile(values: bigint[], pct: number): bigint {
 }
 
 /**
- * Fee suggestions from the latest block (issue 6): gasPrice = the median effective gas price of its
+ * Fee suggestions from the latest block: gasPrice = the median effective gas price of its
  * EVM txs, never below the next block's base fee (the next base fee when the block is empty); the
  * priority fee = the median tip those txs paid above their block's base fee (0 when empty).
  */

@@ -1,5 +1,5 @@
 /**
- * Polling filters (the spec's Filter lifecycle):
+ * Polling filters (their lifecycle as geth implements it):
  *   eth_newFilter / eth_newBlockFilter / eth_newPendingTransactionFilter → a filter id
  *   eth_getFilterChanges → what happened since the previous poll (or creation)
  *   eth_getFilterLogs    → every log the filter's criteria match, as eth_getLogs would answer

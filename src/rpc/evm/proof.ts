@@ -1,5 +1,5 @@
 /**
- * eth_getProof (issue 6, item 5) with IAVL proofs, not Merkle-Patricia ones (the spec's Proof result):
+ * eth_getProof with IAVL proofs, not Merkle-Patricia ones (the chain commits with IAVL and flatkv, not an Ethereum trie):
  *   { address, hexValues: [32-byte value of each slot, or "0x" when unset],
  *     storageProof: [the two-op ProofOps of each slot's key in the `evm` store] }
  * Each ProofOps proves the key (or its absence) in the store (`ics23:iavl`) and the store root in the

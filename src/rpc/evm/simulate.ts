@@ -1,5 +1,5 @@
 /**
- * Simulation (issue 6): eth_call, eth_estimateGas, eth_createAccessList. Nothing is broadcast or
+ * Simulation: eth_call, eth_estimateGas, eth_createAccessList. Nothing is broadcast or
  * persisted. The block parameter is optional (latest); `pending` is latest.
  *
  * Errors, as geth answers them:
@@ -9,7 +9,7 @@
  *     (insufficient funds, fee cap below base fee, timeout) → -32000 with the reason.
  */
 import type { BlockRef } from '../codecs/block-ref.ts';
-import type { AccessListItem } from '../../execution/simulate.ts';
+import type { AccessListItem } from '../../execution/simulation/simulate.ts';
 import { type CallObject, parseCallObject } from '../codecs/call.ts';
 import { address, data, hash32, quantity } from '../codecs/hex.ts';
 import {

@@ -1,4 +1,4 @@
-/** Account state at a block: balance, nonce, code, storage (DESIGN §5: history from the State Store). */
+/** Account state at a block: balance, nonce, code, storage (history from the State Store). */
 import { data, quantity } from '../codecs/hex.ts';
 import { p } from '../codecs/params.ts';
 import { method, type MethodTable } from '../server/dispatcher.ts';
@@ -11,7 +11,8 @@ export function stateMethods({ chain, pool }: EvmBackend, resolve: Resolver): Me
       quantity(await chain.stateAt(resolve.state(ref)).balance(addr)),
     ),
     eth_getTransactionCount: method([p.address, p.blockRef], async (addr, ref) => {
-      // `pending` counts the sender's executable txs in the mempool (DESIGN §1).
+      // `pending` counts the sender's executable txs in the mempool, as geth does, so a wallet can
+      // send several txs in a row.
       if (ref.kind === 'tag' && ref.tag === 'pending') return quantity(await pool.pendingNonce(addr));
       return quantity(await chain.stateAt(resolve.state(ref)).nonce(addr));
     }),

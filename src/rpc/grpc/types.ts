@@ -1,6 +1,6 @@
 /**
  * What the gRPC server needs from the rest of the node, as narrow interfaces. rpc/ never imports
- * storage (DESIGN §3) nor its peers rpc/consensus and rpc/rest: node/ implements these over the same
+ * storage (docs/adr/0011-layers-and-narrow-interfaces.md) nor its peers rpc/consensus and rpc/rest: node/ implements these over the same
  * adapters the consensus RPC and the REST API use (`src/node/adapters/grpc.ts`), so all three
  * interfaces answer from one view of the chain and one implementation of the query services.
  */

@@ -1,7 +1,7 @@
 /**
  * What the legacy chain_ methods of PART A read and do, as narrow interfaces that node/ implements
  * (node/adapters/legacy-backend.ts) over the evm module's association records, the block store and the
- * Cosmos pool. rpc/ never touches storage (DESIGN §3).
+ * Cosmos pool. rpc/ never touches storage (docs/adr/0011-layers-and-narrow-interfaces.md).
  */
 export interface AssociationLookup {
   /** The Cosmos address associated with an EVM address in the latest state (no cast fallback). */

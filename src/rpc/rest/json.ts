@@ -70,7 +70,7 @@ const ANY_DECODERS: ReadonlyMap<string, (b: Uint8Array) => Record<string, Json>>
       const m = MsgSend.decode(b);
       return { from_address: m.fromAddress, to_address: m.toAddress, amount: m.amount.map(coinJson) };
     },
-    // The node's wrapper of an Ethereum tx (DESIGN §4): `bytes data = 1`, the raw Ethereum tx.
+    // The node's wrapper of an Ethereum tx (docs/adr/0012-every-tx-is-a-cosmos-txraw.md): `bytes data = 1`, the raw Ethereum tx.
     [MSG_EVM_TRANSACTION_TYPE_URL]: (b: Uint8Array) => ({
       data: bytesJson(decodeMsgEVMTransaction(b) ?? new Uint8Array(0)),
     }),

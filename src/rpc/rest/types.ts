@@ -1,6 +1,6 @@
 /**
  * What the REST API needs from the rest of the node, as narrow interfaces. rpc/ never imports
- * storage (DESIGN §3) nor its peer rpc/consensus: node/ implements these over the same adapters the
+ * storage (docs/adr/0011-layers-and-narrow-interfaces.md) nor its peer rpc/consensus: node/ implements these over the same adapters the
  * consensus RPC uses (`src/node/adapters/rest.ts`), so both interfaces read one view of the chain.
  * Everything here is domain data (bytes, numbers, bigints); the JSON encoding lives in `json.ts`.
  */

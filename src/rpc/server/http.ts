@@ -1,10 +1,11 @@
 /**
- * JSON-RPC over HTTP on `node:http` (DESIGN §2: a framework costs 15-20% for one POST route).
+ * JSON-RPC over HTTP on `node:http` (no framework: one costs 15-20% of throughput for one POST route).
  *   POST /          JSON-RPC (content type application/json), body ≤ maxBodyBytes, gzip if accepted
  *   GET  /          health: 200 while the server runs
  *   OPTIONS         CORS preflight
  * Other paths 404, other methods 405, another content type 415, a larger body 413. JSON-RPC errors,
- * including parse errors, travel in 200 responses (DESIGN §7).
+ * including parse errors, travel in 200 responses, as geth sends them (clients read the error
+ * object, not the status).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {

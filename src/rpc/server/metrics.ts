@@ -1,5 +1,6 @@
 /**
- * Per-method JSON-RPC metrics (DESIGN §3: they live only in the dispatcher). Registered on the
+ * Per-method JSON-RPC metrics, recorded only in the dispatcher (every transport goes through it, so
+ * no call is counted twice or missed). Registered on the
  * registry the node serves on /metrics, whose default labels add `chain_id`.
  *
  *   chaind_rpc_requests_total{method,outcome}        outcome: ok | invalid | error | internal

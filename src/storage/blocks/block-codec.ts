@@ -15,7 +15,8 @@
  * The header and hash come first so a header read stops before the txs.
  */
 import type { BlockID, BlockIdFlag, Commit, Header, Timestamp } from '../../codec/index.ts';
-import { ByteReader, ByteWriter } from './bytes-io.ts';
+import { ByteWriter, type ByteReader } from '../../primitives/byte-io.ts';
+import { recordReader } from './errors.ts';
 import type { Block } from './types.ts';
 
 const OWN_BLOCK = 1;
@@ -108,7 +109,7 @@ function readHeaderAndHash(r: ByteReader): HeaderAndHash {
 }
 
 export function decodeHeader(buf: Uint8Array): HeaderAndHash {
-  return readHeaderAndHash(new ByteReader(buf, 'block'));
+  return readHeaderAndHash(recordReader(buf, 'block'));
 }
 
 function readCommit(r: ByteReader): Commit {
@@ -127,7 +128,7 @@ function readCommit(r: ByteReader): Commit {
 
 /** Tx `index` of a block record, skipping over the others; undefined past the last tx. */
 export function decodeTxAt(buf: Uint8Array, index: number): Uint8Array | undefined {
-  const r = new ByteReader(buf, 'block');
+  const r = recordReader(buf, 'block');
   readHeaderAndHash(r);
   readCommit(r);
   const nTxs = r.uv();
@@ -137,7 +138,7 @@ export function decodeTxAt(buf: Uint8Array, index: number): Uint8Array | undefin
 }
 
 export function decodeBlock(buf: Uint8Array): Block {
-  const r = new ByteReader(buf, 'block');
+  const r = recordReader(buf, 'block');
   const head = readHeaderAndHash(r);
   const commit = readCommit(r);
   const nTxs = r.uv();

@@ -1,3 +1,4 @@
+import { ByteReader } from '../../primitives/byte-io.ts';
 import { ChainError } from '../../util/errors.ts';
 
 /** A block, receipt or result handed to the store breaks an invariant; nothing was written. */
@@ -28,6 +29,18 @@ export class CorruptRecordError extends ChainError {
   constructor(what: string, detail: string) {
     super('BLOCKSTORE_CORRUPT', `block store: ${what} record is unreadable (${detail})`);
   }
+}
+
+/**
+ * A reader over one stored record whose damage is a CorruptRecordError naming the record kind. Its
+ * views need no copy: records are fresh copies from the engine.
+ */
+export function recordReader(buf: Uint8Array, what: string, off = 0): ByteReader {
+  return new ByteReader(
+    buf,
+    (detail, r) => new CorruptRecordError(what, `${detail} at byte ${r.off} of ${r.buf.length}`),
+    off,
+  );
 }
 
 /** A getLogs query is malformed (range, topic count, address or topic length, limit). */

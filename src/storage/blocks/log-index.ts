@@ -11,7 +11,8 @@
  * put thousands of distinct items into 2,048 bits, which saturates it (every bloom test passes).
  */
 import type { KVOp } from '../kv/types.ts';
-import { ByteReader, ByteWriter } from './bytes-io.ts';
+import { ByteWriter, type ByteReader } from '../../primitives/byte-io.ts';
+import { recordReader } from './errors.ts';
 import type { Log } from './types.ts';
 
 export const P_LOG_INDEX = 0x08;
@@ -82,7 +83,7 @@ export class LogIndexBuilder {
 }
 
 export function decodeTxIndexes(value: Uint8Array): number[] {
-  const r = new ByteReader(value, 'log index');
+  const r = recordReader(value, 'log index');
   const out: number[] = [];
   let prev = 0;
   while (r.off < value.length) {

@@ -19,7 +19,8 @@
  *   str value, u8 index))).
  */
 import { BLOOM_BYTES } from './bloom.ts';
-import { ByteReader, ByteWriter } from './bytes-io.ts';
+import { ByteWriter, type ByteReader } from '../../primitives/byte-io.ts';
+import { recordReader } from './errors.ts';
 import type { CosmosTxResult, Log, Receipt } from './types.ts';
 
 const VERSION = 1;
@@ -46,7 +47,7 @@ function writeBloom(w: ByteWriter, bloom: Uint8Array): void {
     for (let i = 0; i < BLOOM_BYTES; i++) {
       const b = bloom[i];
       if (b === 0) continue;
-      for (let bit = 0; bit < 8; bit++) if (b & (1 << bit)) w.u16(i * 8 + bit);
+      for (let bit = 0; bit < 8; bit++) if (b & (1 << bit)) w.u16be(i * 8 + bit);
     }
   } else {
     w.u8(BLOOM_RAW).raw(bloom);
@@ -59,7 +60,7 @@ function readBloom(r: ByteReader): Uint8Array {
   if (mode === BLOOM_SPARSE) {
     const n = r.uv();
     for (let i = 0; i < n; i++) {
-      const pos = r.u16();
+      const pos = r.u16be();
       if (pos >= BLOOM_BYTES * 8) r.fail(`bloom bit ${pos} out of range`);
       bloom[pos >> 3] |= 1 << (pos & 7);
     }
@@ -111,7 +112,7 @@ function readVersion(r: ByteReader): void {
 }
 
 export function decodeReceipt(buf: Uint8Array): Receipt {
-  const r = new ByteReader(buf, 'receipt');
+  const r = recordReader(buf, 'receipt');
   readVersion(r);
   const txHash = r.raw(32);
   const txIndex = r.uv();
@@ -191,7 +192,7 @@ function readLogs(r: ByteReader, head: ReceiptHead, match: RawLogMatcher, out: L
 
 /** Appends the logs of a receipt record that `match` accepts, skipping the receipt's other fields. */
 export function scanReceiptLogs(buf: Uint8Array, match: RawLogMatcher, out: Log[]): void {
-  const r = new ByteReader(buf, 'receipt');
+  const r = recordReader(buf, 'receipt');
   readVersion(r);
   const txHash = r.raw(32);
   const txIndex = r.uv();
@@ -209,7 +210,7 @@ export function scanReceiptLogs(buf: Uint8Array, match: RawLogMatcher, out: Log[
 
 /** The tx hash of a receipt record (for index clean-up on truncate/prune). */
 export function receiptTxHash(buf: Uint8Array): Uint8Array {
-  const r = new ByteReader(buf, 'receipt');
+  const r = recordReader(buf, 'receipt');
   readVersion(r);
   return r.raw(32);
 }
@@ -232,7 +233,7 @@ export function encodeCosmosResults(results: CosmosTxResult[]): Uint8Array {
 }
 
 export function decodeCosmosResults(buf: Uint8Array): CosmosTxResult[] {
-  const r = new ByteReader(buf, 'cosmos tx results');
+  const r = recordReader(buf, 'cosmos tx results');
   const v = r.u8();
   if (v !== VERSION) r.fail(`unknown cosmos results record version ${v}`);
   const n = r.uv();

@@ -1,5 +1,5 @@
 /**
- * The block store (DESIGN §4, §5): blocks by height and hash, EVM and Cosmos tx-hash indexes,
+ * The block store (docs/adr/0006-receipts-in-the-block-store.md): blocks by height and hash, EVM and Cosmos tx-hash indexes,
  * receipts with their logs, Cosmos tx results, a per-block bloom, and the latest/earliest watermarks,
  * in one LMDB environment under `<dataDir>/blockstore/` (key layout in keys.ts). Everything of one
  * height is written by one transaction, so a crash leaves a height either complete or absent.

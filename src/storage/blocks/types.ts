@@ -1,5 +1,5 @@
 /**
- * The node's block data model (DESIGN §4): blocks as committed, EVM receipts and logs, and the
+ * The node's block data model: blocks as committed, EVM receipts and logs, and the
  * results of Cosmos txs. Bytes are Uint8Array, quantities bigint; heights and indexes are JS numbers
  * (safe integers), like the versions of SC and SS.
  */
@@ -9,7 +9,7 @@ export interface Block {
   header: Header;
   /** headerHash(header); putBlock checks it. */
   hash: Uint8Array;
-  /** Every tx is a Cosmos TxRaw; an Ethereum tx is wrapped in one (DESIGN §4). Block order. */
+  /** Every tx is a Cosmos TxRaw; an Ethereum tx is wrapped in one (docs/adr/0012-every-tx-is-a-cosmos-txraw.md). Block order. */
   txs: Uint8Array[];
   /** The commit (validator signatures) of the previous block; empty signatures at the first height. */
   lastCommit: Commit;

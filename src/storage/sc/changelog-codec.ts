@@ -1,38 +1,7 @@
 /** Binary encoding of changelog entries (memiavl WAL and flatkv undo log share it). */
-import { fromUtf8, utf8 } from '../../primitives/bytes.ts';
-import { putUvarint, readUvarint, uvarintLength } from '../../codec/varint.ts';
+import { ByteReader, ByteWriter } from '../../primitives/byte-io.ts';
+import { putUvarint, uvarintLength } from '../../codec/varint.ts';
 import type { ChangelogEntry, ChangeSet, StoreUpgrade } from './types.ts';
-
-class Writer {
-  buf: Uint8Array;
-  len = 0;
-  constructor(size: number) {
-    this.buf = new Uint8Array(size);
-  }
-  ensure(n: number): void {
-    if (this.len + n <= this.buf.length) return;
-    const next = new Uint8Array(Math.max(this.buf.length * 2, this.len + n));
-    next.set(this.buf.subarray(0, this.len));
-    this.buf = next;
-  }
-  uv(n: number): void {
-    this.ensure(10);
-    this.len = putUvarint(this.buf, this.len, n);
-  }
-  bytes(b: Uint8Array): void {
-    this.uv(b.length);
-    this.ensure(b.length);
-    this.buf.set(b, this.len);
-    this.len += b.length;
-  }
-  str(s: string): void {
-    this.bytes(utf8(s));
-  }
-  byte(b: number): void {
-    this.ensure(1);
-    this.buf[this.len++] = b;
-  }
-}
 
 /** Encoded size of a change set's pairs. */
 function pairsSize(cs: ChangeSet): number {
@@ -52,12 +21,12 @@ export function encodeEntry(e: ChangelogEntry): Uint8Array {
   // sized up front: an entry of a large block is megabytes, and growing it by doubling showed up in
   // commit profiles
   const sizes = e.changeSets.map(pairsSize);
-  const w = new Writer(64 + sizes.reduce((a, b) => a + b + 16, 0));
+  const w = new ByteWriter(64 + sizes.reduce((a, b) => a + b + 16, 0));
   w.uv(e.version);
   w.uv(e.upgrades.length);
   for (const u of e.upgrades) {
     w.str(u.name);
-    w.byte(u.delete ? 2 : u.renameFrom !== undefined ? 1 : 0);
+    w.u8(u.delete ? 2 : u.renameFrom !== undefined ? 1 : 0);
     if (u.renameFrom !== undefined) w.str(u.renameFrom);
   }
   w.uv(e.changeSets.length);
@@ -82,46 +51,32 @@ export function encodeEntry(e: ChangelogEntry): Uint8Array {
     }
     w.len = off;
   });
-  return w.buf.subarray(0, w.len);
+  return w.view();
 }
 
+const truncated = (): Error => new RangeError('truncated changelog entry');
+
 export function decodeEntry(buf: Uint8Array): ChangelogEntry {
-  let off = 0;
-  const uv = (): number => {
-    const [n, next] = readUvarint(buf, off);
-    off = next;
-    return n;
-  };
-  const bytes = (): Uint8Array => {
-    const n = uv();
-    if (off + n > buf.length) throw new RangeError('truncated changelog entry');
-    const b = buf.subarray(off, off + n);
-    off += n;
-    return b;
-  };
-  const byte = (): number => {
-    if (off >= buf.length) throw new RangeError('truncated changelog entry');
-    return buf[off++];
-  };
-  const version = uv();
+  const r = new ByteReader(buf, truncated);
+  const version = r.uv();
   const upgrades: StoreUpgrade[] = [];
-  for (let n = uv(); n > 0; n--) {
-    const name = fromUtf8(bytes());
-    const kind = byte();
+  for (let n = r.uv(); n > 0; n--) {
+    const name = r.str();
+    const kind = r.u8();
     if (kind === 2) upgrades.push({ name, delete: true });
-    else if (kind === 1) upgrades.push({ name, renameFrom: fromUtf8(bytes()) });
+    else if (kind === 1) upgrades.push({ name, renameFrom: r.str() });
     else upgrades.push({ name });
   }
   const changeSets: ChangeSet[] = [];
-  for (let n = uv(); n > 0; n--) {
-    const store = fromUtf8(bytes());
+  for (let n = r.uv(); n > 0; n--) {
+    const store = r.str();
     const pairs = [];
-    for (let m = uv(); m > 0; m--) {
-      const key = bytes();
-      pairs.push(byte() === 1 ? { key, value: undefined } : { key, value: bytes() });
+    for (let m = r.uv(); m > 0; m--) {
+      const key = r.bytes();
+      pairs.push(r.u8() === 1 ? { key, value: undefined } : { key, value: r.bytes() });
     }
     changeSets.push({ store, pairs });
   }
-  if (off !== buf.length) throw new RangeError('trailing bytes in changelog entry');
+  if (r.remaining !== 0) throw new RangeError('trailing bytes in changelog entry');
   return { version, upgrades, changeSets };
 }

@@ -1,5 +1,5 @@
 /**
- * The commit info and its hash, which is the app hash (DESIGN §5): for each store (name, root) a leaf
+ * The commit info and its hash, which is the app hash: for each store (name, root) a leaf
  * `uvarint(len name) ‖ name ‖ uvarint(32) ‖ SHA-256(root)`, sorted by name bytes, merged by the
  * RFC-6962 simple Merkle tree (leaf prefix 0x00, inner prefix 0x01, split at the largest power of two
  * below n). This is Cosmos `CommitInfo.Hash()`, which light clients verify with ICS23's

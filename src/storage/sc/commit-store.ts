@@ -24,9 +24,9 @@ import {
   UnknownStoreError,
 } from './errors.ts';
 import { FlatKV } from './flatkv/store.ts';
-import { MemIavlDB } from './iavl/db.ts';
-import { commitmentProof } from './iavl/proof.ts';
-import { writeDurable } from './iavl/snapshot.ts';
+import { MemIavlDB } from './memiavl/db.ts';
+import { commitmentProof } from './memiavl/proof.ts';
+import { writeDurable } from './memiavl/snapshot.ts';
 import { storeRootProof, toProofOps, type ProofOps } from './proof.ts';
 import { exportItems, importItems, type SnapshotItem } from './snapshot-items.ts';
 import type { ChangeSet, StoreUpgrade } from './types.ts';

@@ -10,8 +10,8 @@ import { SnapshotItem as SnapshotItemCodec } from 'cosmjs-types/cosmos/store/sna
 import { putUvarint, readUvarint } from '../../codec/varint.ts';
 import { ImportError, VersionUnavailableError } from './errors.ts';
 import type { FlatKV } from './flatkv/store.ts';
-import type { MemIavlDB, Views } from './iavl/db.ts';
-import { TreeImporter } from './iavl/import.ts';
+import type { MemIavlDB, Views } from './memiavl/db.ts';
+import { TreeImporter } from './memiavl/import.ts';
 
 export type { SnapshotItem };
 

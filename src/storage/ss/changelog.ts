@@ -1,24 +1,11 @@
-import {
-  closeSync,
-  fdatasyncSync,
-  fsyncSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
-import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
+import { SegmentedLog, type LogFormat } from '../wal/segmented-log.ts';
 import { SSChangelogCorruptError } from './errors.ts';
 import type { StoreChange } from './types.ts';
 
 /**
- * The SS changelog: one record per change set, in segment files `<first version>.log`.
+ * The SS changelog: one record per change set, in segment files `<first version>.log` of the one
+ * write-ahead log (storage/wal), each holding at most `segmentRecords` records.
  *
- *   record  = u32be payload length ‖ u32be CRC-32(payload) ‖ payload
  *   payload = u64be version ‖ u32be change count ‖ changes
  *   change  = u16be store length ‖ store ‖ u32be key length ‖ key ‖ u8 (1 put | 0 delete) [‖ u32be value length ‖ value]
  *
@@ -36,21 +23,6 @@ export interface ChangeRecord {
   changes: StoreChange[];
 }
 
-interface Segment {
-  file: string;
-  firstVersion: number;
-  lastVersion: number;
-  count: number;
-}
-
-interface RecordRef {
-  version: number;
-  segment: Segment;
-  offset: number;
-  length: number;
-}
-
-const HEADER = 8;
 /**
  * Most records per segment file. Truncation removes whole segments, so a log keeping `keep` records
  * uses segments of about keep / 10 records (1 to this many): it then holds keep to 1.1 × keep records.
@@ -63,6 +35,22 @@ export function segmentRecordsFor(keep: number): number {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** Smallest payload: version and change count. */
+const PAYLOAD_HEADER = 12;
+
+const SS_LOG: LogFormat = {
+  suffix: '.log',
+  // before the shared log, SS framed its records big-endian
+  legacyByteOrder: 'big',
+  versionOf(payload) {
+    if (payload.length < PAYLOAD_HEADER) throw new RangeError('record too short');
+    return readVersion(payload, 0);
+  },
+  torn: 'final-record',
+  order: 'increasing',
+  corrupt: (path, offset, reason) => new SSChangelogCorruptError(path, offset ?? 0, reason),
+};
+
 export class Changelog {
   readonly dir: string;
   /**
@@ -71,18 +59,14 @@ export class Changelog {
    */
   readonly keep: number;
   private readonly segmentRecords: number;
-  private readonly sync: boolean;
-  private segments: Segment[] = [];
-  private refs: RecordRef[] = [];
-  private fd: number | undefined;
-  private size = 0;
+  private readonly log: SegmentedLog;
   private closed = false;
 
-  private constructor(dir: string, keep: number, segmentRecords: number, sync: boolean) {
+  private constructor(dir: string, keep: number, segmentRecords: number, log: SegmentedLog) {
     this.dir = dir;
     this.keep = keep;
     this.segmentRecords = segmentRecords;
-    this.sync = sync;
+    this.log = log;
   }
 
   /**
@@ -90,33 +74,23 @@ export class Changelog {
    * segmentRecordsFor(keep); segments written with another size are read as they are.
    */
   static open(dir: string, options: { keep: number; sync?: boolean; segmentRecords?: number }): Changelog {
-    mkdirSync(dir, { recursive: true });
     const keep = Math.max(0, options.keep);
     const segmentRecords = Math.max(1, options.segmentRecords ?? segmentRecordsFor(keep));
-    const log = new Changelog(dir, keep, segmentRecords, options.sync !== false);
-    log.scan();
-    return log;
+    const log = SegmentedLog.open(dir, SS_LOG, { sync: options.sync !== false });
+    return new Changelog(dir, keep, segmentRecords, log);
   }
 
   get lastVersion(): number {
-    return this.refs.length ? this.refs[this.refs.length - 1].version : 0;
+    return this.log.lastVersion ?? 0;
   }
 
   get recordCount(): number {
-    return this.refs.length;
+    return this.log.recordCount;
   }
 
   /** Records with version > `after`, oldest first (decoded from disk on demand). */
   *recordsAfter(after: number): Generator<ChangeRecord> {
-    let i = this.refs.length;
-    while (i > 0 && this.refs[i - 1].version > after) i--;
-    let cached: { file: string; bytes: Buffer } | undefined;
-    for (; i < this.refs.length; i++) {
-      const ref = this.refs[i];
-      if (cached?.file !== ref.segment.file)
-        cached = { file: ref.segment.file, bytes: readFileSync(join(this.dir, ref.segment.file)) };
-      yield decodePayload(cached.bytes.subarray(ref.offset + HEADER, ref.offset + HEADER + ref.length));
-    }
+    for (const { payload } of this.log.records(after + 1)) yield decodePayload(payload);
   }
 
   append(version: number, changes: readonly StoreChange[]): void {
@@ -124,22 +98,10 @@ export class Changelog {
     if (version <= this.lastVersion) {
       throw new RangeError(`changelog version ${version} is not above the last record ${this.lastVersion}`);
     }
-    let segment = this.segments[this.segments.length - 1];
-    if (!segment || segment.count >= this.segmentRecords || this.fd === undefined) {
-      if (!segment || segment.count >= this.segmentRecords) segment = this.newSegment(version);
-      else this.openForAppend(segment);
-    }
-    const payload = encodePayload(version, changes);
-    const record = Buffer.allocUnsafe(HEADER + payload.length);
-    record.writeUInt32BE(payload.length, 0);
-    record.writeUInt32BE(crc32(payload), 4);
-    record.set(payload, HEADER);
-    writeAll(this.fd!, record);
-    if (this.sync) fdatasyncSync(this.fd!);
-    this.refs.push({ version, segment, offset: this.size, length: payload.length });
-    this.size += record.length;
-    segment.count++;
-    segment.lastVersion = version;
+    const segments = this.log.segments;
+    const current = segments[segments.length - 1];
+    if (!current || current.count >= this.segmentRecords) this.log.startSegment(version);
+    this.log.appendSync(version, encodePayload(version, changes));
   }
 
   /**
@@ -148,108 +110,25 @@ export class Changelog {
    */
   truncate(appliedVersion: number): void {
     if (this.keep === 0) return;
-    let total = this.refs.length;
-    let removed = false;
-    while (this.segments.length > 1) {
-      const oldest = this.segments[0];
+    let total = this.log.recordCount;
+    while (this.log.segments.length > 1) {
+      const oldest = this.log.segments[0];
       if (oldest.lastVersion > appliedVersion || total - oldest.count < this.keep) break;
-      rmSync(join(this.dir, oldest.file), { force: true });
-      this.segments.shift();
-      this.refs.splice(0, oldest.count);
+      this.log.dropOldestSegment();
       total -= oldest.count;
-      removed = true;
     }
-    if (removed && this.sync) syncDir(this.dir);
   }
 
   /** Drops every record: an imported snapshot supersedes whatever the changelog held. */
   reset(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-    for (const segment of this.segments) rmSync(join(this.dir, segment.file), { force: true });
-    this.segments = [];
-    this.refs = [];
-    this.size = 0;
-    if (this.sync) syncDir(this.dir);
+    this.log.reset();
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    this.log.close();
   }
-
-  private newSegment(firstVersion: number): Segment {
-    if (this.fd !== undefined) closeSync(this.fd);
-    const segment: Segment = {
-      file: `${String(firstVersion).padStart(20, '0')}.log`,
-      firstVersion,
-      lastVersion: 0,
-      count: 0,
-    };
-    this.fd = openSync(join(this.dir, segment.file), 'a');
-    this.size = 0;
-    if (this.sync) syncDir(this.dir);
-    this.segments.push(segment);
-    return segment;
-  }
-
-  private openForAppend(segment: Segment): void {
-    this.fd = openSync(join(this.dir, segment.file), 'a');
-  }
-
-  private scan(): void {
-    const files = readdirSync(this.dir)
-      .filter((f) => /^\d{20}\.log$/.test(f))
-      .sort();
-    for (let s = 0; s < files.length; s++) {
-      const file = files[s];
-      const path = join(this.dir, file);
-      const bytes = readFileSync(path);
-      const segment: Segment = { file, firstVersion: Number(file.slice(0, 20)), lastVersion: 0, count: 0 };
-      const isLastFile = s === files.length - 1;
-      let offset = 0;
-      while (offset < bytes.length) {
-        const problem = checkRecord(bytes, offset);
-        if (problem) {
-          const torn = isLastFile && (problem.pastEnd || problem.end === bytes.length);
-          if (!torn) throw new SSChangelogCorruptError(path, offset, problem.reason);
-          const fd = openSync(path, 'r+');
-          ftruncateSync(fd, offset); // drop the torn record; everything before it is intact
-          if (this.sync) fsyncSync(fd);
-          closeSync(fd);
-          break;
-        }
-        const length = bytes.readUInt32BE(offset);
-        const version = readVersion(bytes, offset + HEADER);
-        if (version <= this.lastVersion)
-          throw new SSChangelogCorruptError(path, offset, `version ${version} out of order`);
-        this.refs.push({ version, segment, offset, length });
-        segment.count++;
-        segment.lastVersion = version;
-        offset += HEADER + length;
-      }
-      if (segment.count > 0 || isLastFile) this.segments.push(segment);
-      if (isLastFile) this.size = offset;
-      if (segment.count === 0 && !isLastFile) rmSync(path, { force: true });
-    }
-  }
-}
-
-function checkRecord(
-  bytes: Buffer,
-  offset: number,
-): { reason: string; pastEnd: boolean; end: number } | undefined {
-  if (offset + HEADER > bytes.length) return { reason: 'truncated header', pastEnd: true, end: bytes.length };
-  const length = bytes.readUInt32BE(offset);
-  const end = offset + HEADER + length;
-  if (end > bytes.length) return { reason: 'record runs past the end of the file', pastEnd: true, end };
-  if (length < 12) return { reason: 'record too short', pastEnd: false, end };
-  if (crc32(bytes.subarray(offset + HEADER, end)) !== bytes.readUInt32BE(offset + 4)) {
-    return { reason: 'checksum mismatch', pastEnd: false, end };
-  }
-  return undefined;
 }
 
 function readVersion(bytes: Uint8Array, offset: number): number {
@@ -287,7 +166,8 @@ function encodePayload(version: number, changes: readonly StoreChange[]): Buffer
   return out;
 }
 
-function decodePayload(bytes: Buffer): ChangeRecord {
+function decodePayload(payload: Uint8Array): ChangeRecord {
+  const bytes = Buffer.from(payload.buffer, payload.byteOffset, payload.length);
   const version = readVersion(bytes, 0);
   const count = bytes.readUInt32BE(8);
   const changes: StoreChange[] = new Array(count);
@@ -308,18 +188,4 @@ function decodePayload(bytes: Buffer): ChangeRecord {
     changes[i] = { store, key, value };
   }
   return { version, changes };
-}
-
-function writeAll(fd: number, buf: Uint8Array): void {
-  let written = 0;
-  while (written < buf.length) written += writeSync(fd, buf, written, buf.length - written);
-}
-
-function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -1,5 +1,5 @@
 /**
- * The MVCC key and value layout of one State Store database (DESIGN §5).
+ * The MVCC key and value layout of one State Store database.
  *
  *   data key   = 's' ‖ esc(store) ‖ 0x00 ‖ esc(key) ‖ 0x00 ‖ ~u64be(version)
  *   data value = 0x01 ‖ value    (a live value)   |   0x00   (a tombstone: deleted at this version)

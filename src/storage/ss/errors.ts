@@ -38,10 +38,10 @@ export class SSIterationDisabledError extends ChainError {
 export type StartupCheck = 'a' | 'b' | 'c';
 
 /**
- * One of the split layout's startup refusals (spec "Errors → Startup refusals"). The remedies named
- * are the ones this node can carry out: it cannot state sync, so an EVM state store is filled only by
- * executing from genesis with the split on; the spec's "complete the state sync" returns with state
- * sync.
+ * One of the split layout's startup refusals (docs/adr/0005-evm-ss-split-refusals.md). The remedies
+ * named are the ones this node can carry out: it cannot state sync, so an EVM state store is filled
+ * only by executing from genesis with the split on; "complete the state sync" becomes a remedy once
+ * the node can state sync.
  */
 export class SSStartupRefusedError extends ChainError {
   readonly check: StartupCheck;

@@ -20,7 +20,7 @@ import { CompositeStateStore } from './state-store.ts';
 
 /**
  * Opens the node's State Store: the Cosmos SS in `<dataDir>/pebbledb/` (or `rocksdb/`) and, with
- * `evm-ss-split`, the EVM SS in `<dataDir>/evm_ss/`. Order of work (spec "Startup refusals"):
+ * `evm-ss-split`, the EVM SS in `<dataDir>/evm_ss/`. Order of work (docs/adr/0005-evm-ss-split-refusals.md):
  *
  *   1. log `ChainDB SS is enabled`; when State Commit has history (`committedVersion`), refuse a
  *      missing or empty Cosmos SS directory before anything is created; open the Cosmos SS
@@ -52,7 +52,7 @@ export async function openStateStore(
   const split = options.evmSplit ?? STATE_STORE_DEFAULTS.evmSplit;
   const separateDBs = options.evmSeparateDbs ?? STATE_STORE_DEFAULTS.evmSeparateDbs;
   const kvOptions = { sync: options.sync !== false };
-  // The logs cover the last ss-keep-recent blocks (0: all), as the spec's limits say; records not yet
+  // The logs cover the last ss-keep-recent blocks (0: all; docs/adr/0009-keep-recent-semantics.md); records not yet
   // applied to a database stay whatever the setting (Changelog.truncate).
   const logOptions = { keep: keepRecent, sync: options.sync !== false };
 

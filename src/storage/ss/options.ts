@@ -1,7 +1,8 @@
 import { isAbsolute, join } from 'node:path';
 import type { KVOpener } from '../kv/types.ts';
 
-/** `ss-backend`: `pebbledb` is the spec's name for the default engine, served here by lmdb. */
+/** `ss-backend`: `pebbledb` is the name Cosmos SDK configurations use for the default engine
+ * (kept so their app.toml works unchanged), served here by lmdb. */
 export type StateStoreBackend = 'pebbledb' | 'rocksdb' | 'lmdb';
 
 export interface StateStoreOptions {

@@ -1,7 +1,8 @@
 /**
  * Client compatibility over HTTP: an ethers v6 JsonRpcProvider + Wallet + Contract scenario and a viem
- * public client scenario against the same node. eth_call / eth_estimateGas are a later slice, so
- * writes pass an explicit gasLimit and results are read from receipts and logs, not from calls.
+ * public client scenario against the same node. Writes pass an explicit gasLimit and results
+ * are read from receipts and logs, so the scenario checks what was mined, not what a call predicts
+ * (calls and estimates have their own tests).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

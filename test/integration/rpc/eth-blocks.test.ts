@@ -1,5 +1,5 @@
 /**
- * Blocks over HTTP: the genesis view, the DESIGN §4 mapping checked field by field against the stored
+ * Blocks over HTTP: the genesis view, the block mapping of docs/adr/0012-every-tx-is-a-cosmos-txraw.md checked field by field against the stored
  * header, tag equivalence, hash lookups, tx counts, block receipts, and nulls for unknown blocks.
  */
 import assert from 'node:assert/strict';

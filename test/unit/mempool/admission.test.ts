@@ -1,4 +1,4 @@
-/** Every admission rule of issue 5 item 3, with the exact geth message of issue 6 item 6. */
+/** Every admission rule of the mempool, each with geth's exact message. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RLP } from '@ethereumjs/rlp';

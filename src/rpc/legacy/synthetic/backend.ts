@@ -83,6 +83,6 @@ export interface SyntheticBackend {
   cosmosTxLocation(hash: Uint8Array): { height: number } | undefined;
   /** Heights in [from, to] whose Cosmos-originated txs carry synthetic logs, ascending. */
   syntheticLogHeights(from: number, to: number): number[];
-  /** debug block tracing (issue 7); absent: the trace variants answer an error naming it. */
+  /** debug block tracing (debug_traceBlockBy*); absent: the trace variants answer an error naming it. */
   tracer?: BlockTracer;
 }

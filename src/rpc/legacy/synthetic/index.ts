@@ -1,5 +1,5 @@
 /**
- * The synthetic views of the deprecated legacy surface (issue 9 part B): chain_ and chain2_ block,
+ * The synthetic views of the deprecated legacy surface (docs/legacy-synthetic-views.md): chain_ and chain2_ block,
  * transaction, receipt, log, filter and ExcludeTraceFail methods. rpc/legacy/index.ts merges this
  * table behind the allowlist gate.
  */

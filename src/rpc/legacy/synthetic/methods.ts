@@ -42,7 +42,7 @@ export class FailedBeforeExecutionError extends ChainError {
   }
 }
 
-/** The trace variants without the debug block tracer (issue 7's debug_traceBlockBy*). */
+/** The trace variants without the debug block tracer (debug_traceBlockBy*). */
 export class TracerUnavailableError extends ChainError {
   constructor(methodName: string) {
     super(

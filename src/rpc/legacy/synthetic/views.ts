@@ -18,7 +18,7 @@
  * header fields, `transactionsRoot` and `receiptsRoot` included, are the eth_ block's (they commit to
  * Ethereum encodings, which synthetic entries do not have).
  *
- * A synthetic entry shows a Cosmos tx in EVM shape (issue 9): hash `0x` + SHA-256 of the TxRaw,
+ * A synthetic entry shows a Cosmos tx in EVM shape (docs/legacy-synthetic-views.md): hash `0x` + SHA-256 of the TxRaw,
  * `from` the first signer's EVM address, `to` the first message's recipient, value 0, input `0x`,
  * `gas` the tx's gas limit, `gasPrice` the fee per gas in wei, `nonce` the signer's sequence, and a
  * shell receipt with `status` 1 exactly when the Cosmos result code is 0.

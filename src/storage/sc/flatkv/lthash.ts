@@ -1,5 +1,5 @@
 /**
- * The homomorphic lattice hash of flatkv (DESIGN §5): a vector of 1024 uint16 limbs with element-wise
+ * The homomorphic lattice hash of flatkv (docs/adr/0004-flatkv-lattice-hash.md): a vector of 1024 uint16 limbs with element-wise
  * arithmetic mod 2^16. A row (k, v) contributes the BLAKE3-XOF expansion (2048 bytes, read as
  * little-endian uint16 limbs) of `u32le(len k) ‖ k ‖ u32le(len v) ‖ v`; insert adds, delete or
  * overwrite subtracts the old row. Being a sum, the hash of a table is independent of write order and

@@ -13,35 +13,47 @@
  * update from the logged previous values, not from the KV rows, because a crash mid-flush can leave
  * rows of later versions in the KV store (they are all rewritten by the replay, so reads are right).
  *
- * Without a log (unit tests on the memory engine) each block is one atomic KV write, as before.
+ * Without a log (unit tests on the memory engine) each block is one atomic KV write.
  * Rollback, export and import first flush everything, then work on the KV store alone.
+ *
+ * This file ties the parts together: working-set.ts (the block being built and its lattice),
+ * block-log.ts (the log), memory-layer.ts (committed rows and their flush), undo.ts (rollback's
+ * records), state-sync.ts (export/import rows), meta.ts (metadata rows, the combined root).
  */
-import { equalBytes, sortByBytes, toHex } from '../../../primitives/bytes.ts';
+import { equalBytes, toHex } from '../../../primitives/bytes.ts';
+import { ByteArena } from '../../../util/byte-arena.ts';
 import { silentLogger, type Logger } from '../../../util/logger.ts';
-import type { KVOp, KVStore } from '../../kv/types.ts';
-import { decodeEntry, encodeEntry } from '../changelog-codec.ts';
+import type { KVStore } from '../../kv/types.ts';
 import { CommitStateError, ImportError, RollbackRangeError, VersionUnavailableError } from '../errors.ts';
-import { Changelog, ChangelogCorruptError } from '../iavl/changelog.ts';
 import type { KVPair } from '../types.ts';
+import { availableParallelism } from 'node:os';
+import { BlockLog } from './block-log.ts';
 import {
   decodeAccount,
-  encodeAccount,
   locate,
-  logicalKeys,
-  physicalKey,
   physicalLength,
-  writePhysical,
-  metaKey,
   TABLES,
   undoKey,
+  writePhysical,
   type Location,
   type Table,
 } from './layout.ts';
-import { LtHash, LTHASH_LIMBS } from './lthash.ts';
-import { LatticePool, sumWrites, type LatticeWrite } from './lattice-pool.ts';
-import { availableParallelism } from 'node:os';
-import { BytesMap, hashBytes } from '../../../util/bytes-map.ts';
-import { ByteArena } from '../../../util/byte-arena.ts';
+import { LtHash } from './lthash.ts';
+import { MemoryLayer } from './memory-layer.ts';
+import {
+  combinedRoot,
+  latticeKey,
+  META_IMPORTING,
+  META_OLDEST,
+  META_VERSION,
+  metaOps,
+  readU64,
+  rootKey,
+  u64,
+} from './meta.ts';
+import { deleteRows, rowsOf } from './state-sync.ts';
+import { decodeUndo } from './undo.ts';
+import { WorkingSet } from './working-set.ts';
 
 export interface FlatKVOptions {
   /** Versions that rollback can undo (undo records kept); default 10,000. */
@@ -75,49 +87,6 @@ export interface FlatKVOptions {
   logger?: Logger;
 }
 
-const META_VERSION = metaKey('version');
-const META_OLDEST = metaKey('oldest');
-const META_IMPORTING = metaKey('importing');
-const latticeKey = (t: Table): Uint8Array => metaKey(`lattice/${t}`);
-/** Root of each version still in the undo window: proofs and commit infos of recent heights need it. */
-const rootKey = (v: number): Uint8Array => metaKey(`root/${v}`);
-
-const u64 = (n: number): Uint8Array => {
-  const b = new Uint8Array(8);
-  new DataView(b.buffer).setBigUint64(0, BigInt(n));
-  return b;
-};
-const readU64 = (b: Uint8Array | undefined): number | undefined =>
-  b === undefined ? undefined : Number(new DataView(b.buffer, b.byteOffset, 8).getBigUint64(0));
-
-/**
- * One evm key written by a block; once committed, the same object is its entry in the memory layer.
- * `prev` is the committed value before this block (the lattice removes it; it is the undo record).
- * A key with no row in the memory layer has its `prev` read from the KV store while the block is
- * hashed, on the hashing threads (`prevKnown` false until then); a committed Pending always knows it.
- */
-interface Pending extends LatticeWrite {
-  /** hashBytes(key): computed once, used by every map the key goes into */
-  hash: number;
-}
-
-/** A committed version not yet recorded in the KV store. */
-interface VersionRecord {
-  version: number;
-  /** the block's writes (their `prev` is the undo record) */
-  writes: Pending[];
-  root: Uint8Array;
-  lattices: Map<Table, LtHash>;
-}
-
-// Change sets of a log entry: the block's writes, their previous values, and the committed root.
-const WAL_PAIRS = 'evm';
-const WAL_PREV = 'prev';
-const WAL_ROOT = 'root';
-const ROOT_PAIR_KEY = Uint8Array.of(0x72);
-/** The previous values' change set leaves its keys empty: they are the writes' keys, in order. */
-const NO_KEY = new Uint8Array(0);
-
 export class FlatKV {
   private readonly db: KVStore;
   private readonly getSync: (k: Uint8Array) => Uint8Array | undefined;
@@ -133,46 +102,20 @@ export class FlatKV {
   /** Oldest version rollback can reach. */
   oldest: number;
   private lattices: Map<Table, LtHash>;
-  private working: Map<Table, LtHash> | undefined;
-  private pending = new BytesMap<Pending>();
-  /** Bumped by every write, so a parallel hash that raced a write is not used. */
-  private generation = 0;
-  private readonly hashWorkers: number;
-  private readonly kvPath: string | undefined;
-  private pool: LatticePool | undefined;
-
-  private readonly wal: Changelog | undefined;
+  private readonly work: WorkingSet;
+  private readonly blockLog: BlockLog | undefined;
   private readonly asyncBuffer: number;
-  /** Log operations run one after another; these are the ones not finished yet, oldest first. */
-  private walInFlight: Promise<void>[] = [];
-  private walTail: Promise<void> = Promise.resolve();
-  /** Log operations started and not finished. */
-  private walBusy = 0;
-  private walError: Error | undefined;
   private readonly flushInterval: number;
-  private readonly flushChunk: number;
-  /**
-   * Committed values newer than the KV store, by evm key, not by physical row: a commit then
-   * only links its pending writes in, and the account rows (nonce and code hash) are merged at flush.
-   */
-  private rows = new BytesMap<Pending>();
-  private records: VersionRecord[] = [];
-  /** Rows and versions of the flush in progress: readable until it has landed. */
-  private flushingRows: BytesMap<Pending> | undefined;
-  private flushingRecords: VersionRecord[] = [];
-  private flushing: Promise<void> | undefined;
-  private flushError: Error | undefined;
-  /** Version and oldest version recorded in the KV store. */
-  private kvVersion: number;
-  private kvOldest: number;
+  private readonly memory: MemoryLayer;
 
   private constructor(
     db: KVStore,
     version: number,
     oldest: number,
     lattices: Map<Table, LtHash>,
-    wal: Changelog | undefined,
+    blockLog: BlockLog | undefined,
     opts: FlatKVOptions,
+    log: Logger,
   ) {
     if (!db.getSync)
       throw new CommitStateError(`flatkv needs an engine with synchronous reads (${db.engine} has none)`);
@@ -180,18 +123,32 @@ export class FlatKV {
     this.getSync = db.getSync.bind(db);
     this.getView = db.getSyncView ? db.getSyncView.bind(db) : this.getSync;
     this.version = version;
-    this.kvVersion = version;
     this.oldest = oldest;
-    this.kvOldest = oldest;
     this.lattices = lattices;
-    this.wal = wal;
+    this.blockLog = blockLog;
     this.asyncBuffer = Math.max(0, opts.asyncCommitBuffer ?? 0);
     this.flushInterval = Math.max(1, opts.flushInterval ?? 20);
-    this.flushChunk = Math.max(1, opts.flushChunkRows ?? 4096);
     this.undoWindow = opts.undoWindow ?? 10_000;
-    this.hashWorkers = opts.hashWorkers ?? Math.min(3, availableParallelism() - 1);
-    this.kvPath = opts.kvPath;
-    this.log = (opts.logger ?? silentLogger).child({ module: 'flatkv' });
+    this.log = log;
+    this.work = new WorkingSet({
+      hashWorkers: opts.hashWorkers ?? Math.min(3, availableParallelism() - 1),
+      kvPath: opts.kvPath,
+      arena: this.arena,
+      readPrev: (p) => this.readKV(p.key, p.loc, true),
+      getView: this.getView,
+    });
+    this.memory = new MemoryLayer(
+      {
+        db,
+        flushChunk: Math.max(1, opts.flushChunkRows ?? 4096),
+        undoWindow: this.undoWindow,
+        blockLog,
+        oldest: () => this.oldest,
+        logger: log,
+      },
+      version,
+      oldest,
+    );
   }
 
   static async open(db: KVStore, opts: FlatKVOptions = {}): Promise<FlatKV> {
@@ -208,59 +165,35 @@ export class FlatKV {
       const bytes = await db.get(latticeKey(t));
       lattices.set(t, bytes ? LtHash.fromBytes(bytes) : new LtHash());
     }
-    const wal = opts.walDir ? Changelog.open(opts.walDir) : undefined;
-    const fk = new FlatKV(db, version, oldest, lattices, wal, opts);
-    if (wal) fk.replay();
+    const log = (opts.logger ?? silentLogger).child({ module: 'flatkv' });
+    const blockLog = opts.walDir ? BlockLog.open(opts.walDir, log) : undefined;
+    const fk = new FlatKV(db, version, oldest, lattices, blockLog, opts, log);
+    if (blockLog) fk.replay(blockLog);
     return fk;
   }
 
-  /** Re-commits the log entries newer than the KV store into the in-memory layer. */
-  private replay(): void {
-    const wal = this.wal!;
-    const last = wal.lastVersion;
-    if (last === undefined || last <= this.version) return;
-    const first = wal.firstVersion!;
-    if (first > this.version + 1)
-      throw new ChangelogCorruptError(
-        wal.dir,
-        `flatkv is at version ${this.version} but its log starts at ${first}`,
-      );
-    for (const entry of wal.read(this.version + 1, last)) {
-      const pairs = entry.changeSets.find((c) => c.store === WAL_PAIRS)?.pairs ?? [];
-      const prevs = entry.changeSets.find((c) => c.store === WAL_PREV)?.pairs ?? [];
-      const root = entry.changeSets.find((c) => c.store === WAL_ROOT)?.pairs[0]?.value;
-      if (prevs.length !== pairs.length || !root)
-        throw new ChangelogCorruptError(wal.dir, `entry ${entry.version} is not a flatkv entry`);
-      this.working = undefined;
-      for (let i = 0; i < pairs.length; i++) {
-        const key = pairs[i].key;
-        const hash = hashBytes(key);
-        this.pending.set(
-          key,
-          { key, loc: locate(key), value: pairs[i].value, prevKnown: true, prev: prevs[i].value, hash },
-          hash,
-        );
-      }
-      const working = this.workingLattices();
-      if (!equalBytes(combinedRoot(working), root))
-        throw new ChangelogCorruptError(wal.dir, `replaying entry ${entry.version} gives another root`);
-      this.commitToMemory(entry.version, working, root);
+  /**
+   * Re-commits the log entries newer than the KV store into the memory layer. Each block's lattice
+   * update comes from its logged previous values, not from the KV rows: a crash mid-flush can leave
+   * rows of later versions in the KV store.
+   */
+  private replay(blockLog: BlockLog): void {
+    const from = this.version;
+    for (const block of blockLog.blocksAfter(this.version)) {
+      for (const w of block.writes) this.work.putKnown(w.key, w.value, w.prev);
+      const working = this.work.lattices(this.lattices);
+      if (!equalBytes(combinedRoot(working), block.root))
+        throw blockLog.corrupt(`replaying entry ${block.version} gives another root`);
+      this.commitToMemory(block.version, working, block.root);
     }
-    this.log.info({ from: this.kvVersion, to: this.version }, 'flatkv replayed its log');
+    if (this.version > from) this.log.info({ from, to: this.version }, 'flatkv replayed its log');
   }
 
   /** Committed value of an evm key: one point lookup. */
   get(key: Uint8Array): Uint8Array | undefined {
-    if (this.rows.size > 0 || this.flushingRows) {
-      const r = this.memory(key);
-      if (r) return r.value;
-    }
+    const r = this.memory.find(key);
+    if (r) return r.value;
     return this.readKV(key, locate(key), false);
-  }
-
-  /** The key's entry in the memory layer (newest first). */
-  private memory(key: Uint8Array, h = hashBytes(key)): Pending | undefined {
-    return this.rows.get(key, h) ?? this.flushingRows?.get(key, h);
   }
 
   /**
@@ -283,10 +216,8 @@ export class FlatKV {
 
   /** Value at the working version (this block's writes first). */
   getWorking(key: Uint8Array): Uint8Array | undefined {
-    if (this.pending.size > 0) {
-      const p = this.pending.get(key);
-      if (p) return p.value;
-    }
+    const p = this.work.get(key);
+    if (p) return p.value;
     return this.get(key);
   }
 
@@ -295,81 +226,17 @@ export class FlatKV {
    * hashing is deferred to workingHash()/commit(), where the rows can be hashed in parallel.
    */
   applyPairs(pairs: KVPair[]): void {
-    this.working = undefined;
-    this.generation++;
-    for (const { key, value } of pairs) {
-      const h = hashBytes(key);
-      let p = this.pending.get(key, h);
-      if (!p) {
-        const r = this.rows.size > 0 || this.flushingRows ? this.memory(key, h) : undefined;
-        // The key is copied into the arena: a commit passes over its keys several times (hash, log,
-        // memory layer), and keys packed side by side stay in cache where the caller's, scattered
-        // over the heap, cost a cache miss each time. Values are kept as given (the commit store
-        // owns the pairs it is given; memiavl keeps them too).
-        const own = this.arena.copy(key);
-        p = r
-          ? { key: own, loc: locate(key), value, prevKnown: true, prev: r.value, hash: h }
-          : { key: own, loc: locate(key), value, prevKnown: false, prev: undefined, hash: h };
-        this.pending.set(own, p, h);
-      }
-      p.value = value;
-    }
-  }
-
-  /** Reads the previous values still unknown, on this thread. */
-  private resolvePrevs(writes: Iterable<Pending>): void {
-    for (const p of writes) {
-      if (p.prevKnown) continue;
-      p.prev = this.readKV(p.key, p.loc, true);
-      p.prevKnown = true;
-    }
-  }
-
-  private withSums(sums: Uint16Array): Map<Table, LtHash> {
-    return new Map(
-      TABLES.map((t, i) => {
-        const lt = this.lattices.get(t)!.clone();
-        lt.addLimbs(sums.subarray(i * LTHASH_LIMBS, (i + 1) * LTHASH_LIMBS));
-        return [t, lt];
-      }),
-    );
-  }
-
-  /** Working lattices, hashed on this thread. */
-  private workingLattices(): Map<Table, LtHash> {
-    if (!this.working) {
-      if (this.pending.size === 0) this.working = this.lattices;
-      else {
-        const writes = [...this.pending.values()];
-        this.resolvePrevs(writes);
-        this.working = this.withSums(sumWrites(writes, TABLES.length, tableIndex));
-      }
-    }
-    return this.working;
-  }
-
-  /** Working lattices, hashed on the worker pool (and this thread) when the block is large. */
-  private async workingLatticesAsync(): Promise<Map<Table, LtHash>> {
-    if (this.working) return this.working;
-    if (this.pending.size < POOL_MIN_WRITES || this.hashWorkers === 0) return this.workingLattices();
-    const writes = [...this.pending.values()];
-    this.pool ??= new LatticePool(this.hashWorkers, this.kvPath);
-    if (!this.pool.reads) this.resolvePrevs(writes);
-    const generation = this.generation;
-    const sums = await this.pool.sum(writes, TABLES.length, tableIndex, this.getView);
-    if (generation !== this.generation) return this.workingLatticesAsync(); // written meanwhile
-    this.working = this.withSums(sums);
-    return this.working;
+    this.work.apply(pairs, (key, h) => this.memory.find(key, h));
   }
 
   /** Like workingHash(), with large blocks hashed in parallel. */
   async workingHashAsync(): Promise<Uint8Array> {
-    return combinedRoot(await this.workingLatticesAsync());
+    return combinedRoot(await this.work.latticesAsync(this.lattices));
   }
 
   /** Root of the working version: BLAKE3-256 of the sum of the table lattices. */
   workingHash(): Uint8Array {
-    return combinedRoot(this.workingLattices());
+    return combinedRoot(this.work.lattices(this.lattices));
   }
 
   committedHash(): Uint8Array {
@@ -388,204 +255,49 @@ export class FlatKV {
   async commit(version: number): Promise<Uint8Array> {
     if (version !== this.version + 1)
       throw new CommitStateError(`flatkv is at version ${this.version}; cannot commit ${version}`);
-    if (this.flushError) throw this.flushError;
-    const working = await this.workingLatticesAsync();
+    if (this.memory.failure) throw this.memory.failure;
+    const working = await this.work.latticesAsync(this.lattices);
     const root = combinedRoot(working);
-    if (this.wal) {
-      const pairs: KVPair[] = [];
-      const prevs: KVPair[] = [];
-      for (const p of this.pending.values()) {
-        if (!p.prevKnown) this.resolvePrevs([p]); // known after hashing; kept as a safeguard
-        pairs.push({ key: p.key, value: p.value });
-        prevs.push({ key: NO_KEY, value: p.prev });
-      }
-      const wal = this.wal;
-      const entry = {
-        version,
-        upgrades: [],
-        changeSets: [
-          { store: WAL_PAIRS, pairs },
-          { store: WAL_PREV, pairs: prevs },
-          { store: WAL_ROOT, pairs: [{ key: ROOT_PAIR_KEY, value: root }] },
-        ],
-      };
-      // the append encodes at once and then writes and syncs on the libuv pool, while this thread
-      // links the block into the memory layer; the commit returns only once the append is durable
-      this.walDo(() => wal.append(entry));
+    if (this.blockLog) {
+      this.work.resolvePrevs(); // known after hashing; kept as a safeguard
+      // the append writes and syncs on the libuv pool while this thread links the block into the
+      // memory layer; the commit returns only once the append is durable
+      this.blockLog.append(version, this.work.pending.values(), root);
       this.commitToMemory(version, working, root);
-      await this.walWait(this.asyncBuffer);
-      if (this.records.length >= this.flushInterval) {
-        // back-pressure: a flush that cannot keep up must not let the memory layer grow without bound
-        if (this.flushing && this.records.length >= 4 * this.flushInterval) await this.flushing;
-        this.startFlush(true);
-      }
+      await this.blockLog.wait(this.asyncBuffer);
+      await this.memory.flushEvery(this.flushInterval);
     } else {
       this.commitToMemory(version, working, root);
-      await this.flushAll(false);
+      await this.memory.flushAll(false);
     }
     return root;
   }
 
-  /**
-   * Queues a log operation behind the others (appends and segment rolls must stay in order); with
-   * none unfinished it starts at once.
-   */
-  private walDo(op: () => Promise<void> | void): void {
-    const run = async (): Promise<void> => {
-      if (!this.walError) await op();
-    };
-    const p = this.walBusy === 0 ? run() : this.walTail.then(run);
-    this.walBusy++;
-    void p.finally(() => this.walBusy--).catch(() => {});
-    this.walTail = p.catch((err: Error) => {
-      this.walError ??= err;
-      this.log.error({ err: err.message }, 'flatkv log write failed');
-    });
-    this.walInFlight.push(this.walTail);
-  }
-
-  /** Waits until at most `max` log operations are unfinished; rethrows a log failure. */
-  private async walWait(max: number): Promise<void> {
-    while (this.walInFlight.length > max) await this.walInFlight.shift();
-    if (this.walError) throw this.walError;
+  /** Writes every committed row and version record to the KV store and waits for it. */
+  async flushAll(chunked = true): Promise<void> {
+    await this.memory.flushAll(chunked);
   }
 
   /** Makes the pending writes the committed version in memory (rows, record, lattices). */
   private commitToMemory(version: number, working: Map<Table, LtHash>, root: Uint8Array): void {
-    const writes: Pending[] = [];
-    for (const p of this.pending.values()) {
-      this.rows.set(p.key, p, p.hash);
-      writes.push(p);
-    }
-    this.records.push({ version, writes, root, lattices: working });
+    this.memory.add(version, this.work.take().values(), root, working);
     this.lattices = working;
-    this.working = undefined;
-    this.pending = new BytesMap();
     this.version = version;
     this.oldest = Math.max(this.oldest, version - this.undoWindow);
-  }
-
-  /**
-   * KV ops writing these values over the KV store's rows, in key order; an account row merges the
-   * nonce and code hash written here with the field the KV row holds.
-   */
-  private rowOps(values: Iterable<Pending>): KVOp[] {
-    const ops: KVOp[] = [];
-    const accounts = new BytesMap<Pending[]>();
-    for (const p of values) {
-      const key = physicalKey(p.key, p.loc);
-      if (p.loc.field !== undefined) {
-        const list = accounts.get(key);
-        if (list) list.push(p);
-        else accounts.set(key, [p]);
-      } else ops.push(p.value === undefined ? { type: 'del', key } : { type: 'put', key, value: p.value });
-    }
-    for (const [key, ps] of accounts) {
-      const cur = decodeAccount(this.getSync(key));
-      for (const p of ps) cur[p.loc.field!] = p.value;
-      const row = encodeAccount(cur);
-      ops.push(row ? { type: 'put', key, value: row } : { type: 'del', key });
-    }
-    // sorted, so that each chunk of a flush touches one region of the B-tree and its pages once
-    return sortByBytes(ops, (op) => op.key);
-  }
-
-  /** Starts a background flush of everything committed so far (unless one is running). */
-  private startFlush(chunked: boolean): void {
-    if (this.flushing || this.records.length === 0) return;
-    this.flushing = this.flush(chunked)
-      .catch((err: Error) => {
-        // the log still holds every block: the next open replays them
-        this.flushError ??= err;
-        this.log.error({ err }, 'flatkv flush failed');
-      })
-      .finally(() => {
-        this.flushing = undefined;
-      });
-  }
-
-  /** Writes every committed row and version record to the KV store and waits for it. */
-  async flushAll(chunked = true): Promise<void> {
-    while (this.flushing || this.records.length > 0) {
-      if (this.flushing) await this.flushing;
-      else this.startFlush(chunked);
-      if (this.flushError) throw this.flushError;
-    }
-  }
-
-  private async flush(chunked: boolean): Promise<void> {
-    const rows = this.rows;
-    const records = this.records;
-    this.rows = new BytesMap();
-    this.records = [];
-    this.flushingRows = rows;
-    this.flushingRecords = records;
-    const to = records[records.length - 1];
-    // later blocks go to a new segment, so that this flush can delete the old ones whole (queued:
-    // appends of earlier blocks may still be in flight)
-    const wal = this.wal;
-    if (wal) this.walDo(() => wal.roll(to.version + 1));
-    try {
-      let ops = this.rowOps(rows.values());
-      if (chunked) {
-        while (ops.length > this.flushChunk) {
-          await this.db.write(ops.slice(0, this.flushChunk));
-          ops = ops.slice(this.flushChunk);
-        }
-      }
-      // the last transaction makes the flush count: undo records, roots, version and lattices
-      for (const r of records) {
-        const undo = r.writes.map((p) => ({ key: p.key, value: p.prev }));
-        ops.push({
-          type: 'put',
-          key: undoKey(r.version),
-          value: encodeEntry({
-            version: r.version,
-            upgrades: [],
-            changeSets: [{ store: 'evm', pairs: undo }],
-          }),
-        });
-        ops.push({ type: 'put', key: rootKey(r.version), value: r.root });
-      }
-      const oldest = Math.max(this.kvOldest, this.oldest, to.version - this.undoWindow);
-      for (let v = this.kvOldest; v < oldest; v++) {
-        ops.push({ type: 'del', key: rootKey(v) });
-        ops.push({ type: 'del', key: undoKey(v + 1) });
-      }
-      ops.push(...metaOps(to.version, oldest, to.lattices));
-      await this.db.write(ops);
-      this.kvVersion = to.version;
-      this.kvOldest = oldest;
-    } catch (err) {
-      // keep the rows readable and the records queued: nothing of this flush is known to have landed
-      for (const [k, r] of this.rows) rows.set(k, r);
-      this.rows = rows;
-      this.records = [...records, ...this.records];
-      throw err;
-    } finally {
-      this.flushingRows = undefined;
-      this.flushingRecords = [];
-    }
-    this.wal?.truncateBefore(to.version + 1);
   }
 
   /** Committed root of `version` while it is within the undo window. */
   rootAt(version: number): Uint8Array {
     if (version === this.version) return this.committedHash();
     if (version >= this.oldest && version <= this.version) {
-      const rec =
-        this.records.find((r) => r.version === version) ??
-        this.flushingRecords.find((r) => r.version === version);
-      if (rec) return rec.root;
-      const r = this.getSync(rootKey(version));
+      const r = this.memory.rootOf(version) ?? this.getSync(rootKey(version));
       if (r) return r;
     }
     throw new VersionUnavailableError(version, this.oldest, this.version);
   }
 
   discardWorking(): void {
-    this.working = undefined;
-    this.pending.clear();
+    this.work.clear();
   }
 
   /** Undoes blocks above `target`. */
@@ -594,52 +306,40 @@ export class FlatKV {
     if (target > this.version || target < this.oldest)
       throw new RollbackRangeError(target, this.oldest, this.version, 'flatkv');
     this.discardWorking();
-    await this.flushAll();
-    await this.walWait(0);
+    await this.memory.flushAll();
+    await this.blockLog?.wait(0);
     // the log must not hold the blocks being undone, or an interrupted rollback would replay them
-    this.wal?.truncateAfter(target);
+    this.blockLog?.truncateAfter(target);
     for (let v = this.version; v > target; v--) {
       const raw = await this.db.get(undoKey(v));
       if (!raw) throw new VersionUnavailableError(target, this.oldest, this.version);
-      const entry = decodeEntry(raw);
-      this.applyPairs(entry.changeSets[0].pairs);
-      const working = await this.workingLatticesAsync();
+      this.applyPairs(decodeUndo(raw));
+      const working = await this.work.latticesAsync(this.lattices);
       // collapse into committed state so that the next (older) undo reads these values
-      const ops = this.rowOps(this.pending.values());
+      const ops = this.memory.rowOps(this.work.pending.values());
       ops.push(
         { type: 'del', key: undoKey(v) },
         { type: 'del', key: rootKey(v) },
-        ...metaOps(v - 1, this.kvOldest, working),
+        ...metaOps(v - 1, this.memory.kvOldest, working),
       );
       await this.db.write(ops);
       this.lattices = working;
-      this.working = undefined;
-      this.pending.clear();
+      this.work.clear();
       this.version = v - 1;
-      this.kvVersion = v - 1;
+      this.memory.kvVersion = v - 1;
     }
     this.log.info({ version: target }, 'flatkv rolled back');
   }
 
   /** Every (evm key, value) row of the committed version, from a consistent read view. */
   async *export(version = this.version): AsyncGenerator<[Uint8Array, Uint8Array]> {
-    await this.flushAll();
+    await this.memory.flushAll();
     const snap = this.db.snapshot();
     try {
       // a block committed while the flush ran is not in the snapshot's rows
-      if (this.version !== version || this.rows.size > 0)
+      if (this.version !== version || this.memory.unflushedRows > 0)
         throw new VersionUnavailableError(version, this.version, this.version);
-      for await (const [k, v] of snap.iterate({ gte: Uint8Array.of(0x61), lt: Uint8Array.of(0x74) })) {
-        const l = logicalKeys(k);
-        if (!l) continue;
-        if (l.table === 'account') {
-          const a = decodeAccount(v);
-          for (const { key, field } of l.keys) {
-            const val = a[field!];
-            if (val !== undefined) yield [key, val];
-          }
-        } else yield [l.keys[0].key, v];
-      }
+      yield* rowsOf(snap);
     } finally {
       snap.release();
     }
@@ -651,23 +351,20 @@ export class FlatKV {
     rows: AsyncIterable<[Uint8Array, Uint8Array]> | Iterable<[Uint8Array, Uint8Array]>,
   ): Promise<void> {
     this.discardWorking();
-    await this.flushAll();
-    await this.walWait(0);
-    this.wal?.truncateAfter(-1);
+    await this.memory.flushAll();
+    await this.blockLog?.wait(0);
+    this.blockLog?.truncateAfter(-1);
     await this.db.write([{ type: 'put', key: META_IMPORTING, value: u64(version) }]);
-    const dels: KVOp[] = [];
-    for await (const [k] of this.db.iterate()) if (k[0] !== T_META_BYTE) dels.push({ type: 'del', key: k });
-    await this.db.write(dels);
+    await deleteRows(this.db);
     this.lattices = new Map(TABLES.map((t) => [t, new LtHash()]));
     let batch: KVPair[] = [];
     const flushRows = async (): Promise<void> => {
       this.applyPairs(batch);
       batch = [];
-      const working = await this.workingLatticesAsync();
-      await this.db.write(this.rowOps(this.pending.values()));
+      const working = await this.work.latticesAsync(this.lattices);
+      await this.db.write(this.memory.rowOps(this.work.pending.values()));
       this.lattices = working;
-      this.working = undefined;
-      this.pending.clear();
+      this.work.clear();
     };
     for await (const [key, value] of rows) {
       batch.push({ key, value });
@@ -676,41 +373,20 @@ export class FlatKV {
     await flushRows();
     this.version = version;
     this.oldest = version;
-    this.kvVersion = version;
-    this.kvOldest = version;
+    this.memory.kvVersion = version;
+    this.memory.kvOldest = version;
     await this.db.write([...metaOps(version, version, this.lattices), { type: 'del', key: META_IMPORTING }]);
   }
 
   /** Flushes the memory layer (so that the next open has nothing to replay) and closes. */
   async close(): Promise<void> {
     try {
-      await this.walWait(0).catch(() => {});
-      if (!this.flushError) await this.flushAll(false);
+      await this.blockLog?.wait(0).catch(() => {});
+      if (!this.memory.failure) await this.memory.flushAll(false);
     } finally {
-      this.wal?.close();
-      await this.pool?.close();
+      this.blockLog?.close();
+      await this.work.close();
       await this.db.close();
     }
   }
-}
-
-function metaOps(version: number, oldest: number, lattices: Map<Table, LtHash>): KVOp[] {
-  return [
-    { type: 'put', key: META_VERSION, value: u64(version) },
-    { type: 'put', key: META_OLDEST, value: u64(oldest) },
-    ...TABLES.map((t): KVOp => ({ type: 'put', key: latticeKey(t), value: lattices.get(t)!.toBytes() })),
-  ];
-}
-
-const T_META_BYTE = 0x4d;
-/** Below this many rows a block is hashed on the calling thread (messaging would cost more). */
-const POOL_MIN_WRITES = 256;
-
-const TABLE_INDEX = Object.fromEntries(TABLES.map((t, i) => [t, i])) as Record<Table, number>;
-const tableIndex = (w: LatticeWrite): number => TABLE_INDEX[w.loc.table];
-
-function combinedRoot(lattices: Map<Table, LtHash>): Uint8Array {
-  const sum = new LtHash();
-  for (const t of TABLES) sum.addLimbs(lattices.get(t)!.limbs);
-  return sum.root();
 }

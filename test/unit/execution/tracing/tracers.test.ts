@@ -10,7 +10,7 @@ import { Bank } from '../../../../src/app/bank.ts';
 import { Evm, FEE_COLLECTOR_ADDRESS } from '../../../../src/app/evm.ts';
 import { BlockExecutor, isRejection } from '../../../../src/execution/block-executor.ts';
 import { createChainCommon } from '../../../../src/execution/chain-config.ts';
-import { Simulation } from '../../../../src/execution/simulate.ts';
+import { Simulation } from '../../../../src/execution/simulation/simulate.ts';
 import {
   createTracer,
   TraceDeadline,
@@ -18,7 +18,7 @@ import {
   TraceTimeoutError,
 } from '../../../../src/execution/tracing/index.ts';
 import { decodeEthTransaction } from '../../../../src/execution/transactions.ts';
-import { ChainError } from '../../../../src/util/errors.ts';
+import { ChainError, type ErrorCode } from '../../../../src/util/errors.ts';
 import {
   artifacts,
   CHAIN_ID,
@@ -211,7 +211,8 @@ test('abort() and an expired deadline stop the run with their error; the transac
   const evm = new Evm(overlay);
   const nonce = evm.nonce(devAccounts[0].evmAddress);
   const aborted = createTracer({}, { blockHeight: 7n });
-  aborted.abort(new ChainError('TRACE_ABORTED', 'client went away'));
+  // a code the node never raises (ChainError codes are a closed union): the reason passes through as given
+  aborted.abort(new ChainError('TRACE_ABORTED' as ErrorCode, 'client went away'));
   await assert.rejects(ex.execute(tx, 0n, { tracer: aborted }), /client went away/);
   assert.equal(evm.nonce(devAccounts[0].evmAddress), nonce);
 

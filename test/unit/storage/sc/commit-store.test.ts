@@ -167,7 +167,7 @@ test('flatkv chain: getProof of an evm key is a typed error naming state_commitm
 });
 
 test('initial version (genesis initial_height): the first commit is that version and nodes carry it', async () => {
-  const { MutableTree } = await import('../../../../src/storage/sc/iavl/tree.ts');
+  const { MutableTree } = await import('../../../../src/storage/sc/memiavl/tree.ts');
   for (const mode of ['flatkv', 'iavl'] as StateCommitment[]) {
     const { dir, cleanup } = tempDir();
     try {

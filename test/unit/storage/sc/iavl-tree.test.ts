@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MutableTree } from '../../../../src/storage/sc/iavl/tree.ts';
-import { leafHash, innerHash } from '../../../../src/storage/sc/iavl/hashing.ts';
+import { MutableTree } from '../../../../src/storage/sc/memiavl/tree.ts';
+import { leafHash, innerHash } from '../../../../src/storage/sc/memiavl/hashing.ts';
 import { toHex, utf8 } from '../../../../src/primitives/bytes.ts';
 import { loadVector } from './vectors.ts';
 
@@ -71,8 +71,8 @@ test('committed versions stay readable while the next version is built (copy-on-
 test('4-lane SIMD SHA-256 matches node:crypto for one- and two-block messages; batched dirty-node hashing gives the scalar root', async () => {
   const { createHash } = await import('node:crypto');
   const { sha256x4, pad, MSG_BYTES, OUT_PTR } =
-    await import('../../../../src/storage/sc/iavl/sha256-simd.ts');
-  const { NodeReader } = await import('../../../../src/storage/sc/iavl/node.ts');
+    await import('../../../../src/storage/sc/memiavl/sha256-simd.ts');
+  const { NodeReader } = await import('../../../../src/storage/sc/memiavl/node.ts');
   const k = sha256x4();
   assert.ok(k, 'Node 24 has WASM SIMD');
   let seed = 5;

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { MemIavlDB } from '../../../../src/storage/sc/iavl/db.ts';
+import { MemIavlDB } from '../../../../src/storage/sc/memiavl/db.ts';
 import { fromHex, toHex } from '../../../../src/primitives/bytes.ts';
-import { listSnapshots } from '../../../../src/storage/sc/iavl/snapshots.ts';
+import { listSnapshots } from '../../../../src/storage/sc/memiavl/snapshots.ts';
 import { RollbackRangeError } from '../../../../src/storage/sc/errors.ts';
 import { cloneModel, randomBlock, rng, tempDir, type Model } from './helpers.ts';
 

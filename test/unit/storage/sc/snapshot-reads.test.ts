@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemIavlDB } from '../../../../src/storage/sc/iavl/db.ts';
+import { MemIavlDB } from '../../../../src/storage/sc/memiavl/db.ts';
 import { compareBytes, toHex } from '../../../../src/primitives/bytes.ts';
-import { MutableTree } from '../../../../src/storage/sc/iavl/tree.ts';
+import { MutableTree } from '../../../../src/storage/sc/memiavl/tree.ts';
 import { randomBytes, rng, tempDir } from './helpers.ts';
 
 /**

@@ -1,0 +1,126 @@
+/**
+ * VMs kept for reuse across simulations. Building a VM (EVM, opcode table, precompiles, journal) is
+ * about as costly as running a cheap call, and a VM is built to run one transaction after another:
+ * runTx starts by cleaning the EVM journal and cleans it again in its `finally`. A pooled VM runs
+ * over a state manager that forwards to the current simulation's state, and its deadline and block
+ * hashes are the current simulation's; between owners it holds nothing. A VM whose run threw is not
+ * returned (an aborted run may leave EVM-side state, such as transient storage, behind).
+ */
+import type { AccountFields, Common, StateManagerInterface } from '@ethereumjs/common';
+import type { Account, Address } from '@ethereumjs/util';
+import type { EVM } from '@ethereumjs/evm';
+import { createVM, type VM } from '@ethereumjs/vm';
+import { ChainError } from '../../util/errors.ts';
+import type { BlockEnv } from '../block-executor.ts';
+import { dropHardforkListeners } from './common.ts';
+import { type Deadline, deadlineOpcodes } from './deadline.ts';
+import type { SimulationStateManager } from './state.ts';
+// JUMPDEST analysis once per (EVM, code array): simulations read code through the per-version read
+// cache (state.ts), so a contract's code is the same array from one call to the next.
+import '../jumpdest-cache.ts';
+import { useSyncSteps } from '../sync-steps.ts';
+import { installWordOpcodes } from '../word-opcodes.ts';
+
+/** What a pooled VM works for right now. */
+export interface VmOwner {
+  state: SimulationStateManager;
+  deadline: Deadline;
+  env: BlockEnv;
+}
+
+export class PooledVm {
+  readonly vm: VM;
+  private readonly slot: { owner?: VmOwner };
+  /** A run threw: the VM is dropped instead of returned. */
+  tainted = false;
+  constructor(vm: VM, slot: { owner?: VmOwner }) {
+    this.vm = vm;
+    this.slot = slot;
+  }
+  set owner(o: VmOwner | undefined) {
+    this.slot.owner = o;
+  }
+}
+
+/** The VM's only state manager: every call goes to the owner's. */
+class ForwardingStateManager implements StateManagerInterface {
+  private readonly slot: { owner?: VmOwner };
+  readonly originalStorageCache: StateManagerInterface['originalStorageCache'];
+  constructor(slot: { owner?: VmOwner }) {
+    this.slot = slot;
+    this.originalStorageCache = {
+      get: (a, k) => this.t.originalStorageCache.get(a, k),
+      clear: () => this.slot.owner?.state.originalStorageCache.clear(),
+    };
+  }
+  private get t(): SimulationStateManager {
+    const o = this.slot.owner;
+    if (!o) throw new ChainError('SIMULATION_INTERNAL', 'a pooled VM was used without an owner');
+    return o.state;
+  }
+  getAccount = (a: Address) => this.t.getAccount(a);
+  putAccount = (a: Address, account?: Account) => this.t.putAccount(a, account);
+  deleteAccount = (a: Address) => this.t.deleteAccount(a);
+  modifyAccountFields = (a: Address, f: AccountFields) => this.t.modifyAccountFields(a, f);
+  putCode = (a: Address, code: Uint8Array) => this.t.putCode(a, code);
+  getCode = (a: Address) => this.t.getCode(a);
+  getCodeSize = (a: Address) => this.t.getCodeSize(a);
+  getStorage = (a: Address, k: Uint8Array) => this.t.getStorage(a, k);
+  putStorage = (a: Address, k: Uint8Array, v: Uint8Array) => this.t.putStorage(a, k, v);
+  clearStorage = (a: Address) => this.t.clearStorage(a);
+  checkpoint = () => this.t.checkpoint();
+  commit = () => this.t.commit();
+  revert = () => this.t.revert();
+  getStateRoot = () => this.t.getStateRoot();
+  setStateRoot = () => this.t.setStateRoot();
+  hasStateRoot = (root: Uint8Array) => this.t.hasStateRoot(root);
+  clearCaches(): void {}
+  shallowCopy(): StateManagerInterface {
+    throw new ChainError('UNSUPPORTED', 'a simulation state cannot be copied');
+  }
+}
+
+const MAX_IDLE = 16;
+const idle = new WeakMap<Common, PooledVm[]>();
+
+async function build(common: Common): Promise<PooledVm> {
+  const slot: { owner?: VmOwner } = {};
+  const blockchain = {
+    getBlock: async (n: number) => ({
+      hash: () => slot.owner?.env.blockHash(BigInt(n)) ?? new Uint8Array(32),
+    }),
+    putBlock: async () => {},
+    shallowCopy() {
+      return this;
+    },
+  };
+  const vm = await createVM({
+    common,
+    stateManager: new ForwardingStateManager(slot),
+    blockchain: blockchain as never,
+    evmOpts: { customOpcodes: deadlineOpcodes(common, () => slot.owner?.deadline) },
+  });
+  dropHardforkListeners(common);
+  installWordOpcodes(vm.evm as EVM);
+  useSyncSteps(vm.evm);
+  const events = vm.evm.events;
+  if (!events) throw new ChainError('UNSUPPORTED', 'the EVM has no event emitter');
+  // the first message starts the EVM: the sender's EIP-3607 check is behind (see hideCodeOf)
+  events.on('beforeMessage', () => slot.owner?.state.hideCodeOf(undefined));
+  return new PooledVm(vm, slot);
+}
+
+/** A VM of the shared simulation Common, owned by `owner` until released. */
+export async function acquireVm(common: Common, owner: VmOwner): Promise<PooledVm> {
+  const p = idle.get(common)?.pop() ?? (await build(common));
+  p.owner = owner;
+  return p;
+}
+
+export function releaseVm(common: Common, p: PooledVm): void {
+  p.owner = undefined;
+  if (p.tainted) return;
+  let list = idle.get(common);
+  if (!list) idle.set(common, (list = []));
+  if (list.length < MAX_IDLE) list.push(p);
+}
