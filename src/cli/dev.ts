@@ -17,6 +17,23 @@ export const DEV_ACCOUNT_COUNT = 10;
 export const DEV_TOKENS_PER_ACCOUNT = 10_000n;
 export const DEV_CHAIN_ID = 'chaind-dev';
 
+/**
+ * The dev accounts in a genesis: funded, and, because their keys are public, their two addresses
+ * linked from the start, so their EVM balances are visible before their first transaction.
+ */
+export function devAccountsGenesis(accounts: ReturnType<typeof accountsFromMnemonic>) {
+  return {
+    balances: accounts.map((a) => ({
+      address: toAccAddress(a.cosmosAddress),
+      uchain: DEV_TOKENS_PER_ACCOUNT * UCHAIN_PER_TOKEN,
+    })),
+    associations: accounts.map((a) => ({
+      evm_address: toHex(a.evmAddress),
+      cosmos_address: toAccAddress(a.cosmosAddress),
+    })),
+  };
+}
+
 export interface DevOptions {
   home?: string;
   stateCommitment?: StateCommitment;
@@ -34,16 +51,7 @@ export async function runDev(o: DevOptions): Promise<void> {
       chainId: DEV_CHAIN_ID,
       stateCommitment: o.stateCommitment,
       operatorAddress: accounts[0].cosmosAddress,
-      balances: accounts.map((a) => ({
-        address: toAccAddress(a.cosmosAddress),
-        uchain: DEV_TOKENS_PER_ACCOUNT * UCHAIN_PER_TOKEN,
-      })),
-      // The dev keys are public, so their two addresses are linked from the start and their EVM
-      // balances are visible before their first transaction.
-      associations: accounts.map((a) => ({
-        evm_address: toHex(a.evmAddress),
-        cosmos_address: toAccAddress(a.cosmosAddress),
-      })),
+      ...devAccountsGenesis(accounts),
       // A local dev chain is called from dapps in the developer's browser, as anvil and Hardhat
       // allow; a node made with `init` sends no CORS headers until its operator lists origins.
       configure: (cfg) => {

@@ -7,12 +7,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildGenesis } from '../app/genesis.ts';
-import { accountsFromMnemonic, toAccAddress, toValoperAddress } from '../crypto/accounts.ts';
+import { accountsFromMnemonic, toValoperAddress } from '../crypto/accounts.ts';
 import { ed25519Address, ed25519FromJson } from '../crypto/node-keys.ts';
 import { toHex } from '../primitives/bytes.ts';
-import { UCHAIN_PER_TOKEN } from '../primitives/identity.ts';
 import { ChainError } from '../util/errors.ts';
-import { DEV_ACCOUNT_COUNT, DEV_MNEMONIC, DEV_TOKENS_PER_ACCOUNT } from './dev.ts';
+import { DEV_ACCOUNT_COUNT, DEV_MNEMONIC, devAccountsGenesis } from './dev.ts';
 import { initHome } from './init.ts';
 
 export interface TestnetOptions {
@@ -122,14 +121,7 @@ export function createTestnet(o: TestnetOptions): TestnetManifest {
     genesisTime,
     validator: validators[0],
     moreValidators: validators.slice(1),
-    balances: accounts.map((a) => ({
-      address: toAccAddress(a.cosmosAddress),
-      uchain: DEV_TOKENS_PER_ACCOUNT * UCHAIN_PER_TOKEN,
-    })),
-    associations: accounts.map((a) => ({
-      evm_address: toHex(a.evmAddress),
-      cosmos_address: toAccAddress(a.cosmosAddress),
-    })),
+    ...devAccountsGenesis(accounts),
   });
   const genesisJson = JSON.stringify(genesis, null, 2) + '\n';
   for (const n of nodes) {

@@ -29,11 +29,10 @@ import {
   ResponseVerifyVoteExtension_VerifyStatus,
 } from 'cosmjs-types/tendermint/abci/types';
 import type { Timestamp as PbTimestamp } from 'cosmjs-types/google/protobuf/timestamp';
-import { BankReader } from '../app/bank.ts';
 import { cosmosTxHash } from '../app/cosmos-tx.ts';
-import { EvmReader } from '../app/evm.ts';
 import type { Genesis } from '../app/genesis.ts';
 import { type BlockTx, executeBlock, type ExecutedBlock } from '../chain/block-execution.ts';
+import { blockCandidates, dropRejected, settleCommitted } from '../chain/block-candidates.ts';
 import type { Chain } from '../chain/chain.ts';
 import {
   type BlockIdFlag,
@@ -46,7 +45,6 @@ import {
 import { sha256 } from '../crypto/hash.ts';
 import { wrapEthTransaction } from '../execution/tx-wrap.ts';
 import { type AdmissionPools, checkTxRaw, poolHolds } from '../mempool/check-tx.ts';
-import type { AccountReader } from '../mempool/types.ts';
 import { toHex } from '../primitives/bytes.ts';
 import type { Block } from '../storage/blocks/types.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
@@ -136,12 +134,7 @@ export class ChaindAbciApp implements AbciApplication {
 
   async prepareProposal(req: Parameters<AbciApplication['prepareProposal']>[0]) {
     const { chain, pools } = this.o;
-    const eth = pools.mempool.reap(chain.gasLimit);
-    const ethGas = eth.reduce((s, tx) => s + tx.gasLimit, 0n);
-    const candidates: BlockTx[] = [
-      ...eth.map((tx) => ({ kind: 'eth' as const, tx })),
-      ...pools.cosmosPool.reap(chain.gasLimit - ethGas).map((tx) => ({ kind: 'cosmos' as const, tx })),
-    ];
+    const candidates = blockCandidates(pools, chain.gasLimit);
     // CometBFT's byte limit counts the txs as they will be in the block (Ethereum txs wrapped)
     let bytes = 0;
     const fitting: BlockTx[] = [];
@@ -161,11 +154,9 @@ export class ChaindAbciApp implements AbciApplication {
       fitting,
       'propose',
     );
-    for (const r of executed.rejected) {
-      this.log.debug({ tx: toHex(r.hash), reason: r.reason }, 'tx left out of proposal');
-      pools.mempool.remove(r.hash, true);
-      pools.cosmosPool.remove(r.hash);
-    }
+    dropRejected(pools, executed, (hash, reason) =>
+      this.log.debug({ tx: toHex(hash), reason }, 'tx left out of proposal'),
+    );
     this.keep(height, time, executed.txs, executed);
     return { txs: executed.txs };
   }
@@ -205,15 +196,7 @@ export class ChaindAbciApp implements AbciApplication {
     this.executions.clear();
     const { block, executed } = committed;
     const height = block.header.height;
-    await pools.mempool.update(
-      height,
-      executed.receipts.map((r) => r.txHash),
-      this.accounts(),
-    );
-    pools.cosmosPool.update(
-      height,
-      executed.cosmosResults.map((r) => cosmosTxHash(executed.txs[r.index])),
-    );
+    await settleCommitted(pools, height, executed, chain.latestAccounts);
     this.log.info(
       {
         height,
@@ -330,16 +313,6 @@ export class ChaindAbciApp implements AbciApplication {
       })),
     };
     return { header, hash: req.hash, txs: req.txs, lastCommit, hashFromEngine: true };
-  }
-
-  private accounts(): AccountReader {
-    const state = this.o.chain.state;
-    const evm = new EvmReader(state);
-    const bank = new BankReader(state);
-    return {
-      nonce: async (a) => evm.nonce(a),
-      balance: async (a) => bank.wei(evm.balanceAddressOf(a)),
-    };
   }
 }
 

@@ -13,7 +13,8 @@ import type { Chain } from '../chain/chain.ts';
 import { ed25519Address, type Ed25519Key, ed25519Sign } from '../crypto/node-keys.ts';
 import type { Mempool } from '../mempool/mempool.ts';
 import type { CosmosPool } from '../mempool/cosmos-pool.ts';
-import { type BlockTx, executeBlock, type ExecutedBlock } from '../chain/block-execution.ts';
+import { executeBlock, type ExecutedBlock } from '../chain/block-execution.ts';
+import { blockCandidates, dropRejected, settleCommitted } from '../chain/block-candidates.ts';
 import { cosmosTxHash } from '../app/cosmos-tx.ts';
 import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
 import { equalBytes, toHex } from '../primitives/bytes.ts';
@@ -213,13 +214,8 @@ export class BlockProducer {
     // it would be served as committed while its commit never comes.
     this.o.signer.assertCanSign({ height, round: 0, step: STEP_PRECOMMIT });
 
-    // Ethereum txs by fee priority first, then Cosmos txs in arrival order with the gas left.
-    const eth = mempool.reap(chain.gasLimit);
-    const ethGas = eth.reduce((s, tx) => s + tx.gasLimit, 0n);
-    const candidates: BlockTx[] = [
-      ...eth.map((tx) => ({ kind: 'eth' as const, tx })),
-      ...this.o.cosmosPool.reap(chain.gasLimit - ethGas).map((tx) => ({ kind: 'cosmos' as const, tx })),
-    ];
+    const pools = { mempool, cosmosPool: this.o.cosmosPool };
+    const candidates = blockCandidates(pools, chain.gasLimit);
     const header: Header = {
       version: BLOCK_VERSION,
       chainId: this.o.chainId,
@@ -251,24 +247,10 @@ export class BlockProducer {
     // sign now: the signature is durable before the next block needs it
     this.last = { height, time: header.time, commit: this.commitFor(block) };
     this.lastBlockAt = Date.now();
-    // A candidate the block could not take would be reaped again every block: drop it (and remember it
-    // as invalid, so the same bytes are refused if resubmitted while cached).
-    for (const r of executed.rejected) {
-      this.log.debug({ tx: toHex(r.hash), reason: r.reason }, 'tx left out of block');
-      mempool.remove(r.hash, true);
-      this.o.cosmosPool.remove(r.hash);
-    }
-    await mempool.update(
-      height,
-      executed.receipts.map((r) => r.txHash),
-      chain.latestAccounts,
+    dropRejected(pools, executed, (hash, reason) =>
+      this.log.debug({ tx: toHex(hash), reason }, 'tx left out of block'),
     );
-    // committed Cosmos txs leave their pool now (and its TTLs apply): left in, they counted as
-    // unconfirmed and woke the producer for a block that could only reject them
-    this.o.cosmosPool.update(
-      height,
-      executed.cosmosResults.map((r) => cosmosTxHash(executed.txs[r.index])),
-    );
+    await settleCommitted(pools, height, executed, chain.latestAccounts);
     this.log.info(
       {
         height,
