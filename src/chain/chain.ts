@@ -238,7 +238,7 @@ export class Chain {
   }
 
   /** The execution context of a block (the same when proposing and when replaying it). */
-  contextFor(block: Pick<Block, 'header'>): BlockContext {
+  contextFor(block: { header: Pick<Block['header'], 'height' | 'time' | 'appHash'> }): BlockContext {
     const h = block.header;
     return {
       chainId: this.genesis.chain_id,

@@ -278,7 +278,7 @@ export class ChaindAbciApp implements AbciApplication {
 
   private context(height: number, time: Timestamp) {
     const { chain } = this.o;
-    return chain.contextFor({ header: { height, time, appHash: chain.appHash } as Header });
+    return chain.contextFor({ header: { height, time, appHash: chain.appHash } });
   }
 
   /** The block as chaind stores it: what FinalizeBlock says of it (see Block.hashFromEngine). */

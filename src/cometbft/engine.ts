@@ -70,7 +70,7 @@ export class CometEngine {
     }));
     const c = o.settings.consensus;
     this.health = new CometHealth({
-      rpc: { call: (...a: Parameters<CometRpcClient['call']>) => this.rpc.call(...a) } as CometRpcClient,
+      call: (method, params, timeoutMs) => this.rpc.call(method, params, timeoutMs),
       latestHeight: () => o.chain.latestHeight,
       // an idle proposer turn costs timeout-propose; many in a row mean no quorum
       stallAfterMs: Math.max(10_000, 10 * (c.timeoutCommitMs + c.timeoutProposeMs)),

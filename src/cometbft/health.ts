@@ -11,7 +11,8 @@ import type { AppHashMismatch } from './log-lines.ts';
 import type { CometRpcClient, CometStatus } from './rpc-client.ts';
 
 export interface CometHealthOptions {
-  rpc: CometRpcClient;
+  /** Calls CometBFT's RPC (which exists once the child has started). */
+  call: CometRpcClient['call'];
   /** This node's committed height (the block pipeline's). */
   latestHeight(): number;
   /** No block for this long while blocks are expected: halted. */
@@ -107,11 +108,11 @@ export class CometHealth implements EngineHealth {
     if (this.polling || this.died) return;
     this.polling = true;
     try {
-      const status = await this.o.rpc.call<CometStatus>('status', {}, 2_000);
+      const status = await this.o.call<CometStatus>('status', {}, 2_000);
       this.reachable = true;
       this.cometCatchingUp = status.sync_info.catching_up;
       let best = Number(status.sync_info.latest_block_height);
-      const dump = await this.o.rpc.call<{ peers: PeerRoundState[] }>('dump_consensus_state', {}, 2_000);
+      const dump = await this.o.call<{ peers: PeerRoundState[] }>('dump_consensus_state', {}, 2_000);
       for (const p of dump.peers ?? []) {
         // a peer working on height h has committed h - 1
         const h = Number(p.peer_state?.round_state?.height ?? 0) - 1;
