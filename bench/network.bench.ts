@@ -151,15 +151,22 @@ async function load(label: string, target: Node, nodes: Node[]): Promise<void> {
   const startHeight = Number(await call(url, 'eth_blockNumber'));
   const cpu0 = nodes.map((n) => cpuSeconds(n.child.pid!));
   const t0 = performance.now();
-  // each sender's txs in nonce order, the senders side by side
-  const last = await Promise.all(
-    signed.map(async (list) => {
-      let hash = '';
-      for (const raw of list) hash = await call(url, 'eth_sendRawTransaction', [raw]);
-      return hash;
+  // round-robin over the senders (each sender's txs in nonce order), 32 requests in flight: the load
+  // generator keeps the node busy instead of waiting out each answer
+  const queue: string[] = [];
+  for (let i = 0; i < perSender; i++) for (const list of signed) queue.push(list[i]);
+  let next = 0;
+  const hashes: string[] = new Array(queue.length);
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < queue.length) {
+        const i = next++;
+        hashes[i] = await call(url, 'eth_sendRawTransaction', [queue[i]]);
+      }
     }),
   );
-  await Promise.all(last.map((h) => receipt(url, h)));
+  // the last tx of every sender mined means all of them are
+  await Promise.all(hashes.slice(-SENDERS).map((h) => receipt(url, h)));
   const seconds = (performance.now() - t0) / 1000;
   const cpu = nodes.map((n, i) => cpuSeconds(n.child.pid!) - cpu0[i]);
   const endHeight = Number(await call(url, 'eth_blockNumber'));
