@@ -58,7 +58,14 @@ export function initHome(o: InitOptions): InitResult {
       `--chain-id ${JSON.stringify(o.chainId)}: use 1-50 letters, digits, "-", "_" or "."`,
     );
   }
-  const existing = [files.config, files.app, files.genesis].filter((f) => existsSync(f));
+  // An app.toml alone is an operator's settings kept across a re-initialisation (the evm-ss-split
+  // migration wipes the rest and re-inits): it is kept as it is. config.toml or genesis.json means an
+  // initialised home.
+  const keepApp =
+    existsSync(files.app) && !existsSync(files.config) && !existsSync(files.genesis) && !o.overwrite;
+  const existing = [files.config, files.app, files.genesis].filter(
+    (f) => existsSync(f) && !(keepApp && f === files.app),
+  );
   if (existing.length > 0 && !o.overwrite) {
     throw new ChainError(
       'ALREADY_INITIALIZED',
@@ -75,7 +82,7 @@ export function initHome(o: InitOptions): InitResult {
   cfg.config.moniker = o.moniker;
   o.configure?.(cfg);
   writeFileSync(files.config, renderConfigFile('config.toml', cfg));
-  writeFileSync(files.app, renderConfigFile('app.toml', cfg));
+  if (!keepApp) writeFileSync(files.app, renderConfigFile('app.toml', cfg));
 
   const consensusAddress = ed25519Address(validatorKey.publicKey);
   const genesis: Genesis = buildGenesis({

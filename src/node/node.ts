@@ -3,7 +3,9 @@
  * dependency order, each from the ones before it, and runs them under one Lifecycle. Nothing imports
  * this file but the CLI.
  */
+import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { ed25519Address, ed25519FromJson } from '../crypto/node-keys.ts';
 import { Registry } from 'prom-client';
 import type { Genesis } from '../app/genesis.ts';
 import type { Chain } from '../chain/chain.ts';
@@ -48,6 +50,22 @@ export interface NodeOptions {
   config: NodeConfig;
   genesis: Genesis;
   logger: Logger;
+}
+
+/**
+ * The EVM State Store split is for RPC nodes only: a network node whose validator key is in the
+ * validator set refuses to start with it. (The embedded engine of a local dev chain is a validator by
+ * construction and may use it to try the layout.)
+ */
+function refuseSplitOnValidator(home: string, genesis: Genesis): void {
+  const path = join(home, 'config', 'priv_validator_key.json');
+  const key = ed25519FromJson(JSON.parse(readFileSync(path, 'utf8')), path);
+  const address = toHex(ed25519Address(key.publicKey)).toUpperCase();
+  if (genesis.validators.some((v) => v.address === address))
+    throw new ChainError(
+      'CONFIG_INVALID',
+      `app.toml: state-store.evm-ss-split = true is supported on RPC nodes only, and this node's validator key (address ${address}, ${path}) is in the validator set; set evm-ss-split = false, or use the split on a node outside the set`,
+    );
 }
 
 export function dataDirOf(home: string, config: NodeConfig): string {
@@ -110,6 +128,8 @@ export class ChainNode {
           'every block header carries and holds the state blocks execute on, so no node runs without it; set it to true',
       );
     }
+    if (config.app.stateStore.evmSsSplit && config.config.consensus.engine === 'cometbft')
+      refuseSplitOnValidator(this.opts.home, genesis);
     const lc = this.lifecycle;
     const stores = await openStores(lc, { dataDir: this.dataDir, config, genesis, logger });
     const chain = await lc.open('chain', () => openChain(this.opts, stores, true));

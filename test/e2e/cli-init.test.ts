@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse as parseToml } from 'smol-toml';
@@ -135,6 +135,25 @@ test('init refuses to clobber without --overwrite, and --overwrite keeps both ke
   assert.equal(readJson(join(home, 'config/genesis.json')).chain_id, 'a-2');
   assert.equal(readFileSync(join(home, 'config/node_key.json'), 'utf8'), nodeKey);
   assert.equal(readFileSync(join(home, 'config/priv_validator_key.json'), 'utf8'), pvKey);
+});
+
+test('init on a home whose config.toml and genesis.json were removed keeps its app.toml as it is (the migration re-init)', (t) => {
+  const home = tempHome(t);
+  assert.equal(runChaind(['init', 'a', '--chain-id', 'a-1', '--home', home]).code, 0);
+  const app = join(home, 'config/app.toml');
+  const edited = readFileSync(app, 'utf8').replace(/^evm-ss-split = false$/m, 'evm-ss-split = true');
+  assert.notEqual(edited, readFileSync(app, 'utf8'));
+  writeFileSync(app, edited);
+  // the spec's step 5: data, priv_validator_key.json, genesis.json and config.toml go; app.toml stays
+  for (const f of ['config/config.toml', 'config/genesis.json', 'config/priv_validator_key.json'])
+    rmSync(join(home, f));
+  rmSync(join(home, 'data'), { recursive: true });
+  const again = runChaind(['init', 'b', '--chain-id', 'a-1', '--home', home]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(readFileSync(app, 'utf8'), edited);
+  assert.equal(readJson(join(home, 'config/genesis.json')).chain_id, 'a-1');
+  assert.ok(existsSync(join(home, 'config/config.toml')));
+  assert.ok(existsSync(join(home, 'data/priv_validator_state.json')));
 });
 
 test('init rejects a malformed chain id with one line', (t) => {

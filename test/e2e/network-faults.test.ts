@@ -125,3 +125,14 @@ test('a node whose state commit disagrees with the chain halts with the app-hash
   assert.ok(node.lines.some((l) => l.includes('consensus engine stopped')));
   await assert.rejects(fetch(pair!.evmUrl('rpc0'), { method: 'POST', body: '{}' }));
 });
+
+test('evm-ss-split is for RPC nodes: a validator refuses to start with it, naming the rule', (t) => {
+  if (!cometbftOrSkip(t)) return;
+  const home = pair!.node('validator0').home;
+  const r = runChaind(['start', '--home', home, '--state-store.evm-ss-split', 'true']);
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stderr,
+    /^error: app\.toml: state-store\.evm-ss-split = true is supported on RPC nodes only, and this node's validator key \(address [0-9A-F]{40}, .*priv_validator_key\.json\) is in the validator set; set evm-ss-split = false/,
+  );
+});
