@@ -100,6 +100,23 @@ export class Mempool {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Every sender's txs, pending (executable in nonce order) and queued (waiting behind a nonce gap),
+   * each list by nonce: what geth's txpool_content shows.
+   */
+  contents(): { address: Uint8Array; pending: DecodedEthTx[]; queued: DecodedEthTx[] }[] {
+    const out = [];
+    for (const s of this.set.senders()) {
+      const txs = [...s.txs.values()].sort((a, b) => (a.tx.nonce < b.tx.nonce ? -1 : 1));
+      out.push({
+        address: s.address,
+        pending: txs.filter((p) => p.pending).map((p) => p.tx),
+        queued: txs.filter((p) => !p.pending).map((p) => p.tx),
+      });
+    }
+    return out;
+  }
+
   /** The next nonce of `address` counting its pending txs (`eth_getTransactionCount(…, "pending")`). */
   async pendingNonce(address: Uint8Array): Promise<bigint> {
     const s = this.set.sender(hexKey(address));

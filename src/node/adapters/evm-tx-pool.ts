@@ -11,5 +11,6 @@ export function evmTxPool(mempool: Mempool, submission: TxSubmission): TxPool {
     get: (hash) => mempool.get(hash),
     pendingNonce: (address) => mempool.pendingNonce(address),
     submit: async (raw) => (await submission.submitEthereumTx(raw)).hash,
+    contents: () => mempool.contents(),
   };
 }

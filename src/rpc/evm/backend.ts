@@ -70,6 +70,8 @@ export interface TxPool {
   pendingNonce(address: Uint8Array): Promise<bigint>;
   /** Admits a raw Ethereum tx; returns its hash or throws a ChainError with geth's wording. */
   submit(raw: Uint8Array): Promise<Uint8Array>;
+  /** Every sender's pending and queued txs, each list by nonce (txpool_*). */
+  contents(): { address: Uint8Array; pending: PendingTx[]; queued: PendingTx[] }[];
 }
 
 /** The eth_ namespace's options (`[evm]` in app.toml; node/ maps config onto them). */

@@ -13,6 +13,7 @@ import { Resolver } from './resolve.ts';
 import { simulateMethods, type SimulationBackend } from './simulate.ts';
 import { stateMethods } from './state.ts';
 import { txMethods } from './txs.ts';
+import { txpoolMethods } from './txpool.ts';
 
 export type {
   ChainReader,
@@ -56,6 +57,7 @@ export function evmMethods(
     ...stateMethods(backend, resolve),
     ...blockMethods(backend, resolve),
     ...txMethods(backend, resolve),
+    ...txpoolMethods(backend),
     ...logMethods(backend, resolve),
     ...feeMethods(backend, resolve),
     ...(live.simulation ? simulateMethods(live.simulation, resolve, backend.options.maxResponseBytes) : {}),
