@@ -11,6 +11,7 @@ import { toHex } from '../primitives/bytes.ts';
 import { UCHAIN_PER_TOKEN } from '../primitives/identity.ts';
 import { initHome } from './init.ts';
 import { startNode } from './start.ts';
+import type { ChainNode } from '../node/node.ts';
 
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
 export const DEV_ACCOUNT_COUNT = 10;
@@ -32,6 +33,26 @@ export function devAccountsGenesis(accounts: ReturnType<typeof accountsFromMnemo
       cosmos_address: toAccAddress(a.cosmosAddress),
     })),
   };
+}
+
+/** Where a user's tools connect, once every listener is bound (port 0 picks one). */
+function endpoints(node: ChainNode): string {
+  const m = node.modules;
+  const evmChainId = BigInt(node.genesis.app_state.evm.params.chain_id);
+  const rows: [string, string | undefined][] = [
+    ['EVM JSON-RPC', m.evmHttp?.url],
+    ['EVM WebSocket', m.evmWs?.url],
+    ['consensus RPC', m.consensusRpc.url.replace('tcp://', 'http://')],
+    ['REST', m.rest?.url.replace('tcp://', 'http://')],
+    ['gRPC', m.grpc?.address],
+  ];
+  return [
+    `EVM chain id ${evmChainId} (0x${evmChainId.toString(16)}); Cosmos chain id ${node.genesis.chain_id}`,
+    ...rows.filter(([, url]) => url).map(([name, url]) => `  ${name.padEnd(14)} ${url}`),
+    "Keys: each account's one secp256k1 key (HD path m/44'/60'/0'/0/<n> of the mnemonic) signs for both",
+    'addresses: use it as is in CosmJS (DirectSecp256k1Wallet.fromKey, prefix "chain"), not the m/44\'/118\' path.',
+    '',
+  ].join('\n');
 }
 
 export interface DevOptions {
@@ -73,5 +94,6 @@ export async function runDev(o: DevOptions): Promise<void> {
   process.stdout.write(lines.join('\n') + '\n');
   if (ephemeral) process.on('exit', () => rmSync(home, { recursive: true, force: true }));
   // the dev chain is a lone validator without CometBFT (no Go needed), whatever the home says
-  await startNode({ home, flags: { ...o.flags, 'consensus.engine': 'embedded' } });
+  const node = await startNode({ home, flags: { ...o.flags, 'consensus.engine': 'embedded' } });
+  process.stdout.write(endpoints(node) + '\n');
 }

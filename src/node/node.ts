@@ -107,6 +107,11 @@ export class ChainNode {
     this.metricsRegistry.setDefaultLabels({ chain_id: opts.genesis.chain_id });
   }
 
+  /** The genesis this node runs (its chain ids). */
+  get genesis(): Genesis {
+    return this.opts.genesis;
+  }
+
   /** The running modules; throws before `start` has finished. */
   get modules(): NodeModules {
     if (!this.started) throw new ChainError('NOT_STARTED', 'the node has not started yet');

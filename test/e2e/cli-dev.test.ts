@@ -18,6 +18,11 @@ test('dev prints the ten prefunded accounts, writes their balances to genesis, a
   assert.ok(
     node.lines.some((l) => l.includes('test test test test test test test test test test test junk')),
   );
+  // where tools connect, once the listeners are bound
+  await node.waitForLine((l) => l.startsWith('EVM chain id 713714 (0xae3f2); Cosmos chain id chaind-dev'));
+  const evmUrl = await node.waitForLine((l) => l.trimStart().startsWith('EVM JSON-RPC'));
+  assert.match(evmUrl, /^ {2}EVM JSON-RPC +http:\/\/127\.0\.0\.1:\d+$/);
+  assert.ok(node.lines.some((l) => /^ {2}consensus RPC +http:\/\/127\.0\.0\.1:\d+$/.test(l)));
 
   const g = JSON.parse(readFileSync(join(home, 'config/genesis.json'), 'utf8'));
   assert.equal(g.app_state.bank.balances.length, 10);
