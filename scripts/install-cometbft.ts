@@ -3,7 +3,8 @@
  * a git-ignored folder of this repository, where chaind finds it. A no-op when that exact version is
  * already there. Network mode only: `chaind dev` / `npm start` never need it.
  *
- * Usage: node scripts/install-cometbft.ts [--if-go]   (--if-go: without Go, say so and exit 0)
+ * Usage: node scripts/install-cometbft.ts [--if-go]   (--if-go: without Go, or if the build fails, say
+ * so and exit 0: what `npm test` runs first)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
@@ -45,8 +46,11 @@ try {
     env: { ...process.env, GOBIN: staging, GOFLAGS: '-mod=mod', CGO_ENABLED: '0' },
   });
 } catch {
+  rmSync(staging, { recursive: true, force: true });
   console.error(`go install ${pkg} failed (see above)`);
-  process.exit(1);
+  // before `npm test` a failed build (no module proxy, say) skips the network-mode tests rather than
+  // failing everything else; `npm run install:cometbft` itself (and CI) fails
+  process.exit(ifGo ? 0 : 1);
 }
 // the folder appears whole or not at all: a build interrupted halfway never looks installed
 rmSync(dir, { recursive: true, force: true });
