@@ -1,0 +1,165 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  chunkMatches,
+  decodeSnapshotMetadata,
+  encodeSnapshotMetadata,
+  readSnapshotItems,
+  SNAPSHOT_FORMAT,
+  snapshotHash,
+  SnapshotStore,
+} from '../../../src/cometbft/snapshots.ts';
+import { toHex } from '../../../src/primitives/bytes.ts';
+import { MemoryKVStore } from '../../../src/storage/kv/memory.ts';
+import type { KVStore } from '../../../src/storage/kv/types.ts';
+import { CommitStore } from '../../../src/storage/sc/commit-store.ts';
+import type { SnapshotItem } from '../../../src/storage/sc/snapshot-items.ts';
+import { randomBlock, randomEvmBlock, rng, tempDir, type Model } from '../storage/sc/helpers.ts';
+
+const STORES = ['acc', 'bank', 'evm', 'staking'];
+
+function memoryKV(): (path: string) => Promise<KVStore> {
+  const dbs = new Map<string, MemoryKVStore>();
+  return async (path) => {
+    let db = dbs.get(path);
+    if (!db) dbs.set(path, (db = new MemoryKVStore()));
+    return Object.assign(Object.create(db), { close: async () => {} }) as KVStore;
+  };
+}
+
+/** A State Commit with `blocks` random blocks over every store (EVM rows in flatkv). */
+async function filledStore(dir: string, blocks: number): Promise<CommitStore> {
+  const sc = await CommitStore.open({ dir, stores: STORES, openKV: memoryKV() });
+  const r = rng(7);
+  const model: Model = new Map();
+  for (let v = 1; v <= blocks; v++) {
+    const cs = randomBlock(r, model, ['acc', 'bank', 'staking'], 40);
+    const evm = model.get('evm') ?? new Map();
+    model.set('evm', evm);
+    cs.push({ store: 'evm', pairs: randomEvmBlock(r, evm, 40) });
+    sc.applyChangeSets(v, cs);
+    await sc.commit();
+  }
+  return sc;
+}
+
+async function collect(items: AsyncIterable<SnapshotItem>): Promise<SnapshotItem[]> {
+  const out: SnapshotItem[] = [];
+  for await (const i of items) out.push(i);
+  return out;
+}
+
+test('snapshot round trip: export → chunks on disk → items → import reproduces the app hash', async () => {
+  const src = tempDir();
+  const snaps = tempDir();
+  const dst = tempDir();
+  try {
+    const sc = await filledStore(src.dir, 12);
+    // small chunks, so the stream is cut into several and items straddle chunk boundaries
+    const store = new SnapshotStore({ dir: snaps.dir, keepRecent: 2, chunkBytes: 4096 });
+    const meta = await store.write(12, sc.appHash(), sc.export(12));
+    assert.equal(meta.format, SNAPSHOT_FORMAT);
+    assert.ok(meta.chunks > 1, `expected several chunks, got ${meta.chunks}`);
+    assert.equal(meta.chunkHashes.length, meta.chunks);
+    assert.ok(meta.size < meta.bytes, 'the stream is compressed');
+
+    const [listed] = store.list();
+    assert.equal(listed.height, 12);
+    assert.equal(toHex(listed.appHash), toHex(sc.appHash()));
+    // what ABCI advertises: metadata = the chunk hashes, hash = SHA-256 over them
+    const metadata = encodeSnapshotMetadata(listed.chunkHashes);
+    const hashes = decodeSnapshotMetadata(metadata, listed.chunks);
+    assert.equal(toHex(snapshotHash(hashes)), toHex(snapshotHash(meta.chunkHashes)));
+    const chunks = hashes.map((h, i) => {
+      const c = store.chunk(12, SNAPSHOT_FORMAT, i)!;
+      assert.ok(chunkMatches(c, h), `chunk ${i} matches its hash`);
+      return c;
+    });
+    assert.equal(store.chunk(12, SNAPSHOT_FORMAT, listed.chunks), undefined, 'no chunk past the last');
+    assert.equal(store.chunk(12, SNAPSHOT_FORMAT + 1, 0), undefined, 'no chunk of another format');
+
+    const exported = await collect(sc.export(12));
+    const read = await collect(readSnapshotItems(chunks));
+    assert.equal(read.length, exported.length);
+    assert.equal(read.length, meta.items);
+
+    const fresh = await CommitStore.open({ dir: dst.dir, stores: STORES, openKV: memoryKV() });
+    const imported = await fresh.import(12, readSnapshotItems(chunks));
+    assert.equal(toHex(imported.appHash), toHex(sc.appHash()));
+    await fresh.close();
+    await sc.close();
+  } finally {
+    src.cleanup();
+    snaps.cleanup();
+    dst.cleanup();
+  }
+});
+
+test('a corrupted chunk fails its hash check; a truncated stream is refused by the reader', async () => {
+  const src = tempDir();
+  const snaps = tempDir();
+  try {
+    const sc = await filledStore(src.dir, 6);
+    const store = new SnapshotStore({ dir: snaps.dir, keepRecent: 2, chunkBytes: 2048 });
+    const meta = await store.write(6, sc.appHash(), sc.export(6));
+    assert.ok(meta.chunks >= 2);
+    const file = join(snaps.dir, '6', 'chunk-000001');
+    const valid = readFileSync(file);
+    const bytes = Buffer.from(valid);
+    bytes[100] ^= 0xff;
+    writeFileSync(file, bytes);
+    const corrupted = store.chunk(6, SNAPSHOT_FORMAT, 1)!;
+    assert.equal(chunkMatches(corrupted, meta.chunkHashes[1]), false);
+    assert.equal(chunkMatches(store.chunk(6, SNAPSHOT_FORMAT, 0)!, meta.chunkHashes[0]), true);
+
+    // without its last chunk the compressed stream ends early: a clear error, not a partial state
+    writeFileSync(file, valid);
+    const allButLast = meta.chunkHashes.slice(0, -1).map((_, i) => store.chunk(6, SNAPSHOT_FORMAT, i)!);
+    await assert.rejects(collect(readSnapshotItems(allButLast)), /snapshot stream/);
+
+    assert.throws(
+      () => decodeSnapshotMetadata(new Uint8Array(33), 1),
+      /snapshot metadata is 33 bytes; 1 chunk hashes need 32/,
+    );
+    await sc.close();
+  } finally {
+    src.cleanup();
+    snaps.cleanup();
+  }
+});
+
+test('keep-recent deletes older snapshots; an interrupted write leaves no listed snapshot', async () => {
+  const src = tempDir();
+  const snaps = tempDir();
+  try {
+    const sc = await filledStore(src.dir, 3);
+    const store = new SnapshotStore({ dir: snaps.dir, keepRecent: 2 });
+    for (const h of [10, 20, 30]) await store.write(h, sc.appHash(), sc.export(3));
+    assert.deepEqual(
+      store.list().map((m) => m.height),
+      [30, 20],
+    );
+    assert.equal(existsSync(join(snaps.dir, '10')), false);
+
+    async function* failing(): AsyncGenerator<SnapshotItem> {
+      yield { store: { name: 'acc' } };
+      throw new Error('export interrupted');
+    }
+    await assert.rejects(store.write(40, sc.appHash(), failing()), /export interrupted/);
+    assert.deepEqual(
+      store.list().map((m) => m.height),
+      [30, 20],
+    );
+    assert.deepEqual(
+      readdirSync(snaps.dir).sort(),
+      ['20', '30'],
+      'the temp directory of the failed write is gone',
+    );
+    await sc.close();
+  } finally {
+    src.cleanup();
+    snaps.cleanup();
+  }
+});
