@@ -155,6 +155,15 @@ export class Chain {
     const blockHeight = this.blocks.latestHeight() ?? 0;
     const scHeight = this.sc.version - 1;
     const ssHeight = this.ss.latestVersion() - 1;
+    if (this.blocks.latestHeight() === undefined && scHeight > 0) {
+      // the pipeline never puts State Commit above an empty block store: only a state-sync restore
+      // does, and it marks the block store last, so the restore was interrupted
+      throw new ChainError(
+        'STORES_INCONSISTENT',
+        `the state commit is at height ${scHeight} but the block store is empty: a state-sync restore was interrupted; ` +
+          'delete the data directory and state sync again',
+      );
+    }
     if (scHeight > blockHeight) {
       this.log.warn(
         { sc: scHeight, blocks: blockHeight },

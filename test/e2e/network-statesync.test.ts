@@ -2,8 +2,9 @@
  * State sync end to end: three validators started with `[state-sync] snapshot-interval` take
  * snapshots while producing blocks with value transfers and an ERC20; an RPC node started late with
  * `[statesync]` enabled restores the newest snapshot from them (CometBFT's light client checking it
- * against two validators' consensus RPCs), then block-syncs from there and serves the EVM RPC over
- * the restored state exactly as the validators do, and refuses heights below the snapshot.
+ * against two validators' consensus RPCs) into a State Store with the EVM split on, then block-syncs
+ * from there and serves the EVM RPC over the restored state exactly as the validators do, and
+ * refuses heights below the snapshot.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -95,7 +96,11 @@ test('a late RPC node restores a validator snapshot, serves the same state at an
   const trustHeight = takenLine.height - 5;
   const trusted = await net!.consensus('validator1', `/block?height=${trustHeight}`);
   const trustHash = trusted.body.result.block_id.hash as string;
+  // the restoring node keeps EVM state in its own State Store (evm-ss-split): the import routes the
+  // snapshot's EVM keys there, as block writes are
   const late = net!.start('rpc0', [
+    '--state-store.evm-ss-split',
+    'true',
     '--statesync.enable',
     'true',
     '--statesync.rpc-servers',
