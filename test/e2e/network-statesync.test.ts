@@ -176,4 +176,23 @@ test('a late RPC node restores a validator snapshot, serves the same state at an
     (await net!.evm('rpc0', 'eth_getTransactionReceipt', [tx.hash])).result,
     (await net!.evm('validator0', 'eth_getTransactionReceipt', [tx.hash])).result,
   );
+
+  // restarted, the node opens on what it restored (no second state sync) and follows the chain
+  const accepted = jsonLine(late.lines.find((l) => jsonLine(l)?.msg === 'accepted a state-sync snapshot')!)!;
+  t.diagnostic(
+    `restore of height ${R}: ${Date.parse(restoredLine.time) - Date.parse(accepted.time)} ms from offer to imported`,
+  );
+  await net!.stop('rpc0');
+  const again = net!.start('rpc0', ['--state-store.evm-ss-split', 'true']);
+  const top = await net!.height('validator0');
+  await net!.waitHeight('rpc0', top + 3, 120_000);
+  assert.equal(
+    again.lines.some((l) => jsonLine(l)?.msg === 'state restored from a state-sync snapshot'),
+    false,
+  );
+  assert.deepEqual(await net!.blockId('rpc0', top + 2), await net!.blockId('validator1', top + 2));
+  const atSnapshot = await net!.evm('rpc0', 'eth_getBalance', [holder, hexHeight(R)]);
+  assert.equal(atSnapshot.result, (await net!.evm('validator1', 'eth_getBalance', [holder, hexHeight(R)])).result);
+  const below = await net!.evm('rpc0', 'eth_getBalance', [holder, hexHeight(R - 1)]);
+  assert.match(below.error?.message ?? '', new RegExp(`earliest available height is ${R}\\b`));
 });
