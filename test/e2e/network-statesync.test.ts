@@ -192,7 +192,10 @@ test('a late RPC node restores a validator snapshot, serves the same state at an
   );
   assert.deepEqual(await net!.blockId('rpc0', top + 2), await net!.blockId('validator1', top + 2));
   const atSnapshot = await net!.evm('rpc0', 'eth_getBalance', [holder, hexHeight(R)]);
-  assert.equal(atSnapshot.result, (await net!.evm('validator1', 'eth_getBalance', [holder, hexHeight(R)])).result);
+  assert.equal(
+    atSnapshot.result,
+    (await net!.evm('validator1', 'eth_getBalance', [holder, hexHeight(R)])).result,
+  );
   const below = await net!.evm('rpc0', 'eth_getBalance', [holder, hexHeight(R - 1)]);
   assert.match(below.error?.message ?? '', new RegExp(`earliest available height is ${R}\\b`));
 });

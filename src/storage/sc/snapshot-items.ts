@@ -30,10 +30,8 @@ export async function* exportItems(
   let rows: AsyncGenerator<[Uint8Array, Uint8Array]> | undefined;
   let first: IteratorResult<[Uint8Array, Uint8Array]> | undefined;
   if (flat) {
-    // flatkv keeps only its latest rows (older versions exist only as undo records)
-    if (version !== flat.version) throw new VersionUnavailableError(version, flat.version, flat.version);
-    // its read view is taken now, before the stores that sort first are exported: a commit made
-    // meanwhile (an export running beside block production) would otherwise leave it unavailable
+    // flatkv's read view of the version is taken now, before the stores that sort first are
+    // exported: it reaches back only as far as its memory layer, which later commits' flushes move
     rows = flat.export(version);
     first = await rows.next();
     names.push(EVM);

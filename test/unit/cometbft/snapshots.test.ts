@@ -97,6 +97,78 @@ test('snapshot round trip: export → chunks on disk → items → import reprod
   }
 });
 
+test('a snapshot written while later blocks commit holds the state of its own version', async () => {
+  const src = tempDir();
+  const snaps = tempDir();
+  const dst = tempDir();
+  try {
+    const sc = await filledStore(src.dir, 10);
+    const appHash = sc.appHash();
+    const store = new SnapshotStore({ dir: snaps.dir, keepRecent: 2, chunkBytes: 4096 });
+    // started as the node starts it (not awaited), then blocks 11..14 commit while it is written
+    const writing = store.write(10, appHash, sc.export(10));
+    const r = rng(99);
+    const model: Model = new Map();
+    for (let v = 11; v <= 14; v++) {
+      const cs = randomBlock(r, model, ['acc', 'bank', 'staking'], 40);
+      const evm = model.get('evm') ?? new Map();
+      model.set('evm', evm);
+      cs.push({ store: 'evm', pairs: randomEvmBlock(r, evm, 40) });
+      sc.applyChangeSets(v, cs);
+      await sc.commit();
+    }
+    const meta = await writing;
+    assert.notEqual(toHex(sc.appHash()), toHex(appHash));
+    const chunks = meta.chunkHashes.map((_, i) => store.chunk(10, SNAPSHOT_FORMAT, i)!);
+    const fresh = await CommitStore.open({ dir: dst.dir, stores: STORES, openKV: memoryKV() });
+    assert.equal(toHex((await fresh.import(10, readSnapshotItems(chunks))).appHash), toHex(appHash));
+    await fresh.close();
+    await sc.close();
+  } finally {
+    src.cleanup();
+    snaps.cleanup();
+    dst.cleanup();
+  }
+});
+
+test('flatkv exports a past version until a flush goes past it, then names what is available', async () => {
+  const src = tempDir();
+  try {
+    const sc = await CommitStore.open({
+      dir: src.dir,
+      stores: STORES,
+      openKV: memoryKV(),
+      flatkvFlushInterval: 4,
+    });
+    const r = rng(5);
+    const model: Model = new Map();
+    const hashes: string[] = [];
+    const commitBlock = async (v: number) => {
+      const cs = randomBlock(r, model, ['acc', 'bank', 'staking'], 20);
+      const evm = model.get('evm') ?? new Map();
+      model.set('evm', evm);
+      cs.push({ store: 'evm', pairs: randomEvmBlock(r, evm, 20) });
+      sc.applyChangeSets(v, cs);
+      hashes[v] = toHex((await sc.commit()).appHash);
+    };
+    for (let v = 1; v <= 5; v++) await commitBlock(v);
+    // version 5 is in the memory layer: exported after version 6 commits, it is still version 5
+    await commitBlock(6);
+    const items = await collect(sc.export(5));
+    const dst = tempDir();
+    const fresh = await CommitStore.open({ dir: dst.dir, stores: STORES, openKV: memoryKV() });
+    assert.equal(toHex((await fresh.import(5, items)).appHash), hashes[5]);
+    await fresh.close();
+    dst.cleanup();
+    // once flushes have written later versions, version 5 is gone from flatkv
+    for (let v = 7; v <= 12; v++) await commitBlock(v);
+    await assert.rejects(collect(sc.export(5)), /state commit version 5 is not available/);
+    await sc.close();
+  } finally {
+    src.cleanup();
+  }
+});
+
 test('a corrupted chunk fails its hash check; a truncated stream is refused by the reader', async () => {
   const src = tempDir();
   const snaps = tempDir();
