@@ -14,7 +14,8 @@
  * rows of later versions in the KV store (they are all rewritten by the replay, so reads are right).
  *
  * Without a log (unit tests on the memory engine) each block is one atomic KV write.
- * Rollback, export and import first flush everything, then work on the KV store alone.
+ * Rollback and import first flush everything, then work on the KV store alone; export reads the KV
+ * store with the memory layer's rows of its version over it.
  *
  * This file ties the parts together: working-set.ts (the block being built and its lattice),
  * block-log.ts (the log), memory-layer.ts (committed rows and their flush), undo.ts (rollback's
