@@ -272,22 +272,39 @@ export class ChaindAbciApp implements AbciApplication {
     return { status: ResponseVerifyVoteExtension_VerifyStatus.ACCEPT };
   }
 
+  /**
+   * The snapshots on disk. A snapshot that cannot be read is left out (and one chunk answered as
+   * missing): an ABCI call that fails stops CometBFT, which a peer's request must never do.
+   */
   async listSnapshots() {
     const store = this.o.snapshots?.store;
-    return {
-      snapshots: (store?.list() ?? []).map((m) => ({
-        height: BigInt(m.height),
-        format: m.format,
-        chunks: m.chunks,
-        hash: snapshotHash(m.chunkHashes),
-        metadata: encodeSnapshotMetadata(m.chunkHashes),
-      })),
-    };
+    try {
+      return {
+        snapshots: (store?.list() ?? []).map((m) => ({
+          height: BigInt(m.height),
+          format: m.format,
+          chunks: m.chunks,
+          hash: snapshotHash(m.chunkHashes),
+          metadata: encodeSnapshotMetadata(m.chunkHashes),
+        })),
+      };
+    } catch (err) {
+      this.log.warn({ err: errorMessage(err) }, 'cannot list state-sync snapshots');
+      return { snapshots: [] };
+    }
   }
 
   async loadSnapshotChunk(req: RequestLoadSnapshotChunk) {
-    const chunk = this.o.snapshots?.store.chunk(Number(req.height), req.format, req.chunk);
-    return { chunk: chunk ?? EMPTY };
+    try {
+      const chunk = this.o.snapshots?.store.chunk(Number(req.height), req.format, req.chunk);
+      return { chunk: chunk ?? EMPTY };
+    } catch (err) {
+      this.log.warn(
+        { height: Number(req.height), chunk: req.chunk, err: errorMessage(err) },
+        'cannot read a state-sync snapshot chunk',
+      );
+      return { chunk: EMPTY };
+    }
   }
 
   /**

@@ -101,10 +101,14 @@ export class SnapshotStore {
     return out.sort((a, b) => b.height - a.height);
   }
 
+  /**
+   * The metadata of the snapshot at `height`; undefined when there is none (also when it is being
+   * deleted by keep-recent while a peer asks: a missing chunk is an answer, a failed ABCI call is not).
+   */
   meta(height: number): SnapshotMeta | undefined {
-    const path = join(this.dir, String(height), METADATA);
-    if (!existsSync(path)) return undefined;
-    const j = JSON.parse(readFileSync(path, 'utf8')) as {
+    const text = readIfPresent(join(this.dir, String(height), METADATA));
+    if (text === undefined) return undefined;
+    const j = JSON.parse(text.toString('utf8')) as {
       format: number;
       height: number;
       chunks: number;
@@ -122,7 +126,7 @@ export class SnapshotStore {
     const meta = this.meta(height);
     if (!meta || meta.format !== format || !Number.isInteger(index) || index < 0 || index >= meta.chunks)
       return undefined;
-    return readFileSync(join(this.dir, String(height), chunkName(index)));
+    return readIfPresent(join(this.dir, String(height), chunkName(index)));
   }
 
   /**
@@ -173,6 +177,15 @@ export class SnapshotStore {
   prune(): void {
     for (const old of this.list().slice(this.keepRecent))
       rmSync(join(this.dir, String(old.height)), { recursive: true, force: true });
+  }
+}
+
+function readIfPresent(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
   }
 }
 
