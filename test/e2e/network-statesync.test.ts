@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { after, test } from 'node:test';
 import { Contract, ContractFactory, JsonRpcProvider, Wallet, getAddress, parseEther } from 'ethers';
 import { installedBinaryPath } from '../../src/cometbft/binary.ts';
+import { runChaind } from '../helpers/chaind.ts';
 import { artifacts } from '../helpers/dev-chain.ts';
 import { cometbftOrSkip, TestNetwork } from '../helpers/network.ts';
 import { DEV_ACCOUNTS } from '../helpers/node.ts';
@@ -89,6 +90,16 @@ test('a late RPC node restores a validator snapshot, serves the same state at an
       `${takenLine.bytes} bytes uncompressed, ${takenLine.size} compressed, ${takenLine.ms} ms`,
   );
   assert.ok(takenLine.chunks >= 1);
+  // the operator's view of the same snapshot, beside the running node
+  const listed = runChaind(['snapshots', 'list', '--home', net!.node('validator0').home]);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(
+    listed.stdout,
+    new RegExp(
+      `^${takenLine.height}  1  ${takenLine.chunks}  ${takenLine.size}  ${takenLine.bytes}  ${takenLine.items}  [0-9A-F]{64}$`,
+      'm',
+    ),
+  );
   // the light client needs the header above the snapshot: let the chain move on a little
   await net!.waitHeight('validator0', takenLine.height + 3);
 
