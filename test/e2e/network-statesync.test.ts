@@ -4,7 +4,7 @@
  * `[statesync]` enabled restores the newest snapshot from them (CometBFT's light client checking it
  * against two validators' consensus RPCs) into a State Store with the EVM split on, then block-syncs
  * from there and serves the EVM RPC over the restored state exactly as the validators do, and
- * refuses heights below the snapshot.
+ * refuses heights below the snapshot. A second, latest-only node (no State Store) restores too.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -22,7 +22,7 @@ const hexKey = (k: Uint8Array) => '0x' + Buffer.from(k).toString('hex');
 const hexHeight = (h: number) => '0x' + h.toString(16);
 
 const net: TestNetwork | undefined = existsSync(installedBinaryPath())
-  ? await TestNetwork.create({ after }, { validators: 3, rpcNodes: 1 })
+  ? await TestNetwork.create({ after }, { validators: 3, rpcNodes: 2 })
   : undefined;
 // Blocks come every few hundred ms here, while CometBFT spends 15 s discovering snapshots before it
 // fetches one: the validators keep enough of them that the one chosen still exists when fetched.
@@ -107,11 +107,7 @@ test('a late RPC node restores a validator snapshot, serves the same state at an
   const trustHeight = takenLine.height - 5;
   const trusted = await net!.consensus('validator1', `/block?height=${trustHeight}`);
   const trustHash = trusted.body.result.block_id.hash as string;
-  // the restoring node keeps EVM state in its own State Store (evm-ss-split): the import routes the
-  // snapshot's EVM keys there, as block writes are
-  const late = net!.start('rpc0', [
-    '--state-store.evm-ss-split',
-    'true',
+  const stateSyncFlags = [
     '--statesync.enable',
     'true',
     '--statesync.rpc-servers',
@@ -120,7 +116,10 @@ test('a late RPC node restores a validator snapshot, serves the same state at an
     String(trustHeight),
     '--statesync.trust-hash',
     trustHash,
-  ]);
+  ];
+  // the restoring node keeps EVM state in its own State Store (evm-ss-split): the import routes the
+  // snapshot's EVM keys there, as block writes are
+  const late = net!.start('rpc0', ['--state-store.evm-ss-split', 'true', ...stateSyncFlags]);
   const restoredLine = jsonLine(
     await late.waitForLine((l) => jsonLine(l)?.msg === 'state restored from a state-sync snapshot', 180_000),
   )!;
@@ -191,6 +190,21 @@ test('a late RPC node restores a validator snapshot, serves the same state at an
     (await net!.evm('rpc0', 'eth_getTransactionReceipt', [tx.hash])).result,
     (await net!.evm('validator0', 'eth_getTransactionReceipt', [tx.hash])).result,
   );
+
+  // a latest-only node (no State Store) restores too: State Commit alone holds what it serves
+  const latestOnly = net!.start('rpc1', ['--state-store.ss-enable', 'false', ...stateSyncFlags]);
+  await latestOnly.waitForLine(
+    (l) => jsonLine(l)?.msg === 'state restored from a state-sync snapshot',
+    180_000,
+  );
+  const now = await net!.waitHeight('rpc1', (await net!.height('validator0')) + 2, 120_000);
+  await net!.waitHeight('validator0', now);
+  assert.deepEqual(await net!.blockId('rpc1', now), await net!.blockId('validator0', now));
+  assert.equal(
+    (await net!.evm('rpc1', 'eth_getBalance', [holder, hexHeight(now)])).result,
+    (await net!.evm('validator0', 'eth_getBalance', [holder, hexHeight(now)])).result,
+  );
+  await net!.stop('rpc1');
 
   // restarted, the node opens on what it restored (no second state sync) and follows the chain
   const accepted = jsonLine(late.lines.find((l) => jsonLine(l)?.msg === 'accepted a state-sync snapshot')!)!;
