@@ -146,7 +146,7 @@ export const LAYERS: Layer[][] = [
     // the two engines are peers: neither may import the other
     {
       folder: 'cometbft',
-      owns: "network mode's engine: the ABCI++ application over the block pipeline (`app.ts`), the socket protocol (`abci/`), the pinned version and binary lookup (`binary.ts`), CometBFT's config rendered from chaind's (`config.ts`), the supervised child and its log re-emitted with the spec's lines (`process.ts`, `log-lines.ts`), the client of its loopback RPC, its blocks (`block-json.ts`), its health, its rollback (see docs/network-mode.md)",
+      owns: "network mode's engine: the ABCI++ application over the block pipeline (`app.ts`), the socket protocol (`abci/`), the pinned version and binary lookup (`binary.ts`), CometBFT's config rendered from chaind's (`config.ts`), the supervised child and its log re-emitted with the spec's lines (`process.ts`, `log-lines.ts`), the client of its loopback RPC, its blocks (`block-json.ts`), its health, its rollback, state-sync snapshots on disk and their restore through chain/ (`snapshots.ts`; see docs/network-mode.md)",
       mustNot:
         'import rpc/, config/ or node/ (node/engine.ts and node/network-settings.ts map config onto it); execute blocks other than through chain/',
     },
@@ -213,7 +213,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'cli',
-      owns: 'commands: `init`, `start`, `dev`, `rollback` (configured as `start` is: `configuredNode`), `show-node-id`, `version`; one-line errors and exit codes',
+      owns: 'commands: `init`, `start`, `dev`, `rollback` (configured as `start` is: `configuredNode`), `show-node-id`, `snapshots list`, `version`; one-line errors and exit codes',
       mustNot: 'hold logic a module should own',
     },
   ],

@@ -25,7 +25,8 @@ import type { BlockStore } from '../storage/blocks/store.ts';
 import type { Block } from '../storage/blocks/types.ts';
 import type { CommitStore } from '../storage/sc/commit-store.ts';
 import type { ChangeSet } from '../storage/sc/types.ts';
-import type { StateStore, StoreChange } from '../storage/ss/types.ts';
+import { LEGACY_EVM_SECTION, type SnapshotItem } from '../storage/sc/snapshot-items.ts';
+import type { ImportEntry, StateStore, StoreChange } from '../storage/ss/types.ts';
 import { ChainError } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { baseFeeParamsFrom, type BaseFeeParams } from './base-fee.ts';
@@ -154,6 +155,15 @@ export class Chain {
     const blockHeight = this.blocks.latestHeight() ?? 0;
     const scHeight = this.sc.version - 1;
     const ssHeight = this.ss.latestVersion() - 1;
+    if (this.blocks.latestHeight() === undefined && scHeight > 0) {
+      // the pipeline never puts State Commit above an empty block store: only a state-sync restore
+      // does, and it marks the block store last, so the restore was interrupted
+      throw new ChainError(
+        'STORES_INCONSISTENT',
+        `the state commit is at height ${scHeight} but the block store is empty: a state-sync restore was interrupted; ` +
+          'delete the data directory and state sync again',
+      );
+    }
     if (scHeight > blockHeight) {
       this.log.warn(
         { sc: scHeight, blocks: blockHeight },
@@ -319,6 +329,51 @@ export class Chain {
   }
 
   /**
+   * State-sync export of the state after block `height` (SC version height + 1), for a snapshot.
+   * Reads SC's immutable view of that version, so blocks committed meanwhile do not show; on flatkv
+   * it must start before the next commit (flatkv keeps only its latest rows).
+   */
+  snapshotItems(height: number): AsyncGenerator<SnapshotItem> {
+    return this.sc.export(stateVersion(height));
+  }
+
+  /**
+   * State sync: makes the state of a snapshot of block `height` this node's state. `items` is
+   * called twice (State Commit, then the State Store read the same stream). SC is imported and its
+   * app hash checked against `appHash` (the one the snapshot was offered with, which CometBFT's
+   * light client verified) before SS is touched; then the block store starts above `height`. Only
+   * an empty node restores (nothing above genesis: that is all state sync is for).
+   */
+  async restore(
+    height: number,
+    appHash: Uint8Array,
+    items: () => AsyncIterable<SnapshotItem>,
+  ): Promise<void> {
+    const stored = this.blocks.latestHeight() ?? 0;
+    if (this.height !== 0 || stored !== 0 || this.finalized)
+      throw new ChainError(
+        'STATE_SYNC_RESTORE_FAILED',
+        `state sync restores only into a node without blocks; this one is at height ${Math.max(this.height, stored)}`,
+      );
+    if (!Number.isSafeInteger(height) || height < 1)
+      throw new ChainError('STATE_SYNC_RESTORE_FAILED', `cannot restore a snapshot of height ${height}`);
+    const version = stateVersion(height);
+    const { appHash: got } = await this.sc.import(version, items());
+    if (!equalBytes(got, appHash))
+      throw new ChainError(
+        'STATE_SYNC_RESTORE_FAILED',
+        `the snapshot of height ${height} imports to app hash ${toHex(got).toUpperCase()}, but ${toHex(appHash).toUpperCase()} was trusted`,
+      );
+    await this.ss.import(version, leavesOf(items()));
+    await this.blocks.startAfter(height);
+    this.height = height;
+    this.log.info(
+      { height, app_hash: toHex(got).toUpperCase() },
+      'state restored from a state-sync snapshot',
+    );
+  }
+
+  /**
    * Rewinds SC, then SS, then the block store to `height` (see ChainNode.rollback). The state it lands
    * on is first checked against the app hash block `height + 1` carries, so a rollback never leaves a
    * node that would produce on a wrong state, and a refused one changes nothing: SC above that version
@@ -377,6 +432,16 @@ export class Chain {
           '(ss-keep-recent); nothing was changed',
       );
     }
+  }
+}
+
+/** The State Store's entries of a snapshot stream: the leaves (height 0) of each store's section. */
+async function* leavesOf(items: AsyncIterable<SnapshotItem>): AsyncGenerator<ImportEntry> {
+  let store: string | undefined;
+  for await (const item of items) {
+    if (item.store) store = item.store.name === LEGACY_EVM_SECTION ? 'evm' : item.store.name;
+    else if (item.iavl && item.iavl.height === 0 && store !== undefined)
+      yield { store, key: item.iavl.key, value: item.iavl.value };
   }
 }
 

@@ -11,6 +11,7 @@ import { packageVersion, resolveHome } from './home.ts';
 import { initHome } from './init.ts';
 import { rollbackHome } from './rollback.ts';
 import { showNodeId } from './show-node-id.ts';
+import { listSnapshots } from './snapshots.ts';
 import { startNode } from './start.ts';
 import { createTestnet } from './testnet.ts';
 import { join, resolve } from 'node:path';
@@ -160,6 +161,16 @@ export function buildProgram(): Command {
     .option('--home <dir>', 'node home directory (default ~/.chaind)')
     .action((o) => {
       process.stdout.write(showNodeId(resolveHome(o.home)) + '\n');
+    });
+
+  program
+    .command('snapshots')
+    .description("This node's state-sync snapshots (data/snapshots)")
+    .command('list')
+    .description('List the snapshots, newest first')
+    .option('--home <dir>', 'node home directory (default ~/.chaind)')
+    .action((o) => {
+      process.stdout.write(listSnapshots(resolveHome(o.home)));
     });
 
   program

@@ -20,7 +20,10 @@ import {
   CheckTxType,
   type Event,
   type ExecTxResult,
+  type RequestApplySnapshotChunk,
   type RequestFinalizeBlock,
+  type RequestLoadSnapshotChunk,
+  type RequestOfferSnapshot,
   type RequestQuery,
   type ResponseQuery,
   ResponseApplySnapshotChunk_Result,
@@ -45,11 +48,22 @@ import {
 import { sha256 } from '../crypto/hash.ts';
 import { wrapEthTransaction } from '../execution/tx-wrap.ts';
 import { type AdmissionPools, checkTxRaw, poolHolds } from '../mempool/check-tx.ts';
-import { toHex } from '../primitives/bytes.ts';
+import { equalBytes, toHex } from '../primitives/bytes.ts';
 import type { Block } from '../storage/blocks/types.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import type { AbciApplication } from './abci/server.ts';
+import {
+  chunkMatches,
+  decodeSnapshotMetadata,
+  encodeSnapshotMetadata,
+  readSnapshotItems,
+  SNAPSHOT_FORMAT,
+  snapshotHash,
+  type SnapshotStore,
+} from './snapshots.ts';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface AbciAppOptions {
   chain: Chain;
@@ -60,6 +74,25 @@ export interface AbciAppOptions {
   /** Answers the Cosmos gRPC query paths (the same code as the consensus RPC's abci_query). */
   query(req: RequestQuery): Promise<ResponseQuery>;
   logger: Logger;
+  /**
+   * State-sync snapshots: one of the committed state every `interval` heights (0: none), written
+   * into `store` beside block production and offered to peers; `restoreDir` holds the chunks of a
+   * snapshot this node restores.
+   */
+  snapshots?: { store: SnapshotStore; interval: number; restoreDir: string };
+  /**
+   * The hash of block `height - 1` as CometBFT has it, asked while block `height` is finalized: only
+   * for the first block after a state sync, whose parent this node never stored.
+   */
+  parentHash?(height: number): Promise<Uint8Array>;
+}
+
+/** The snapshot being restored: what OfferSnapshot accepted, and the chunks checked so far. */
+interface Restore {
+  height: number;
+  appHash: Uint8Array;
+  chunkHashes: Uint8Array[];
+  received: boolean[];
 }
 
 /** CometBFT's block protocol version (headers carry it). */
@@ -72,6 +105,8 @@ export class ChaindAbciApp implements AbciApplication {
   private readonly o: AbciAppOptions;
   private readonly log: Logger;
   private readonly executions = new Map<string, ExecutedBlock>();
+  private snapshotting: Promise<void> | undefined;
+  private restoring: Restore | undefined;
 
   constructor(o: AbciAppOptions) {
     this.o = o;
@@ -180,7 +215,7 @@ export class ChaindAbciApp implements AbciApplication {
     const height = Number(req.height);
     const time = fromPbTime(req.time);
     const executed = await this.execution(height, time, req.txs);
-    const block = this.decidedBlock(req, height, time);
+    const block = this.decidedBlock(req, height, time, await this.parentHash(height));
     const appHash = await chain.finalize(block, executed);
     return {
       events: [],
@@ -207,6 +242,7 @@ export class ChaindAbciApp implements AbciApplication {
       },
       'committed block',
     );
+    this.maybeSnapshot(height, committed.appHash);
     // every block stays in chaind's block store, and CometBFT keeps its own for peers that sync
     return { retainHeight: 0n };
   }
@@ -219,20 +255,185 @@ export class ChaindAbciApp implements AbciApplication {
     return { status: ResponseVerifyVoteExtension_VerifyStatus.ACCEPT };
   }
 
+  /**
+   * The snapshots on disk. A snapshot that cannot be read is left out (and one chunk answered as
+   * missing): an ABCI call that fails stops CometBFT, which a peer's request must never do.
+   */
   async listSnapshots() {
-    return { snapshots: [] };
+    const store = this.o.snapshots?.store;
+    try {
+      return {
+        snapshots: (store?.list() ?? []).map((m) => ({
+          height: BigInt(m.height),
+          format: m.format,
+          chunks: m.chunks,
+          hash: snapshotHash(m.chunkHashes),
+          metadata: encodeSnapshotMetadata(m.chunkHashes),
+        })),
+      };
+    } catch (err) {
+      this.log.warn({ err: errorMessage(err) }, 'cannot list state-sync snapshots');
+      return { snapshots: [] };
+    }
   }
 
-  async offerSnapshot() {
-    return { result: ResponseOfferSnapshot_Result.REJECT };
+  async loadSnapshotChunk(req: RequestLoadSnapshotChunk) {
+    try {
+      const chunk = this.o.snapshots?.store.chunk(Number(req.height), req.format, req.chunk);
+      return { chunk: chunk ?? EMPTY };
+    } catch (err) {
+      this.log.warn(
+        { height: Number(req.height), chunk: req.chunk, err: errorMessage(err) },
+        'cannot read a state-sync snapshot chunk',
+      );
+      return { chunk: EMPTY };
+    }
   }
 
-  async loadSnapshotChunk() {
-    return { chunk: EMPTY };
+  /**
+   * A snapshot a peer offers: accepted when it is of our format and its metadata (the chunk hashes)
+   * hashes to what it advertises; the app hash it comes with is the one CometBFT's light client
+   * verified, and the restored state must match it.
+   */
+  async offerSnapshot(req: RequestOfferSnapshot) {
+    const s = req.snapshot;
+    const Result = ResponseOfferSnapshot_Result;
+    if (!s || !this.o.snapshots) return { result: Result.REJECT };
+    if (s.format !== SNAPSHOT_FORMAT) {
+      this.log.info(
+        { height: Number(s.height), format: s.format },
+        'rejecting a snapshot of an unknown format',
+      );
+      return { result: Result.REJECT_FORMAT };
+    }
+    if (this.o.chain.latestHeight !== 0) {
+      this.log.warn({ height: Number(s.height) }, 'rejecting a snapshot: this node already has blocks');
+      return { result: Result.ABORT };
+    }
+    let chunkHashes: Uint8Array[];
+    try {
+      chunkHashes = decodeSnapshotMetadata(s.metadata, s.chunks);
+    } catch (err) {
+      this.log.warn({ height: Number(s.height), err: errorMessage(err) }, 'rejecting a snapshot');
+      return { result: Result.REJECT };
+    }
+    if (s.chunks < 1 || !equalBytes(snapshotHash(chunkHashes), s.hash)) {
+      this.log.warn({ height: Number(s.height) }, "rejecting a snapshot whose hash is not its chunks' hash");
+      return { result: Result.REJECT };
+    }
+    const dir = this.o.snapshots.restoreDir;
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    this.restoring = {
+      height: Number(s.height),
+      appHash: req.appHash,
+      chunkHashes,
+      received: new Array<boolean>(s.chunks).fill(false),
+    };
+    this.log.info(
+      { height: Number(s.height), chunks: s.chunks, app_hash: toHex(req.appHash).toUpperCase() },
+      'accepted a state-sync snapshot',
+    );
+    return { result: Result.ACCEPT };
   }
 
-  async applySnapshotChunk() {
-    return { result: ResponseApplySnapshotChunk_Result.ABORT, refetchChunks: [], rejectSenders: [] };
+  /**
+   * One chunk of the accepted snapshot: checked against its hash (a mismatch is fetched again from
+   * another peer and its sender rejected); with the last one the state is imported and checked.
+   */
+  async applySnapshotChunk(req: RequestApplySnapshotChunk) {
+    const Result = ResponseApplySnapshotChunk_Result;
+    const none = { refetchChunks: [] as number[], rejectSenders: [] as string[] };
+    const r = this.restoring;
+    const dir = this.o.snapshots?.restoreDir;
+    if (!r || !dir) return { result: Result.ABORT, ...none };
+    const { index } = req;
+    if (!Number.isInteger(index) || index < 0 || index >= r.chunkHashes.length)
+      return { result: Result.REJECT_SNAPSHOT, ...none };
+    if (!chunkMatches(req.chunk, r.chunkHashes[index])) {
+      this.log.warn(
+        { height: r.height, chunk: index, sender: req.sender },
+        'state-sync chunk does not match its hash; fetching it again',
+      );
+      return {
+        result: Result.RETRY,
+        refetchChunks: [index],
+        rejectSenders: req.sender ? [req.sender] : [],
+      };
+    }
+    writeFileSync(join(dir, `chunk-${index}`), req.chunk);
+    r.received[index] = true;
+    if (!r.received.every(Boolean)) return { result: Result.ACCEPT, ...none };
+    this.restoring = undefined;
+    const chunks = r.chunkHashes.length;
+    const files = function* () {
+      for (let i = 0; i < chunks; i++) yield readFileSync(join(dir, `chunk-${i}`));
+    };
+    try {
+      await this.o.chain.restore(r.height, r.appHash, () => readSnapshotItems(files()));
+    } catch (err) {
+      this.log.error({ height: r.height, err: errorMessage(err) }, 'state-sync snapshot refused');
+      return { result: Result.REJECT_SNAPSHOT, ...none };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    return { result: Result.ACCEPT, ...none };
+  }
+
+  /** Waits for a snapshot being written (the stores close after this). */
+  async close(): Promise<void> {
+    await this.snapshotting;
+  }
+
+  /**
+   * After committing a multiple of the interval, writes a snapshot of that state in the background:
+   * the export reads State Commit's view of that version, so later commits do not wait for it.
+   */
+  private maybeSnapshot(height: number, appHash: Uint8Array): void {
+    const s = this.o.snapshots;
+    if (!s || s.interval <= 0 || height % s.interval !== 0) return;
+    if (this.snapshotting) {
+      this.log.warn({ height }, 'skipping a state-sync snapshot: the previous one is still being written');
+      return;
+    }
+    const started = performance.now();
+    this.snapshotting = s.store
+      .write(height, appHash, this.o.chain.snapshotItems(height))
+      .then(
+        (m) =>
+          this.log.info(
+            {
+              height,
+              chunks: m.chunks,
+              items: m.items,
+              bytes: m.bytes,
+              size: m.size,
+              ms: Math.round(performance.now() - started),
+            },
+            'state-sync snapshot taken',
+          ),
+        (err) => this.log.warn({ height, err: errorMessage(err) }, 'state-sync snapshot failed'),
+      )
+      .finally(() => {
+        this.snapshotting = undefined;
+      });
+  }
+
+  /**
+   * The hash of block `height - 1`: from the block store, or for the first block after a state sync
+   * (whose parent was never stored here) from CometBFT. Never zeros: a parent hash that cannot be
+   * known fails the block.
+   */
+  private async parentHash(height: number): Promise<Uint8Array> {
+    if (height <= 1) return EMPTY;
+    const stored = this.o.chain.blocks.blockHashByHeight(height - 1);
+    if (stored) return stored;
+    if (!this.o.parentHash)
+      throw new ChainError(
+        'BAD_BLOCK',
+        `the hash of block ${height - 1}, the parent of ${height}, is unknown`,
+      );
+    return this.o.parentHash(height);
   }
 
   /**
@@ -282,9 +483,13 @@ export class ChaindAbciApp implements AbciApplication {
   }
 
   /** The block as chaind stores it: what FinalizeBlock says of it (see Block.hashFromEngine). */
-  private decidedBlock(req: RequestFinalizeBlock, height: number, time: Timestamp): Block {
+  private decidedBlock(
+    req: RequestFinalizeBlock,
+    height: number,
+    time: Timestamp,
+    parentHash: Uint8Array,
+  ): Block {
     const { chain, genesis } = this.o;
-    const parentHash = height > 1 ? (chain.blocks.blockHashByHeight(height - 1) ?? EMPTY) : EMPTY;
     const header: Header = {
       version: { block: BLOCK_PROTOCOL, app: 0 },
       chainId: genesis.chain_id,

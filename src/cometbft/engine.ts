@@ -22,6 +22,7 @@ import { type CometConfigOptions, writeCometConfig } from './config.ts';
 import { CometHealth } from './health.ts';
 import { CometLogTranslator } from './log-lines.ts';
 import { CometProcess } from './process.ts';
+import { SnapshotStore } from './snapshots.ts';
 import { type CometBroadcastResult, CometRpcClient } from './rpc-client.ts';
 
 export type CometSettings = Omit<
@@ -43,6 +44,8 @@ export interface CometEngineOptions {
   logger: Logger;
   /** The child died or the application cannot go on: the node stops, with this reason. */
   onFatal(reason: string): void;
+  /** `app.toml [state-sync]`: a snapshot every `interval` heights (0: none), the newest `keepRecent` kept. */
+  snapshots: { interval: number; keepRecent: number };
 }
 
 /** A unix socket path must fit sockaddr_un (108 bytes on Linux). */
@@ -53,6 +56,7 @@ export class CometEngine {
   readonly cometHome: string;
   private readonly translator: CometLogTranslator;
   private abci: AbciServer | undefined;
+  private app: ChaindAbciApp | undefined;
   private process: CometProcess | undefined;
   private rpcClient: CometRpcClient | undefined;
   private metricsPort = 0;
@@ -101,7 +105,17 @@ export class CometEngine {
       version: o.version,
       query: o.query,
       logger: o.logger,
+      snapshots: {
+        store: new SnapshotStore({
+          dir: join(o.dataDir, 'snapshots'),
+          keepRecent: o.snapshots.keepRecent,
+        }),
+        interval: o.snapshots.interval,
+        restoreDir: join(o.dataDir, 'snapshots', '.restore'),
+      },
+      parentHash: (height) => this.parentHashOf(height),
     });
+    this.app = app;
     this.abci = new AbciServer(socket, app, o.logger);
     await this.abci.listen();
     const [rpcPort, metricsPort] = await Promise.all([freePort(), freePort()]);
@@ -135,6 +149,33 @@ export class CometEngine {
     this.health.stop();
     await this.process?.stop();
     await this.abci?.close();
+    await this.app?.close();
+  }
+
+  /**
+   * The parent hash of block `height` as CometBFT holds it: the header of `height` (stored by
+   * CometBFT before it asks the application to finalize it) names its parent. Asked only for the
+   * first block after a state sync; retried briefly, and a failure fails the block rather than
+   * storing a made-up hash.
+   */
+  private async parentHashOf(height: number): Promise<Uint8Array> {
+    let last: unknown;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      try {
+        const r = await this.rpc.call<{ header: { last_block_id: { hash: string } } }>('header', {
+          height: String(height),
+        });
+        const hash = fromHex(r.header.last_block_id.hash);
+        if (hash.length === 32) return hash;
+        last = new Error(`header ${height} names no parent hash`);
+      } catch (err) {
+        last = err;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error(
+      `the hash of block ${height - 1} (the parent of ${height}) is not available from CometBFT: ${(last as Error).message}`,
+    );
   }
 
   /**

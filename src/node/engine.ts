@@ -173,7 +173,7 @@ export function createEngine(
 }
 
 /** What network mode needs beyond the embedded engine's options (node.ts maps the config). */
-export type NetworkSettings = Pick<CometEngineOptions, 'settings' | 'query' | 'onFatal'> & {
+export type NetworkSettings = Pick<CometEngineOptions, 'settings' | 'query' | 'onFatal' | 'snapshots'> & {
   /** `[consensus] cometbft-binary` (empty: the installed one). */
   binary: string;
 };

@@ -91,10 +91,12 @@ export class LatestOnlyStateStore implements StateStore {
 
   async prune(): Promise<void> {}
 
+  /**
+   * A state-sync restore: State Commit already holds the imported state, which is all this store
+   * reads, so the entries are not even read; nothing from before the snapshot is kept.
+   */
   async import(): Promise<void> {
-    throw new StateHistoryDisabledError(
-      'a State Store import needs state-store.ss-enable = true: this node keeps no State Store',
-    );
+    this.undo.clear();
   }
 
   async rollback(): Promise<void> {

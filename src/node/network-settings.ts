@@ -16,6 +16,10 @@ export function networkSettings(
     binary: cfg.consensus.cometbftBinary,
     query,
     onFatal,
+    snapshots: {
+      interval: o.config.app.stateSync.snapshotInterval,
+      keepRecent: o.config.app.stateSync.snapshotKeepRecent,
+    },
     settings: {
       moniker: cfg.moniker,
       logLevel: cfg.logLevel,

@@ -99,7 +99,14 @@ export class NodeChainReader implements ChainReader {
   }
 
   stateUnavailableReason(): string | undefined {
-    return this.d.ss.unavailableReason;
+    if (this.d.ss.unavailableReason) return this.d.ss.unavailableReason;
+    // a state-synced node holds no block at or below its snapshot, and state from the snapshot on
+    // (until the State Store prunes past it)
+    const blocksFrom = this.d.blocks.earliestHeight();
+    const stateFrom = this.earliestStateHeight();
+    if (blocksFrom !== undefined && blocksFrom > 1 && blocksFrom === stateFrom + 1)
+      return `restored from a state-sync snapshot of height ${stateFrom}`;
+    return undefined;
   }
 
   async block(height: number): Promise<BlockView | undefined> {

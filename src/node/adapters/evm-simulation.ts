@@ -13,6 +13,7 @@ import { Simulation, SimulationError } from '../../execution/simulation/simulate
 import type { AccountOverride, BlockOverrides } from '../../rpc/codecs/overrides.ts';
 import type { CallObject } from '../../rpc/codecs/call.ts';
 import type { ChainReader } from '../../rpc/evm/backend.ts';
+import { HeightPrunedError } from '../../rpc/evm/resolve.ts';
 import type { CallResult, SimulationBackend } from '../../rpc/evm/simulate.ts';
 import { ChainError } from '../../util/errors.ts';
 
@@ -43,7 +44,14 @@ export class NodeSimulation implements SimulationBackend {
   /** The block context of `height` (geth runs a call "in" the requested block). */
   private async env(height: number): Promise<BlockEnv> {
     const view = await this.m.reader.block(height);
-    if (!view) throw new ChainError('RPC_BLOCK_MISSING', `block ${height} is not available`);
+    if (!view) {
+      // the state after a block can be held without the block itself (a node restored from a
+      // snapshot of that height): a call needs the block's time and base fee too
+      const earliest = this.m.reader.earliestBlockHeight();
+      if (height < earliest)
+        throw new HeightPrunedError(height, earliest, 'the block of a call', 'not stored');
+      throw new ChainError('RPC_BLOCK_MISSING', `block ${height} is not available`);
+    }
     return {
       height: BigInt(height),
       timestamp: BigInt(view.timestamp),

@@ -177,6 +177,24 @@ export class BlockStore {
     });
   }
 
+  /**
+   * Makes an empty store begin above `height` (a node restored from a state-sync snapshot of that
+   * height has no block at or below it): latest becomes `height` and earliest `height + 1`, so the
+   * next block stored is `height + 1` and lookups below it answer as pruned ones do.
+   */
+  startAfter(height: number): Promise<void> {
+    return this.exclusive(async () => {
+      assertHeightArg(height, 'startAfter');
+      if (this.latest !== undefined) throw new BlockHeightError(height + 1, this.latest + 1);
+      await this.kv.write([
+        { type: 'put', key: META_LATEST, value: encodeU64(height) },
+        { type: 'put', key: META_EARLIEST, value: encodeU64(height + 1) },
+      ]);
+      this.latest = height;
+      this.earliest = height + 1;
+    });
+  }
+
   /** Removes every height above `height` (blocks, receipts, results, blooms, index entries). */
   truncateAbove(height: number): Promise<void> {
     return this.exclusive(async () => {

@@ -27,22 +27,36 @@ export async function* exportItems(
 ): AsyncGenerator<SnapshotItem> {
   const views = await iavl.viewsAt(version);
   const names = [...views.keys()];
+  let rows: AsyncGenerator<[Uint8Array, Uint8Array]> | undefined;
+  let first: IteratorResult<[Uint8Array, Uint8Array]> | undefined;
   if (flat) {
-    // flatkv keeps only its latest rows (older versions exist only as undo records)
-    if (version !== flat.version) throw new VersionUnavailableError(version, flat.version, flat.version);
+    // flatkv's read view of the version is taken now, before the stores that sort first are
+    // exported: it reaches back only as far as its memory layer, which later commits' flushes move
+    rows = flat.export(version);
+    first = await rows.next();
     names.push(EVM);
   }
   names.sort();
-  for (const name of names) {
-    yield { store: { name } };
-    if (flat && name === EVM) {
-      for await (const [key, value] of flat.export(version))
-        yield { iavl: { key, value, version: BigInt(version), height: 0 } };
-      continue;
+  try {
+    for (const name of names) {
+      yield { store: { name } };
+      if (rows && name === EVM) {
+        for (let r = first!; !r.done; r = await rows.next()) {
+          const [key, value] = r.value;
+          yield { iavl: { key, value, version: BigInt(version), height: 0 } };
+        }
+        rows = undefined;
+        continue;
+      }
+      for (const n of views.get(name)!.postOrder()) {
+        yield {
+          iavl: { key: n.key, value: n.value ?? EMPTY, version: BigInt(n.version), height: n.height },
+        };
+      }
     }
-    for (const n of views.get(name)!.postOrder()) {
-      yield { iavl: { key: n.key, value: n.value ?? EMPTY, version: BigInt(n.version), height: n.height } };
-    }
+  } finally {
+    // an export abandoned early releases flatkv's read view
+    await rows?.return(undefined);
   }
 }
 

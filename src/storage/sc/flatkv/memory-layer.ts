@@ -90,6 +90,23 @@ export class MemoryLayer {
     this.records.push({ version, writes: list, root, lattices });
   }
 
+  /**
+   * The rows `version` has over the KV store: the committed writes of the versions up to it still in
+   * memory (being flushed or queued), the newest per key. Undefined when the KV store may already
+   * hold a later version's rows (a flush reached past `version`, or is writing past it), so that the
+   * KV store read now plus these rows is exactly `version`.
+   */
+  rowsAt(version: number): BytesMap<Pending> | undefined {
+    if (this.kvVersion > version) return undefined;
+    if (this.flushingRecords.some((r) => r.version > version)) return undefined;
+    const out = new BytesMap<Pending>();
+    for (const r of [...this.flushingRecords, ...this.records]) {
+      if (r.version > version) break;
+      for (const p of r.writes) out.set(p.key, p, p.hash);
+    }
+    return out;
+  }
+
   /** Root of a version still in memory. */
   rootOf(version: number): Uint8Array | undefined {
     return (

@@ -14,7 +14,8 @@
  * rows of later versions in the KV store (they are all rewritten by the replay, so reads are right).
  *
  * Without a log (unit tests on the memory engine) each block is one atomic KV write.
- * Rollback, export and import first flush everything, then work on the KV store alone.
+ * Rollback and import first flush everything, then work on the KV store alone; export reads the KV
+ * store with the memory layer's rows of its version over it.
  *
  * This file ties the parts together: working-set.ts (the block being built and its lattice),
  * block-log.ts (the log), memory-layer.ts (committed rows and their flush), undo.ts (rollback's
@@ -331,15 +332,21 @@ export class FlatKV {
     this.log.info({ version: target }, 'flatkv rolled back');
   }
 
-  /** Every (evm key, value) row of the committed version, from a consistent read view. */
+  /**
+   * Every (evm key, value) row of a committed version: a KV read view with the memory layer's rows
+   * of that version over it, both taken at once (no await between), so blocks committed while the
+   * export runs do not show. Reaches back to the oldest version no flush has gone past (the memory
+   * layer holds the rows of everything newer than the KV store), which is what lets an export
+   * start after its version and run beside later commits.
+   */
   async *export(version = this.version): AsyncGenerator<[Uint8Array, Uint8Array]> {
-    await this.memory.flushAll();
+    if (this.memory.failure) throw this.memory.failure;
+    const overlay = version <= this.version ? this.memory.rowsAt(version) : undefined;
+    if (!overlay) throw new VersionUnavailableError(version, this.memory.kvVersion, this.version);
     const snap = this.db.snapshot();
     try {
-      // a block committed while the flush ran is not in the snapshot's rows
-      if (this.version !== version || this.memory.unflushedRows > 0)
-        throw new VersionUnavailableError(version, this.version, this.version);
-      yield* rowsOf(snap);
+      for await (const row of rowsOf(snap)) if (!overlay.has(row[0])) yield row;
+      for (const p of overlay.values()) if (p.value !== undefined) yield [p.key, p.value];
     } finally {
       snap.release();
     }

@@ -123,6 +123,35 @@ test('heights must extend the chain by one; the first block may start anywhere',
   }
 });
 
+test('startAfter (a state-sync restore): the empty store begins above the snapshot height, across reopen', async () => {
+  const dir = tempDir('blocks-');
+  try {
+    let store = await openBlockStore({ dataDir: dir.path, sync: false });
+    await store.startAfter(20);
+    assert.equal(store.latestHeight(), 20);
+    assert.equal(store.earliestHeight(), 21);
+    assert.equal(store.blockByHeight(20), undefined);
+    const blocks = chain(2, 3, 21);
+    await assert.rejects(
+      store.putBlock(chain(1, 3, 22)[0].block),
+      /cannot store height 22; the next height is 21/,
+    );
+    await store.putBlock(blocks[0].block, blocks[0].receipts, blocks[0].results);
+    await store.close();
+    store = await openBlockStore({ dataDir: dir.path, sync: false });
+    assert.equal(store.latestHeight(), 21);
+    assert.equal(store.earliestHeight(), 21);
+    assertBlockReadable(store, blocks[0]);
+    await fill(store, blocks.slice(1));
+    assert.equal(store.latestHeight(), 22);
+    // only an empty store starts anywhere
+    await assert.rejects(store.startAfter(40), BlockHeightError);
+    await store.close();
+  } finally {
+    dir.remove();
+  }
+});
+
 test('a putBlock that throws leaves nothing behind (validation happens before the write)', async () => {
   const dir = tempDir('blocks-');
   try {
