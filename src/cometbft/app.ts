@@ -48,7 +48,7 @@ import {
 import { sha256 } from '../crypto/hash.ts';
 import { wrapEthTransaction } from '../execution/tx-wrap.ts';
 import { type AdmissionPools, checkTxRaw, poolHolds } from '../mempool/check-tx.ts';
-import { equalBytes, toHex } from '../primitives/bytes.ts';
+import { concatBytes, equalBytes, toHex } from '../primitives/bytes.ts';
 import type { Block } from '../storage/blocks/types.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
@@ -522,18 +522,8 @@ export class ChaindAbciApp implements AbciApplication {
 }
 
 function executionKey(height: number, time: Timestamp, txs: Uint8Array[]): string {
-  const digest = sha256(concatAll(txs.map((tx) => sha256(tx))));
+  const digest = sha256(concatBytes(...txs.map((tx) => sha256(tx))));
   return `${height}:${time.seconds}:${toHex(digest)}`;
-}
-
-function concatAll(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 function fromPbTime(t: PbTimestamp | undefined): Timestamp {

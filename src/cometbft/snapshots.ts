@@ -21,7 +21,7 @@ import { SnapshotItem as SnapshotItemCodec } from 'cosmjs-types/cosmos/store/sna
 import type { SnapshotItem } from 'cosmjs-types/cosmos/store/snapshots/v1/snapshot';
 import { putUvarint, uvarintLength } from '../codec/varint.ts';
 import { sha256 } from '../crypto/hash.ts';
-import { equalBytes, fromHex, toHex } from '../primitives/bytes.ts';
+import { concatBytes, equalBytes, fromHex, toHex } from '../primitives/bytes.ts';
 import { ChainError } from '../util/errors.ts';
 
 export const SNAPSHOT_FORMAT = 1;
@@ -53,12 +53,12 @@ export class SnapshotError extends ChainError {
 
 /** The hash ABCI advertises for a snapshot: SHA-256 over its chunk hashes in order. */
 export function snapshotHash(chunkHashes: Uint8Array[]): Uint8Array {
-  return sha256(concat(chunkHashes));
+  return sha256(concatBytes(...chunkHashes));
 }
 
 /** ABCI metadata: the chunk hashes concatenated. */
 export function encodeSnapshotMetadata(chunkHashes: Uint8Array[]): Uint8Array {
-  return concat(chunkHashes);
+  return concatBytes(...chunkHashes);
 }
 
 export function decodeSnapshotMetadata(metadata: Uint8Array, chunks: number): Uint8Array[] {
@@ -379,14 +379,4 @@ function readVarint(buf: Uint8Array, off: number): [number, number] | undefined 
   }
   if (buf.length - off >= 8) throw new SnapshotError('snapshot item length prefix is too long');
   return undefined;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }

@@ -5,6 +5,7 @@
  * against the pinned CometBFT's .proto files).
  */
 import { Request, Response } from 'cosmjs-types/tendermint/abci/types';
+import { concatBytes } from '../../primitives/bytes.ts';
 
 /** Largest message accepted from CometBFT: a block of `max_bytes` plus its request envelope. */
 export const MAX_ABCI_MESSAGE_BYTES = 256 * 1024 * 1024;
@@ -43,7 +44,7 @@ export class FrameReader {
   private buf: Uint8Array = new Uint8Array(0);
 
   push(chunk: Uint8Array): Uint8Array[] {
-    this.buf = this.buf.length === 0 ? chunk : concat(this.buf, chunk);
+    this.buf = this.buf.length === 0 ? chunk : concatBytes(this.buf, chunk);
     const out: Uint8Array[] = [];
     let pos = 0;
     for (;;) {
@@ -71,13 +72,6 @@ export class FrameReader {
     this.buf = pos === this.buf.length ? new Uint8Array(0) : this.buf.slice(pos);
     return out;
   }
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
 }
 
 export { Request, Response };
