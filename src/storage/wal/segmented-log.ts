@@ -91,12 +91,13 @@ interface Segment extends SegmentInfo {
   size: number;
 }
 
+// fs.write's promisified form resolves { bytesWritten, buffer }, not the count
 const writeAsync = promisify(write) as unknown as (
   fd: number,
   buf: Uint8Array,
   offset: number,
   length: number,
-) => Promise<number>;
+) => Promise<{ bytesWritten: number }>;
 const datasyncAsync = promisify(fdatasync);
 
 export class SegmentedLog {
@@ -184,7 +185,7 @@ export class SegmentedLog {
     const { seg, record } = this.prepare(version, payload);
     const fd = this.fd!;
     for (let written = 0; written < record.length;)
-      written += await writeAsync(fd, record, written, record.length - written);
+      written += (await writeAsync(fd, record, written, record.length - written)).bytesWritten;
     if (this.sync) await datasyncAsync(fd);
     this.appended(seg, version, record.length);
   }
