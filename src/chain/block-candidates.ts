@@ -7,7 +7,9 @@ import { cosmosTxHash } from '../app/cosmos-tx.ts';
 import type { CosmosPool } from '../mempool/cosmos-pool.ts';
 import type { Mempool } from '../mempool/mempool.ts';
 import type { AccountReader } from '../mempool/types.ts';
+import { toHex } from '../primitives/bytes.ts';
 import type { BlockTx, ExecutedBlock } from './block-execution.ts';
+import type { CommittedBlock } from './chain.ts';
 
 export interface BlockPools {
   mempool: Mempool;
@@ -60,4 +62,15 @@ export async function settleCommitted(
     height,
     executed.cosmosResults.map((r) => cosmosTxHash(executed.txs[r.index])),
   );
+}
+
+/** The fields of the `committed block` log line both engines write. */
+export function committedBlockFields(c: CommittedBlock): Record<string, unknown> {
+  return {
+    height: c.block.header.height,
+    txs: c.block.txs.length,
+    gas_used: c.executed.gasUsed.toString(),
+    app_hash: toHex(c.appHash).toUpperCase(),
+    hash: toHex(c.block.hash).toUpperCase(),
+  };
 }

@@ -35,7 +35,12 @@ import type { Timestamp as PbTimestamp } from 'cosmjs-types/google/protobuf/time
 import { cosmosTxHash } from '../app/cosmos-tx.ts';
 import type { Genesis } from '../app/genesis.ts';
 import { type BlockTx, executeBlock, type ExecutedBlock } from '../chain/block-execution.ts';
-import { blockCandidates, dropRejected, settleCommitted } from '../chain/block-candidates.ts';
+import {
+  blockCandidates,
+  committedBlockFields,
+  dropRejected,
+  settleCommitted,
+} from '../chain/block-candidates.ts';
 import type { Chain } from '../chain/chain.ts';
 import {
   type BlockIdFlag,
@@ -232,16 +237,7 @@ export class ChaindAbciApp implements AbciApplication {
     const { block, executed } = committed;
     const height = block.header.height;
     await settleCommitted(pools, height, executed, chain.latestAccounts);
-    this.log.info(
-      {
-        height,
-        txs: block.txs.length,
-        gas_used: executed.gasUsed.toString(),
-        app_hash: toHex(committed.appHash).toUpperCase(),
-        hash: toHex(block.hash).toUpperCase(),
-      },
-      'committed block',
-    );
+    this.log.info(committedBlockFields(committed), 'committed block');
     this.maybeSnapshot(height, committed.appHash);
     // every block stays in chaind's block store, and CometBFT keeps its own for peers that sync
     return { retainHeight: 0n };

@@ -14,7 +14,12 @@ import { ed25519Address, type Ed25519Key, ed25519Sign } from '../crypto/node-key
 import type { Mempool } from '../mempool/mempool.ts';
 import type { CosmosPool } from '../mempool/cosmos-pool.ts';
 import { executeBlock, type ExecutedBlock } from '../chain/block-execution.ts';
-import { blockCandidates, dropRejected, settleCommitted } from '../chain/block-candidates.ts';
+import {
+  blockCandidates,
+  committedBlockFields,
+  dropRejected,
+  settleCommitted,
+} from '../chain/block-candidates.ts';
 import { cosmosTxHash } from '../app/cosmos-tx.ts';
 import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
 import { equalBytes, toHex } from '../primitives/bytes.ts';
@@ -251,16 +256,7 @@ export class BlockProducer {
       this.log.debug({ tx: toHex(hash), reason }, 'tx left out of block'),
     );
     await settleCommitted(pools, height, executed, chain.latestAccounts);
-    this.log.info(
-      {
-        height,
-        txs: executed.txs.length,
-        gas_used: executed.gasUsed.toString(),
-        app_hash: toHex(committed.appHash).toUpperCase(),
-        hash: toHex(block.hash).toUpperCase(),
-      },
-      'committed block',
-    );
+    this.log.info(committedBlockFields(committed), 'committed block');
     return block;
   }
 

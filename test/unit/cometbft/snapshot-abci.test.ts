@@ -14,23 +14,12 @@ import type { Chain } from '../../../src/chain/chain.ts';
 import { ChaindAbciApp } from '../../../src/cometbft/app.ts';
 import { SnapshotStore } from '../../../src/cometbft/snapshots.ts';
 import { equalBytes, toHex } from '../../../src/primitives/bytes.ts';
-import { MemoryKVStore } from '../../../src/storage/kv/memory.ts';
-import type { KVStore } from '../../../src/storage/kv/types.ts';
 import { CommitStore } from '../../../src/storage/sc/commit-store.ts';
 import type { SnapshotItem } from '../../../src/storage/sc/snapshot-items.ts';
 import { silentLogger } from '../../../src/util/logger.ts';
-import { randomBlock, randomEvmBlock, rng, tempDir, type Model } from '../storage/sc/helpers.ts';
+import { commitRandomBlock, memoryKV, rng, tempDir, type Model } from '../storage/sc/helpers.ts';
 
 const STORES = ['acc', 'bank', 'evm', 'staking'];
-
-function memoryKV(): (path: string) => Promise<KVStore> {
-  const dbs = new Map<string, MemoryKVStore>();
-  return async (path) => {
-    let db = dbs.get(path);
-    if (!db) dbs.set(path, (db = new MemoryKVStore()));
-    return Object.assign(Object.create(db), { close: async () => {} }) as KVStore;
-  };
-}
 
 /**
  * The two sides: a serving app over a State Commit of 8 blocks with its snapshot of "height 7"
@@ -41,14 +30,7 @@ async function setup(dir: string) {
   const source = await CommitStore.open({ dir: join(dir, 'src'), stores: STORES, openKV: memoryKV() });
   const r = rng(3);
   const model: Model = new Map();
-  for (let v = 1; v <= 8; v++) {
-    const cs = randomBlock(r, model, ['acc', 'bank', 'staking'], 30);
-    const evm = model.get('evm') ?? new Map();
-    model.set('evm', evm);
-    cs.push({ store: 'evm', pairs: randomEvmBlock(r, evm, 30) });
-    source.applyChangeSets(v, cs);
-    await source.commit();
-  }
+  for (let v = 1; v <= 8; v++) await commitRandomBlock(source, r, model, v, 30);
   const store = new SnapshotStore({ dir: join(dir, 'snaps'), keepRecent: 2, chunkBytes: 1024 });
   await store.write(7, source.appHash(), source.export(8));
   const serving = new ChaindAbciApp({

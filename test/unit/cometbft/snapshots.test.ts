@@ -14,36 +14,18 @@ import {
   SnapshotStore,
 } from '../../../src/cometbft/snapshots.ts';
 import { toHex } from '../../../src/primitives/bytes.ts';
-import { MemoryKVStore } from '../../../src/storage/kv/memory.ts';
-import type { KVStore } from '../../../src/storage/kv/types.ts';
 import { CommitStore } from '../../../src/storage/sc/commit-store.ts';
 import type { SnapshotItem } from '../../../src/storage/sc/snapshot-items.ts';
-import { randomBlock, randomEvmBlock, rng, tempDir, type Model } from '../storage/sc/helpers.ts';
+import { commitRandomBlock, memoryKV, rng, tempDir, type Model } from '../storage/sc/helpers.ts';
 
 const STORES = ['acc', 'bank', 'evm', 'staking'];
-
-function memoryKV(): (path: string) => Promise<KVStore> {
-  const dbs = new Map<string, MemoryKVStore>();
-  return async (path) => {
-    let db = dbs.get(path);
-    if (!db) dbs.set(path, (db = new MemoryKVStore()));
-    return Object.assign(Object.create(db), { close: async () => {} }) as KVStore;
-  };
-}
 
 /** A State Commit with `blocks` random blocks over every store (EVM rows in flatkv). */
 async function filledStore(dir: string, blocks: number): Promise<CommitStore> {
   const sc = await CommitStore.open({ dir, stores: STORES, openKV: memoryKV() });
   const r = rng(7);
   const model: Model = new Map();
-  for (let v = 1; v <= blocks; v++) {
-    const cs = randomBlock(r, model, ['acc', 'bank', 'staking'], 40);
-    const evm = model.get('evm') ?? new Map();
-    model.set('evm', evm);
-    cs.push({ store: 'evm', pairs: randomEvmBlock(r, evm, 40) });
-    sc.applyChangeSets(v, cs);
-    await sc.commit();
-  }
+  for (let v = 1; v <= blocks; v++) await commitRandomBlock(sc, r, model, v, 40);
   return sc;
 }
 
@@ -130,14 +112,7 @@ test('a snapshot written while later blocks commit holds the state of its own ve
     const writing = store.write(10, appHash, sc.export(10));
     const r = rng(99);
     const model: Model = new Map();
-    for (let v = 11; v <= 14; v++) {
-      const cs = randomBlock(r, model, ['acc', 'bank', 'staking'], 40);
-      const evm = model.get('evm') ?? new Map();
-      model.set('evm', evm);
-      cs.push({ store: 'evm', pairs: randomEvmBlock(r, evm, 40) });
-      sc.applyChangeSets(v, cs);
-      await sc.commit();
-    }
+    for (let v = 11; v <= 14; v++) await commitRandomBlock(sc, r, model, v, 40);
     const meta = await writing;
     assert.notEqual(toHex(sc.appHash()), toHex(appHash));
     const chunks = meta.chunkHashes.map((_, i) => store.chunk(10, SNAPSHOT_FORMAT, i)!);
@@ -165,12 +140,7 @@ test('flatkv exports a past version until a flush goes past it, then names what 
     const model: Model = new Map();
     const hashes: string[] = [];
     const commitBlock = async (v: number) => {
-      const cs = randomBlock(r, model, ['acc', 'bank', 'staking'], 20);
-      const evm = model.get('evm') ?? new Map();
-      model.set('evm', evm);
-      cs.push({ store: 'evm', pairs: randomEvmBlock(r, evm, 20) });
-      sc.applyChangeSets(v, cs);
-      hashes[v] = toHex((await sc.commit()).appHash);
+      hashes[v] = toHex(await commitRandomBlock(sc, r, model, v, 20));
     };
     for (let v = 1; v <= 5; v++) await commitBlock(v);
     // version 5 is in the memory layer: exported after version 6 commits, it is still version 5

@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { toHex } from '../../../../src/primitives/bytes.ts';
 import type { ChangeSet } from '../../../../src/storage/sc/types.ts';
+import type { CommitStore } from '../../../../src/storage/sc/commit-store.ts';
+import { MemoryKVStore } from '../../../../src/storage/kv/memory.ts';
+import type { KVStore } from '../../../../src/storage/kv/types.ts';
 
 export { seededRandom as rng } from '../../../helpers/random.ts';
 
@@ -97,4 +100,33 @@ export function randomEvmBlock(r: () => number, kv: Map<string, Uint8Array>, n: 
     }
   }
   return pairs;
+}
+
+/** flatkv's KV engine for a CommitStore in memory: one MemoryKVStore per path, kept across reopens. */
+export function memoryKV(): (path: string) => Promise<KVStore> {
+  const dbs = new Map<string, MemoryKVStore>();
+  return async (path) => {
+    let db = dbs.get(path);
+    if (!db) dbs.set(path, (db = new MemoryKVStore()));
+    return Object.assign(Object.create(db), { close: async () => {} }) as KVStore;
+  };
+}
+
+/**
+ * Commits one random block at `version` over the Cosmos stores `acc`, `bank`, `staking` and the evm
+ * store (EVM-layout keys), recording what it wrote in `model`; returns the app hash.
+ */
+export async function commitRandomBlock(
+  sc: CommitStore,
+  r: () => number,
+  model: Model,
+  version: number,
+  perStore: number,
+): Promise<Uint8Array> {
+  const cs = randomBlock(r, model, ['acc', 'bank', 'staking'], perStore);
+  const evm = model.get('evm') ?? new Map();
+  model.set('evm', evm);
+  cs.push({ store: 'evm', pairs: randomEvmBlock(r, evm, perStore) });
+  sc.applyChangeSets(version, cs);
+  return (await sc.commit()).appHash;
 }
