@@ -207,8 +207,14 @@ test('with one validator stopped the chain finalizes; with two it stops and says
       )
         break;
     }
-    if (Date.now() > deadline)
-      throw new Error(`validator3 did not catch up: ${JSON.stringify(observed.slice(-5))}`);
+    if (Date.now() > deadline) {
+      // what the node said, so a failure here can be understood from the CI log alone
+      const p = net!.processes.get('validator3');
+      throw new Error(
+        `validator3 did not catch up: ${JSON.stringify(observed.slice(-5))}; exit ${p?.child.exitCode}; ` +
+          `last lines:\n${p?.lines.slice(-20).join('\n')}\nstderr: ${p?.stderr.slice(-2000)}`,
+      );
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   // while it was behind, no signal said it was current
