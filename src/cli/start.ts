@@ -17,6 +17,8 @@ export interface StartOptions {
   /** Raw CLI overrides keyed by schema flag name. */
   flags: Record<string, string>;
   env?: Record<string, string | undefined>;
+  /** `chaind dev`: the producer logs each included tx at INFO and empty blocks at DEBUG. */
+  devLogs?: boolean;
 }
 
 const STOP_TIMEOUT_MS = 15_000;
@@ -47,7 +49,7 @@ export function configuredNode(
     );
   }
   const genesis = parseGenesis(readFileSync(genesisPath, 'utf8'), genesisPath);
-  return { node: new ChainNode({ home: o.home, config, genesis, logger }), logger };
+  return { node: new ChainNode({ home: o.home, config, genesis, logger, devLogs: o.devLogs }), logger };
 }
 
 export async function startNode(o: StartOptions): Promise<ChainNode> {

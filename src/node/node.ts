@@ -11,6 +11,7 @@ import type { Genesis } from '../app/genesis.ts';
 import type { Chain } from '../chain/chain.ts';
 import type { TxSubmission } from '../chain/engine.ts';
 import type { SyncStatus } from '../chain/sync-status.ts';
+import { PendingBlocks } from '../chain/pending-block.ts';
 import type { NodeConfig } from '../config/schema.ts';
 import type { CosmosPool } from '../mempool/cosmos-pool.ts';
 import type { Mempool } from '../mempool/mempool.ts';
@@ -50,6 +51,8 @@ export interface NodeOptions {
   config: NodeConfig;
   genesis: Genesis;
   logger: Logger;
+  /** A local dev chain's producer log (ProducerOptions.devLogs). */
+  devLogs?: boolean;
 }
 
 /**
@@ -151,6 +154,7 @@ export class ChainNode {
             genesis,
             consensus: config.config.consensus,
             logger,
+            devLogs: this.opts.devLogs,
             network:
               config.config.consensus.engine === 'cometbft'
                 ? networkSettings(
@@ -177,7 +181,15 @@ export class ChainNode {
         // one dispatcher and one filter store for HTTP and WebSocket
         const rpc = new EvmRpc(
           { evm, genesis, logger, registry: this.metricsRegistry },
-          { chain, ss: stores.ss, sc: stores.sc, mempool, submission, sync },
+          {
+            chain,
+            ss: stores.ss,
+            sc: stores.sc,
+            mempool,
+            submission,
+            sync,
+            pending: new PendingBlocks(chain, { mempool, cosmosPool }),
+          },
         );
         const http = evm.httpEnabled ? rpc.http() : undefined;
         await http?.start();
