@@ -27,6 +27,11 @@ test('on-demand mining: a deploy not waited for is callable at once; a block per
   const blockNumber = async () => Number(await provider.send('eth_blockNumber', []));
 
   assert.equal(await blockNumber(), 0, 'no empty blocks');
+  // a fresh chain suggests geth's default tip, and a gas price of the base fee plus it
+  const GWEI = 1_000_000_000n;
+  const genesis = await provider.send('eth_getBlockByNumber', ['0x0', false]);
+  assert.equal(BigInt(await provider.send('eth_maxPriorityFeePerGas', [])), GWEI);
+  assert.equal(BigInt(await provider.send('eth_gasPrice', [])), BigInt(genesis.baseFeePerGas) + GWEI);
   // deploy, and call without waitForDeployment(): the call's gas estimate must see the contract
   const deployed = (await new ContractFactory(
     counter.abi as never,
