@@ -6,8 +6,9 @@
  *
  * It is executed on demand, only when a `pending` read asks, and kept while neither the latest height
  * nor the candidates change (the key is the height and the candidates' hashes: the same txs on the
- * same state give the same writes). Nothing of it is stored or committed; a block committed during its
- * execution (the reads then mix two versions) makes the run start again on the new latest state.
+ * same state give the same writes). Nothing of it is stored or committed. It reads State Commit only
+ * while SC holds the latest version alone (VersionedState.committedGet); a block committed during its
+ * execution makes a read fall outside that, and the run starts again on the new latest state.
  */
 import { cosmosTxHash } from '../app/cosmos-tx.ts';
 import { timestampFromDate } from '../codec/cometbft.ts';
@@ -16,7 +17,7 @@ import { toHex } from '../primitives/bytes.ts';
 import type { StateReader } from '../state/overlay.ts';
 import { type BlockPools, blockCandidates } from './block-candidates.ts';
 import { type BlockTx, executeBlock } from './block-execution.ts';
-import type { Chain } from './chain.ts';
+import { type Chain, stateVersion } from './chain.ts';
 
 /** What the pending txs change, and the block context they ran in. */
 export interface PendingExecution {
@@ -61,7 +62,7 @@ export class PendingBlocks {
   private readonly chain: Chain;
   private readonly pools: BlockPools;
   private readonly now: () => number;
-  private cached: { key: string; block: Promise<PendingBlock> } | undefined;
+  private cached: { key: string; block: Promise<PendingBlock | undefined> } | undefined;
 
   constructor(chain: Chain, pools: BlockPools, now: () => number = Date.now) {
     this.chain = chain;
@@ -85,14 +86,27 @@ export class PendingBlocks {
         });
       }
       const block = await cached.block;
-      if (this.chain.latestHeight === parentHeight) return block;
+      if (block && this.chain.latestHeight === parentHeight) return block;
       if (this.cached?.key === key) this.cached = undefined;
       if (run >= MAX_RUNS) return { parentHeight: this.chain.latestHeight, execution: undefined };
     }
   }
 
-  private async execute(parentHeight: number, candidates: BlockTx[]): Promise<PendingBlock> {
+  /** undefined: a commit raced the run. */
+  private async execute(parentHeight: number, candidates: BlockTx[]): Promise<PendingBlock | undefined> {
     const chain = this.chain;
+    const version = stateVersion(parentHeight);
+    let raced = false;
+    const state: StateReader = {
+      get: (store, key) => {
+        const read = chain.states.committedGet(store, key, version);
+        if (read) return read.value;
+        // SC has moved on: this run is void
+        raced = true;
+        return undefined;
+      },
+      stable: true,
+    };
     const parentTime = chain.blocks.headerByHeight(parentHeight)?.header.time;
     const nowMs = this.now();
     const ms = parentTime ? Math.max(nowMs, parentTime.seconds * 1000) : nowMs;
@@ -101,14 +115,22 @@ export class PendingBlocks {
       time: timestampFromDate(new Date(ms)),
       appHash: chain.appHash,
     };
-    const executed = await executeBlock(
-      chain.common,
-      chain.state,
-      chain.contextFor({ header }),
-      chain.feeParams,
-      candidates,
-      'propose',
-    );
+    let executed;
+    try {
+      executed = await executeBlock(
+        chain.common,
+        state,
+        chain.contextFor({ header }),
+        chain.feeParams,
+        candidates,
+        'propose',
+      );
+    } catch (err) {
+      // a run on reads that no longer hold may fail in any way: it is void, not an error
+      if (raced) return undefined;
+      throw err;
+    }
+    if (raced) return undefined;
     const writes = new Map<string, Uint8Array | undefined>();
     for (const { store, writes: list } of executed.overlay.changes())
       for (const w of list) writes.set(readId(store, w.key), w.value);

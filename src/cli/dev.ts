@@ -93,7 +93,7 @@ export function devMining(
 function miningLine(m: DevMining): string {
   switch (m.kind) {
     case 'on-demand':
-      return 'Mining: on demand: a block as soon as transactions wait, none otherwise (eth_sendRawTransaction answers once its block is committed); --block-time <duration> for a block every interval';
+      return 'Mining: on demand, a block as soon as transactions wait (a tx is answered once mined; --block-time 1s: a block every second)';
     case 'interval':
       return `Mining: a block every ${formatDuration(m.ms)} (--block-time), empty or not`;
     case 'configured':

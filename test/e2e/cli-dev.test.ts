@@ -41,12 +41,31 @@ test('dev prints the ten prefunded accounts, writes their balances to genesis, a
   assert.equal((await node.stop('SIGTERM')).code, 0);
 });
 
-test('dev without --home uses a temporary home and removes it on exit', async (t) => {
-  const node = new ChaindProcess(['dev', '--state-commitment', 'iavl']);
-  t.after(() => node.stop('SIGKILL'));
-  const header = await node.waitForLine((l) => l.startsWith('chaind dev chain'));
+test('dev without --home uses a temporary home and removes it on exit; --block-time makes blocks without txs', async (t) => {
+  const { node, banner } = await startDev(t, [
+    '--state-commitment',
+    'iavl',
+    '--block-time',
+    '100ms',
+    '--log_format',
+    'json',
+  ]);
+  const header = node.lines.find((l) => l.startsWith('chaind dev chain'))!;
   const home = /home (\S+) \(removed on exit\)/.exec(header)![1];
-  await node.waitForLine((l) => l.includes('node started'));
+  assert.ok(banner.lines.includes('Mining: a block every 100ms (--block-time), empty or not'));
+  const blockNumber = async () => {
+    const res = await fetch(banner.evmUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }),
+    });
+    return Number(((await res.json()) as { result: string }).result);
+  };
+  while ((await blockNumber()) < 3) await new Promise((r) => setTimeout(r, 50));
+  // the empty blocks are not on the INFO log of the dev chain
+  const records = node.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  assert.ok(records.some((r) => r.msg === 'node started'));
+  assert.equal(records.filter((r) => r.msg === 'committed block').length, 0);
   const g = JSON.parse(readFileSync(join(home, 'config/genesis.json'), 'utf8'));
   assert.equal(g.app_state.evm.params.state_commitment, 'iavl');
   assert.equal((await node.stop('SIGINT')).code, 0);
