@@ -1,6 +1,7 @@
 /**
- * Installs the example projects' own dependencies (`npm ci` in each of EXAMPLES), which the
- * end-to-end tests run against `chaind dev`: Hardhat 3 needs Node ≥ 22, so it is kept out of the root
+ * Installs the example projects' own dependencies (`npm ci` in each of EXAMPLES: Hardhat 3, and
+ * Foundry's forge from npm), which the end-to-end tests run against `chaind dev`. Hardhat 3 needs
+ * Node ≥ 22, so it is kept out of the root
  * package (whose `npm ci` runs on the system Node) and installed here with the project's Node 24, the
  * `node` this script runs on. A no-op for a project whose lockfile is already installed.
  *
@@ -13,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..');
-export const EXAMPLES = ['examples/hardhat'];
+export const EXAMPLES = ['examples/hardhat', 'examples/foundry'];
 
 const ifPossible = process.argv.includes('--if-possible');
 
