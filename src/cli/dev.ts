@@ -176,7 +176,17 @@ export async function runDev(o: DevOptions): Promise<void> {
   const node = await startNode({
     home,
     flags: { ...flags, 'consensus.engine': 'embedded' },
-    devLogs: mining.kind !== 'configured',
+    dev: { logs: mining.kind !== 'configured' },
   });
+  // the banner says the chain is ready: block 1 is there (the consensus RPC's /status names it)
+  const { chain } = node.modules;
+  if (chain.latestHeight === 0) {
+    await new Promise<void>((resolve) => {
+      const off = chain.onBlock(() => {
+        off();
+        resolve();
+      });
+    });
+  }
   process.stdout.write(devBanner(node, accounts, mining) + '\n');
 }

@@ -33,10 +33,16 @@ export interface EngineOptions {
   /** `[consensus]` */
   consensus: { timeoutCommit: number; createEmptyBlocks: boolean; createEmptyBlocksInterval: number };
   logger: Logger;
-  /** ProducerOptions.devLogs */
-  devLogs?: boolean;
+  /** Set: a local dev chain's producer. */
+  dev?: DevChainOptions;
   /** Set: network mode (CometBFT). */
   network?: NetworkSettings;
+}
+
+/** How `chaind dev`'s producer differs from `start`'s. */
+export interface DevChainOptions {
+  /** ProducerOptions.devLogs */
+  logs: boolean;
 }
 
 export interface EngineModules {
@@ -80,7 +86,8 @@ export class EmbeddedEngine implements Engine {
       createEmptyBlocks: o.consensus.createEmptyBlocks,
       createEmptyBlocksIntervalMs: o.consensus.createEmptyBlocksInterval,
       logger: o.logger,
-      devLogs: o.devLogs,
+      devLogs: o.dev?.logs,
+      initialBlock: o.dev !== undefined,
     });
     this.health = this.producer.health;
   }

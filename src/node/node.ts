@@ -34,7 +34,7 @@ import {
   startRestApi,
 } from './consensus-services.ts';
 import { fitConnectionCaps, openFileLimit } from './descriptors.ts';
-import { createEngine, NetworkEngine, type NodeEngine } from './engine.ts';
+import { createEngine, type DevChainOptions, NetworkEngine, type NodeEngine } from './engine.ts';
 import { abciQuery, networkSettings } from './network-settings.ts';
 import { resolveCometBinary } from '../cometbft/binary.ts';
 import { rollbackCometTo } from '../cometbft/rollback.ts';
@@ -51,8 +51,8 @@ export interface NodeOptions {
   config: NodeConfig;
   genesis: Genesis;
   logger: Logger;
-  /** A local dev chain's producer log (ProducerOptions.devLogs). */
-  devLogs?: boolean;
+  /** Set: a local dev chain (`chaind dev`). */
+  dev?: DevChainOptions;
 }
 
 /**
@@ -154,7 +154,7 @@ export class ChainNode {
             genesis,
             consensus: config.config.consensus,
             logger,
-            devLogs: this.opts.devLogs,
+            dev: this.opts.dev,
             network:
               config.config.consensus.engine === 'cometbft'
                 ? networkSettings(

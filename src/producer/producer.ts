@@ -49,6 +49,12 @@ export interface ProducerOptions {
    * blocks at DEBUG, so a user's own txs are what the log shows.
    */
   devLogs?: boolean;
+  /**
+   * Block 1 comes at start even without txs or empty blocks, as CometBFT always makes the initial
+   * height's block: until then the consensus RPC has no latest block, and clients that read its
+   * hash from /status (CosmJS's connect) refuse the node.
+   */
+  initialBlock?: boolean;
 }
 
 /** CometBFT's block protocol version. */
@@ -144,7 +150,8 @@ export class BlockProducer {
     const emptyDue =
       this.o.createEmptyBlocksIntervalMs > 0 &&
       Date.now() - this.lastBlockAt >= this.o.createEmptyBlocksIntervalMs;
-    if (idle && !this.o.createEmptyBlocks && !emptyDue) {
+    const initial = this.o.initialBlock === true && this.o.chain.latestHeight === 0;
+    if (idle && !this.o.createEmptyBlocks && !emptyDue && !initial) {
       if (this.o.createEmptyBlocksIntervalMs > 0)
         this.schedule(this.o.createEmptyBlocksIntervalMs - (Date.now() - this.lastBlockAt));
       return; // the pending-tx hook reschedules

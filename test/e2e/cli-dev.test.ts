@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { stringToPath } from '@cosmjs/crypto';
 import { DirectSecp256k1HdWallet, makeCosmoshubPath } from '@cosmjs/proto-signing';
+import { StargateClient } from '@cosmjs/stargate';
 import { HDNodeWallet } from 'ethers';
 import { ChaindProcess, runChaind, tempHome } from '../helpers/chaind.ts';
 import { startDev } from '../helpers/dev-banner.ts';
@@ -101,12 +102,11 @@ test('the banner says which HD path gives the funded addresses, for ethers and f
   const [hubAccount] = await hub.getAccounts();
   assert.notEqual(hubAccount.address, banner.accounts[0].cosmos);
 
-  const balance = async (address: string) => {
-    const res = await fetch(`${banner.rest}/cosmos/bank/v1beta1/balances/${address}/by_denom?denom=uchain`);
-    return ((await res.json()) as { balance: { amount: string } }).balance.amount;
-  };
-  assert.equal(await balance(first.address), '10000000000');
-  assert.equal(await balance(hubAccount.address), '0');
+  // CosmJS connects as soon as the banner is out (its /status needs a latest block: block 1 is there)
+  const client = await StargateClient.connect(banner.consensusRpc);
+  t.after(() => client.disconnect());
+  assert.equal((await client.getBalance(first.address, 'uchain')).amount, '10000000000');
+  assert.equal((await client.getBalance(hubAccount.address, 'uchain')).amount, '0');
 });
 
 test('dev refuses a --block-time that is not a duration, or one given with --consensus timing flags', () => {
