@@ -10,8 +10,10 @@
  * from the first block rather than 0 (which leaves a tx that pays the base fee exactly no room when
  * the base fee rises).
  *
- * eth_gasPrice is that tip plus the next block's base fee (what a legacy tx pays to be included
- * next; geth adds the latest header's base fee, the same on a chain whose base fee is at its floor).
+ * eth_gasPrice is the product spec's: the median effective gas price of the latest block's txs, never
+ * below the next block's base fee (what a legacy tx must pay to be included next). A latest block
+ * without txs has no median: then it is the next base fee plus the suggested tip (geth's base fee +
+ * SuggestTipCap), so it is consistent with eth_maxPriorityFeePerGas.
  */
 import type { ChainReader } from './backend.ts';
 
@@ -63,7 +65,13 @@ export class GasPriceOracle {
   }
 
   async suggestGasPrice(): Promise<bigint> {
-    const [tip, baseFee] = await Promise.all([this.suggestTip(), this.chain.nextBaseFee()]);
-    return tip + baseFee;
+    const [block, next] = await Promise.all([
+      this.chain.block(this.chain.latestHeight()),
+      this.chain.nextBaseFee(),
+    ]);
+    const prices = block?.txs.map((t) => t.receipt.effectiveGasPrice) ?? [];
+    if (prices.length === 0) return next + (await this.suggestTip());
+    const median = percentile(prices, 50);
+    return median > next ? median : next;
   }
 }

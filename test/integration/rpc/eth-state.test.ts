@@ -138,12 +138,15 @@ test('state at heights, block reference forms, chain info, fee suggestions', asy
     assert.equal(await call('web3_sha3', '0x68656c6c6f'), keccak256('0x68656c6c6f'));
   });
 
-  await t.test('fee suggestions come from the tips of the recent blocks', async () => {
-    // The latest block holds the token transfer: effective price = base fee (1 gwei, the floor) + 1 gwei tip.
-    assert.equal(move.receipt.effectiveGasPrice, hex(2n * GWEI));
-    assert.equal(await call('eth_gasPrice'), hex(2n * GWEI));
-    assert.equal(await call('eth_maxPriorityFeePerGas'), hex(GWEI));
-  });
+  await t.test(
+    'fee suggestions: the tip from the recent blocks, the gas price from the latest block',
+    async () => {
+      // The latest block holds the token transfer: effective price = base fee (1 gwei, the floor) + 1 gwei tip.
+      assert.equal(move.receipt.effectiveGasPrice, hex(2n * GWEI));
+      assert.equal(await call('eth_gasPrice'), hex(2n * GWEI));
+      assert.equal(await call('eth_maxPriorityFeePerGas'), hex(GWEI));
+    },
+  );
 });
 
 test("fee suggestions of a chain without txs: geth's default tip (1 gwei) over the next base fee", async (t) => {

@@ -30,13 +30,16 @@ test("the tip suggestion is geth's: 60th percentile of each recent block's 3 low
     chain([[5n, 4n, 3n, 2n, 1n].map((x) => x * GWEI), [9n, 8n, 7n].map((x) => x * GWEI)]),
   );
   assert.equal(await o.suggestTip(), 7n * GWEI);
-  assert.equal(await o.suggestGasPrice(), 8n * GWEI);
+  // the gas price: the median price the latest block's txs paid (8, 9, 10 gwei)
+  assert.equal(await o.suggestGasPrice(), 9n * GWEI);
 });
 
 test('without txs the default 1 gwei; empty blocks sample the last suggestion; dust tips are ignored', async () => {
   const c = chain([[], []]);
   const o = new GasPriceOracle(c);
   assert.equal(await o.suggestTip(), GWEI);
+  // an empty latest block has no median price: the next base fee plus the suggested tip
+  assert.equal(await o.suggestGasPrice(), BASE + GWEI);
   // a block of 3 gwei tips among empty ones: samples 1,1 (the last suggestion), 3,3,3
   c.blocks.push([3n * GWEI, 3n * GWEI, 3n * GWEI]);
   assert.equal(await o.suggestTip(), 3n * GWEI);
