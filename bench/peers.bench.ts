@@ -4,9 +4,11 @@
  * another on free 127.0.0.1 ports.
  *
  * The peers are installed with npm into PEERS_DIR (default `.bench-peers/`, git-ignored), never as
- * chaind's dependencies; PEERS=anvil,hardhat,chaind picks the nodes. A peer that cannot be installed
- * gets one skip line. chaind runs as `chaind dev` with its defaults, and once more with
- * `--block-time 400ms` when its dev command has that flag.
+ * chaind's dependencies; PEERS=anvil,hardhat,chaind picks the nodes, PEERS_WORKLOADS the read
+ * workloads (all by default). A peer that cannot be installed
+ * gets one skip line. chaind runs as `chaind dev` with its defaults, once more with
+ * `--block-time 400ms` when its dev command has that flag, and in network mode (`chaind_network`: a
+ * one-validator `chaind testnet` on CometBFT, skipped when cometbft is not installed).
  *
  * Workloads, each with 8 requests in flight on 8 keep-alive connections (RawConnection):
  * - burst: an ERC20 and 8 funded senders; `txs` transfers pre-signed (gas limit 64,000 each, a
@@ -50,6 +52,7 @@ import {
   peersDir,
   runWrk,
   startAnvil,
+  startChaindNetwork,
   startHardhat3,
   wrkInstalled,
   type Peer,
@@ -62,7 +65,9 @@ const TXS = Number(process.argv[4] ?? 2000);
 const IN_FLIGHT = 8;
 const SENDERS = 8;
 const TRANSFER_GAS = 64_000n;
-const wanted = (process.env.PEERS ?? 'anvil,hardhat,chaind').split(',');
+const wanted = (process.env.PEERS ?? 'anvil,hardhat,chaind,chaind_network').split(',');
+/** PEERS_WORKLOADS=a,b: only these read workloads (the burst always runs: it makes the holders), e.g. to profile one. */
+const onlyWorkloads = process.env.PEERS_WORKLOADS?.split(',');
 
 const keys = accountsFromMnemonic(
   'test test test test test test test test test test test junk',
@@ -92,7 +97,10 @@ async function receiptOf(url: URL, hash: string): Promise<any> {
 }
 
 /** Per figure: its rate and the node's CPU time per request or tx (µs), when measured. */
-type Results = Map<string, { value: number; unit: string; cpuUs?: number }>;
+/** A node this machine cannot run; the bench says so and goes on. */
+class Skip extends Error {}
+
+type Results = Map<string, { value: number; unit: string; cpuUs?: number; labels?: object }>;
 
 /** Deploys the token and gives each sender a share; returns the token's address. */
 async function setupToken(url: URL, chainId: bigint, fee: object): Promise<string> {
@@ -217,12 +225,12 @@ async function reads(peer: Peer, tokenAddress: string, holders: number, results:
     },
     { name: 'eth_getLogs_100_blocks', body: () => rpcBody('eth_getLogs', [logsFilter]), labels: { logs } },
   ];
-  for (const w of workloads) {
+  for (const w of workloads.filter((w) => onlyWorkloads?.includes(w.name) ?? true)) {
     const pid = peer.child.pid!;
     let cpu0 = 0;
     const r = await load(peer.url, w.name, w.body, SECONDS, 500, () => (cpu0 = treeCpuMs(pid)), IN_FLIGHT);
     const cpuUs = ((treeCpuMs(pid) - cpu0) * 1000) / r.requests;
-    results.set(w.name, { value: r.reqPerS, unit: 'req/s', cpuUs });
+    results.set(w.name, { value: r.reqPerS, unit: 'req/s', cpuUs, labels: w.labels });
     report(BENCH, w.name, r.reqPerS, 'req/s', {
       node: peer.name,
       p99_ms: Math.round(r.p99Ms * 100) / 100,
@@ -235,6 +243,7 @@ async function reads(peer: Peer, tokenAddress: string, holders: number, results:
   }
   if (!wrkInstalled()) return;
   for (const name of ['eth_blockNumber', 'eth_getBalance_latest', 'eth_getBlockByNumber_latest'] as const) {
+    if (onlyWorkloads && !onlyWorkloads.includes(`wrk_${name}`)) continue;
     const rate = await runWrk(peer.url, fixed[name], SECONDS, IN_FLIGHT, scratch);
     results.set(`wrk_${name}`, { value: rate, unit: 'req/s' });
     report(BENCH, `wrk_${name}`, rate, 'req/s', {
@@ -302,10 +311,26 @@ try {
           }),
         ]);
       else report(BENCH, 'chaind_400ms', 0, 'skipped', { skipped: 'chaind dev has no --block-time flag' });
-    } else throw new Error(`unknown node ${name} in PEERS (anvil, hardhat, chaind)`);
+    } else if (name === 'chaind_network') {
+      starters.push([
+        name,
+        async () => {
+          const started = await startChaindNetwork(scratch);
+          if (typeof started === 'string') throw new Skip(started);
+          return started;
+        },
+      ]);
+    } else throw new Error(`unknown node ${name} in PEERS (anvil, hardhat, chaind, chaind_network)`);
   }
   for (const [name, start] of starters) {
-    const peer = await start();
+    let peer: Peer;
+    try {
+      peer = await start();
+    } catch (err) {
+      if (!(err instanceof Skip)) throw err;
+      console.log(JSON.stringify({ bench: BENCH, node: name, skipped: err.message }));
+      continue;
+    }
     try {
       all.set(name, await measure(peer, scratch));
     } finally {
@@ -320,10 +345,12 @@ try {
       for (const [figure, r] of results) {
         const p = peer.get(figure);
         if (!p) continue;
-        report(BENCH, `${figure}_vs_${peerName}`, r.value / p.value, 'x', { node: name });
+        // answers of different sizes (eth_getLogs over blocks that hold different txs) are labelled
+        const sides = r.labels ? { chaind: r.labels, [peerName]: p.labels } : {};
+        report(BENCH, `${figure}_vs_${peerName}`, r.value / p.value, 'x', { node: name, ...sides });
         // the peer's CPU time per request ÷ chaind's: what other load on the machine disturbs least
         if (r.cpuUs && p.cpuUs)
-          report(BENCH, `${figure}_cpu_vs_${peerName}`, p.cpuUs / r.cpuUs, 'x', { node: name });
+          report(BENCH, `${figure}_cpu_vs_${peerName}`, p.cpuUs / r.cpuUs, 'x', { node: name, ...sides });
       }
     }
   }

@@ -7,6 +7,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { installedBinaryPath } from '../src/cometbft/binary.ts';
+import { CHAIND } from '../test/helpers/chaind.ts';
 import { call } from './rpc-common.ts';
 
 /** Pinned so that a figure names what it was measured against. */
@@ -144,6 +147,50 @@ export async function startHardhat3(dir: string): Promise<Peer> {
     name: 'hardhat',
     version: `hardhat ${installedVersion(dir, 'hardhat')} (${await call(url, 'web3_clientVersion')})`,
     mining: 'automine',
+    child,
+    url,
+  };
+}
+
+/**
+ * Network mode: a one-validator `chaind testnet` (chaind as the ABCI++ application of its cometbft
+ * process) with its default consensus timing; undefined when cometbft is not installed.
+ */
+export async function startChaindNetwork(scratch: string): Promise<Peer | string> {
+  if (!existsSync(installedBinaryPath())) return 'cometbft is not installed (npm run install:cometbft)';
+  const out = join(scratch, 'net');
+  const base = 40_000 + 10 * Math.floor(Math.random() * 1000);
+  const made = spawnSync(
+    process.execPath,
+    [CHAIND, 'testnet', '--validators', '1', '--output', out, '--base-port', String(base)],
+    { encoding: 'utf8' },
+  );
+  if (made.status !== 0) throw new Error(`chaind testnet failed: ${made.stderr}`);
+  const manifest = JSON.parse(readFileSync(join(out, 'testnet.json'), 'utf8')) as {
+    nodes: { home: string }[];
+  };
+  const child = spawn(
+    process.execPath,
+    [CHAIND, 'start', '--home', manifest.nodes[0].home, '--log_format', 'json'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const url = await new Promise<URL>((ok, fail) => {
+    let evm: URL | undefined;
+    child.once('exit', (code) => fail(new Error(`chaind start (network) exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      if (l.includes('JSON-RPC server listening')) evm = new URL(JSON.parse(l).address);
+      if (evm && l.includes('node started')) ok(evm);
+    });
+  });
+  await waitForRpc(child, url, 'chaind (network)');
+  // transactions go through cometbft's mempool: wait until consensus runs (its first blocks)
+  while (Number(await call(url, 'eth_blockNumber')) < 2) await new Promise((r) => setTimeout(r, 100));
+  return {
+    name: 'chaind_network',
+    version: await call(url, 'web3_clientVersion'),
+    mining: 'CometBFT, 1 validator, default timeouts',
     child,
     url,
   };
