@@ -58,6 +58,7 @@ import {
   type Peer,
 } from './peers.ts';
 import { CHAIND } from '../test/helpers/chaind.ts';
+import { CONFIG_TOML } from '../src/config/schema.ts';
 
 const BENCH = 'peers';
 const SECONDS = Number(process.argv[3] ?? 10);
@@ -268,10 +269,24 @@ async function measure(peer: Peer, scratch: string): Promise<Results> {
   return results;
 }
 
-/** chaind dev's mining, as its own help describes it (another dev mining mode may be the default). */
+/** chaind dev's `--block-time` help line, when the flag exists (another dev mining mode may be the default then). */
 function chaindDevBlockTimeHelp(): string | undefined {
   const help = spawnSync(process.execPath, [CHAIND, 'dev', '--help'], { encoding: 'utf8' }).stdout;
-  return help.split('\n').find((l) => l.includes('--block-time'));
+  return help
+    .split('\n')
+    .find((l) => l.includes('--block-time'))
+    ?.trim()
+    .replace(/\s+/g, ' ');
+}
+
+/** How `chaind dev` makes blocks with its defaults, for the figures' labels. */
+function chaindDevMining(blockTimeHelp: string | undefined): string {
+  if (blockTimeHelp) return `dev defaults; the dev command has ${blockTimeHelp}`;
+  const c = CONFIG_TOML.consensus;
+  return (
+    `dev defaults: a block ${c['timeout-commit'].default} ms after the previous commit, ` +
+    `empty blocks ${c['create-empty-blocks'].default ? 'on' : 'off'}`
+  );
 }
 
 const scratch = mkdtempSync(join(tmpdir(), 'chaind-bench-peers-'));
