@@ -260,10 +260,16 @@ test('an RPC node with history moves to the split layout and to rocksdb by state
     return { node: n.start(name), kept };
   };
 
-  const restoredHeight = async (p: ChaindProcess) =>
-    jsonLine(
-      await p.waitForLine((l) => jsonLine(l)?.msg === 'state restored from a state-sync snapshot', 180_000),
-    )!.height as number;
+  /** The height a node restored; a node that exits first fails at once, with its error. */
+  const restoredHeight = async (p: ChaindProcess) => {
+    const line = await Promise.race([
+      p.waitForLine((l) => jsonLine(l)?.msg === 'state restored from a state-sync snapshot', 180_000),
+      p.exited.then(({ code }) => {
+        throw new Error(`exited (${code}) before restoring a snapshot: ${p.stderr}`);
+      }),
+    ]);
+    return jsonLine(line)!.height as number;
+  };
 
   // The reads an operator compares: EVM state (balance, storage, code), a call, a Cosmos bank balance.
   const holder = evmAddr(2);
@@ -401,6 +407,12 @@ test('an RPC node with history moves to the split layout and to rocksdb by state
     'the EVM State Store is no longer opened',
   );
   assert.ok(bytesUnder(join(rpc0.home, 'data', 'evm_ss', 'evm')) > 0, 'it stays on disk');
+  // [statesync] enable = true is still set, but a node with blocks never clears anything
+  assert.equal(
+    off.lines.some((l) => jsonLine(l)?.msg?.startsWith('stale ')),
+    false,
+  );
+  assert.ok(bytesUnder(join(rpc0.home, 'data', 'rocksdb')) > 0);
   const gap = await n.evm('rpc0', 'eth_getStorageAt', lateSlot);
   assert.equal(gap.error, undefined);
   assert.equal(
