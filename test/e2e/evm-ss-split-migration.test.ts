@@ -420,7 +420,18 @@ test('an RPC node with history moves to the split layout and to rocksdb by state
     0n,
     `the slot written after the split reads empty (validators: ${written})`,
   );
-  // Cosmos state is unaffected
+  // This node got the split by state sync, so all its EVM module state (nonces, code, storage) was
+  // written after the split: none of it is in the Cosmos State Store
+  const code = await n.evm('rpc0', 'eth_getCode', [tokenAddress, hexHeight(W)]);
+  assert.equal(code.result, '0x');
+  assert.notEqual((await n.evm('validator1', 'eth_getCode', [tokenAddress, hexHeight(W)])).result, '0x');
+  const count = await n.evm('rpc0', 'eth_getTransactionCount', [owner.address, hexHeight(W)]);
+  assert.equal(count.result, '0x0');
+  // An EVM balance is the bank balance of the Cosmos account the address is associated with, and
+  // the association is EVM module state: missed too. The bank balance itself (Cosmos) is unaffected.
+  const lateBalance = [late, hexHeight(W)];
+  assert.equal((await n.evm('rpc0', 'eth_getBalance', lateBalance)).result, '0x0');
+  assert.notEqual((await n.evm('validator1', 'eth_getBalance', lateBalance)).result, '0x0');
   const bank = `/cosmos/bank/v1beta1/balances/${toAccAddress(DEV_ACCOUNTS[7].cosmosAddress)}`;
   assert.deepEqual((await rest('rpc0', bank, W)).body, (await rest('validator1', bank, W)).body);
 
