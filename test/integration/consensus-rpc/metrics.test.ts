@@ -44,7 +44,7 @@ test('/metrics: the alerting metrics, pipeline and mempool metrics, process metr
   const types = Object.fromEntries([...families.values()].map((f) => [f.name, f.type]));
   assert.equal(types.tendermint_consensus_height, 'gauge');
   assert.equal(types.tendermint_consensus_height_status, 'gauge');
-  assert.equal(types.tendermint_consensus_validator_missed_blocks, 'counter');
+  assert.equal(types.tendermint_consensus_validator_missed_blocks, 'gauge');
   assert.equal(types.tendermint_consensus_validator_status, 'gauge');
 
   const height = value(families, 'tendermint_consensus_height');
