@@ -18,7 +18,7 @@ import { txHash } from '../../src/codec/index.ts';
 import { toAccAddress } from '../../src/crypto/accounts.ts';
 import { wrapEthTransaction } from '../../src/execution/tx-wrap.ts';
 import { SERVICES } from '../../src/rpc/grpc/services.ts';
-import { ChaindProcess } from '../helpers/chaind.ts';
+import { ChaindProcess, tempHome } from '../helpers/chaind.ts';
 import { GRPCURL_VERSION, grpcurlInstalled, grpcurlPath } from '../helpers/grpcurl.ts';
 import { DEV_ACCOUNTS } from '../helpers/node.ts';
 
@@ -32,7 +32,7 @@ test('grpcurl against chaind dev: list, describe and call every served method', 
     );
     return;
   }
-  const node = new ChaindProcess(['dev']);
+  const node = new ChaindProcess(['dev', '--home', tempHome(t)]);
   t.after(() => node.stop('SIGKILL'));
   const grpcLine = await node.waitForLine((l) => /^ {2}gRPC +\S+$/.test(l), 60_000);
   const address = grpcLine.trim().split(/\s+/)[1];
@@ -47,8 +47,11 @@ test('grpcurl against chaind dev: list, describe and call every served method', 
     }
   };
   /** A unary call by JSON, answered as JSON with the default values written out. */
-  const call = async (method: string, body: object = {}) =>
-    JSON.parse(await grpcurl('-emit-defaults', '-d', JSON.stringify(body), address, method));
+  const called = new Set<string>();
+  const call = async (method: string, body: object = {}) => {
+    called.add(method);
+    return JSON.parse(await grpcurl('-emit-defaults', '-d', JSON.stringify(body), address, method));
+  };
 
   await t.test('list: the served services', async () => {
     const listed = (await grpcurl(address, 'list')).trim().split('\n');
@@ -185,5 +188,14 @@ test('grpcurl against chaind dev: list, describe and call every served method', 
     const [message] = found.tx.body.messages;
     assert.equal(message['@type'], '/chain.evm.v1.MsgEVMTransaction');
     assert.equal(Buffer.from(message.data, 'base64').toString('hex'), raw.toString('hex'));
+  });
+
+  await t.test('every served method was called above', () => {
+    const served = SERVICES.flatMap((svc) => svc.methods.map((m) => `${svc.name}/${m.name}`));
+    assert.deepEqual(
+      served.filter((m) => !called.has(m)),
+      [],
+      'a newly served method needs a grpcurl call in this test',
+    );
   });
 });
