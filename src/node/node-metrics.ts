@@ -45,9 +45,12 @@ export function registerNodeMetrics(registry: Registry, namespace: string, sourc
     registers,
     async collect() {
       const stores = await readdir(source.dataDir, { withFileTypes: true }).catch(() => []);
-      this.reset();
+      const sizes: [string, number][] = [];
       for (const s of stores)
-        if (s.isDirectory()) this.set({ store: s.name }, await allocatedBytes(join(source.dataDir, s.name)));
+        if (s.isDirectory()) sizes.push([s.name, await allocatedBytes(join(source.dataDir, s.name))]);
+      // replaced at once, so a scrape running beside this one never sees a store missing
+      this.reset();
+      for (const [store, bytes] of sizes) this.set({ store }, bytes);
     },
   });
 }
