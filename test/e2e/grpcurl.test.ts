@@ -27,6 +27,8 @@ const DEV_CHAIN_ID = 'chaind-dev';
 
 test('grpcurl against chaind dev: list, describe and call every served method', async (t) => {
   if (!grpcurlInstalled()) {
+    if (process.env.CI)
+      throw new Error(`grpcurl is not installed at ${grpcurlPath()}: .ci/run runs npm run install:grpcurl`);
     t.skip(
       `grpcurl v${GRPCURL_VERSION} is not installed at ${grpcurlPath()} (npm run install:grpcurl needs Go)`,
     );
