@@ -245,7 +245,7 @@ export class ChainNode {
         startMetrics(
           services,
           this.metricsRegistry,
-          { chain, mempool, cosmosPool, consensus },
+          { chain, mempool, cosmosPool, consensus, dataDir: this.dataDir },
           engine instanceof NetworkEngine ? engine.comet.metricsUrl : undefined,
         ),
       async (m) => {
