@@ -3,7 +3,7 @@
  * Hardhat 3 (EDR) on this machine, with the same load client and the same workloads, one node after
  * another on free 127.0.0.1 ports.
  *
- * The peers are installed with npm into PEERS_DIR (default `.bench-peers/`, git-ignored), never as
+ * The peers are installed with npm into PEERS_DIR (default `<os temp dir>/chaind-bench-peers`), never as
  * chaind's dependencies; PEERS=anvil,hardhat,chaind picks the nodes, PEERS_WORKLOADS the read
  * workloads (all by default). A peer that cannot be installed
  * gets one skip line. chaind runs as `chaind dev` with its defaults, once more with

@@ -6,7 +6,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { installedBinaryPath } from '../src/cometbft/binary.ts';
 import { CHAIND } from '../test/helpers/chaind.ts';
@@ -15,8 +16,8 @@ import { call } from './rpc-common.ts';
 /** Pinned so that a figure names what it was measured against. */
 export const PEER_PACKAGES = { anvil: '@foundry-rs/anvil@1.7.1', hardhat: 'hardhat@3.18.0' };
 
-/** PEERS_DIR, or `.bench-peers/` at the repository's root (git-ignored). */
-export const peersDir = () => process.env.PEERS_DIR ?? resolve(import.meta.dirname, '../.bench-peers');
+/** PEERS_DIR, or `chaind-bench-peers` in the system's temporary directory (kept between runs). */
+export const peersDir = () => process.env.PEERS_DIR ?? join(tmpdir(), 'chaind-bench-peers');
 
 const installedVersion = (dir: string, pkg: string): string | undefined => {
   try {
