@@ -183,7 +183,7 @@ export const LAYERS: Layer[][] = [
     },
     {
       folder: 'rpc/grpc',
-      owns: 'the gRPC server (9090, grpc-js): bank/auth/staking query services (the shared `GRPC_QUERIES`), `cosmos.tx.v1beta1.Service` (BroadcastTx, GetTx, Simulate) and `cosmos.base.tendermint.v1beta1.Service`, over service definitions built from cosmjs-types codecs, plus server reflection from hand-built descriptors',
+      owns: 'the gRPC server (9090, grpc-js): bank/auth/staking query services (the shared `GRPC_QUERIES`), `cosmos.tx.v1beta1.Service` (BroadcastTx, GetTx, Simulate) and `cosmos.base.tendermint.v1beta1.Service`, over service definitions built from cosmjs-types codecs, plus server reflection from the descriptor set compiled from the Cosmos SDK and CometBFT .proto files (`descriptor-set.binpb`, `npm run gen:grpc-descriptors`)',
       mustNot: 'import storage/ or its rpc/ peers (node/adapters/grpc.ts joins them)',
     },
   ],

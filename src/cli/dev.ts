@@ -20,6 +20,12 @@ export const DEV_MNEMONIC = 'test test test test test test test test test test t
 export const DEV_ACCOUNT_COUNT = 10;
 export const DEV_TOKENS_PER_ACCOUNT = 10_000n;
 export const DEV_CHAIN_ID = 'chaind-dev';
+/**
+ * The dev chain's block gas limit: room for what arrives in one block interval under a burst
+ * (docs/adr/0018-dev-block-gas-limit.md). Blocks are filled by declared gas limits, which
+ * tools set well above what a call uses.
+ */
+export const DEV_BLOCK_MAX_GAS = 120_000_000n;
 
 /**
  * The dev accounts in a genesis: funded, and, because their keys are public, their two addresses
@@ -160,6 +166,7 @@ export async function runDev(o: DevOptions): Promise<void> {
       chainId: DEV_CHAIN_ID,
       stateCommitment: o.stateCommitment,
       operatorAddress: accounts[0].cosmosAddress,
+      blockMaxGas: DEV_BLOCK_MAX_GAS,
       ...devAccountsGenesis(accounts),
       // A local dev chain is called from dapps in the developer's browser, as anvil and Hardhat
       // allow; a node made with `init` sends no CORS headers until its operator lists origins.

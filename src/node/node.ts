@@ -139,7 +139,13 @@ export class ChainNode {
     if (config.app.stateStore.evmSsSplit && config.config.consensus.engine === 'cometbft')
       refuseSplitOnValidator(this.opts.home, genesis);
     const lc = this.lifecycle;
-    const stores = await openStores(lc, { dataDir: this.dataDir, config, genesis, logger });
+    const stores = await openStores(lc, {
+      dataDir: this.dataDir,
+      config,
+      genesis,
+      logger,
+      clearStateSyncLeftovers: true,
+    });
     const chain = await lc.open('chain', () => openChain(this.opts, stores, true));
     const { mempool, cosmosPool } = await lc.open('mempool', async () => createMempools(this.opts, chain));
     // network mode's ABCI Query answers with the consensus RPC's abci_query (built further down)
@@ -251,7 +257,7 @@ export class ChainNode {
         startMetrics(
           services,
           this.metricsRegistry,
-          { chain, mempool, cosmosPool, consensus },
+          { chain, mempool, cosmosPool, consensus, dataDir: this.dataDir },
           engine instanceof NetworkEngine ? engine.comet.metricsUrl : undefined,
         ),
       async (m) => {
