@@ -195,5 +195,6 @@ export async function runDev(o: DevOptions): Promise<void> {
       });
     });
   }
-  process.stdout.write(devBanner(node, accounts, mining) + '\n');
+  // a signal during the wait stops the node, whose listeners then have no addresses to print
+  if (!node.stopping) process.stdout.write(devBanner(node, accounts, mining) + '\n');
 }

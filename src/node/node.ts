@@ -346,7 +346,15 @@ export class ChainNode {
     return this.started.engine.health.syncStatus();
   }
 
+  private stopRequested = false;
+
+  /** stop() has been called: listeners are closing, and what they served may be gone. */
+  get stopping(): boolean {
+    return this.stopRequested;
+  }
+
   async stop(timeoutMs?: number): Promise<boolean> {
+    this.stopRequested = true;
     this.log.info('stopping node');
     const clean = await this.lifecycle.stop(timeoutMs);
     this.log.info({ clean }, 'node stopped');

@@ -113,18 +113,22 @@ test('the PromQL name extraction the dashboard check relies on', () => {
 });
 
 test('a dev node: /metrics passes promtool check metrics; the dashboard graphs only what it serves', async (t) => {
-  const node = new ChaindProcess(['dev', '--home', tempHome(t)]);
+  // blocks on a timer, so the block-interval series have two blocks to measure between
+  const node = new ChaindProcess(['dev', '--home', tempHome(t), '--block-time', '100ms']);
   t.after(() => node.stop('SIGKILL'));
   const line = await node.waitForLine((l) => l.includes('metrics listening'), 60_000);
   const metricsUrl = `http://${/address=(\S+)/.exec(line)![1]}/metrics`;
-  await node.waitForLine((l) => l.includes('committed block height=2 '));
-  // a JSON-RPC call, so the per-method RPC series exist
+  // JSON-RPC calls until block 2 is there, so the per-method RPC series exist too
   const evmUrl = (await node.waitForLine((l) => /^ {2}EVM JSON-RPC +http/.test(l))).trim().split(/\s+/)[2];
-  await fetch(evmUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }),
-  });
+  for (;;) {
+    const res = await fetch(evmUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }),
+    });
+    if (Number(((await res.json()) as { result: string }).result) >= 2) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   const exposition = await (await fetch(metricsUrl)).text();
   const served = sampleNames(exposition);
 

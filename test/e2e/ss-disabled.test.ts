@@ -54,7 +54,7 @@ test('ss-enable = false serves the latest state without a State Store, answers h
     'tcp://',
     'http://',
   );
-  const cosmosAddress = node.lines.find((l) => l.includes(' (0) 0x'))!.split(/\s+/)[3];
+  const cosmosAddress = (await node.waitForLine((l) => l.includes(' (0) 0x'))).split(/\s+/)[3];
   assert.ok(cosmosAddress.startsWith(DEV_COSMOS), cosmosAddress);
 
   const provider = new JsonRpcProvider(url, undefined, { pollingInterval: 50, cacheTimeout: -1 });
