@@ -76,7 +76,15 @@ export async function exportSnapshotArchive(
     'utf8',
   );
   const partial = `${output}.partial-${process.pid}`;
-  const fh = await open(partial, 'w');
+  let fh: FileHandle;
+  try {
+    fh = await open(partial, 'w');
+  } catch (err) {
+    throw new ChainError(
+      'BAD_ARGUMENT',
+      `cannot write ${output}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
   let archiveBytes = 0;
   try {
     const write = async (b: Uint8Array) => {

@@ -122,6 +122,10 @@ test('restore refuses an existing height unless forced; export refuses an existi
   );
   await exportSnapshotArchive(store, 12, file, { force: true });
   await assert.rejects(exportSnapshotArchive(store, 13, join(dir, 'x.bin')), /no snapshot of height 13 in /);
+  await assert.rejects(
+    exportSnapshotArchive(store, 12, join(dir, 'no-such-dir', 'x.bin')),
+    /cannot write .*no-such-dir\/x\.bin: ENOENT/,
+  );
   // another snapshot of the same height, different content
   const other = await storeWithSnapshot(t);
   const before = other.store.meta(12)!;
