@@ -142,6 +142,8 @@ async function stateSyncOverCometbft(accounts: number): Promise<void> {
       await node.waitForLine((l) => l.includes(`"msg":"${msg}"`), 600_000);
       return (performance.now() - t0) / 1000;
     };
+    // before CometBFT starts, the node writes the genesis state (it does not know yet it will state-sync)
+    const cometStarted = atMs('cometbft started')();
     const accepted = atMs('accepted a state-sync snapshot')();
     const restored = atMs('state restored from a state-sync snapshot')();
     // the node may restore a later snapshot than H: its height is known once it has restored
@@ -176,6 +178,7 @@ async function stateSyncOverCometbft(accounts: number): Promise<void> {
         genesis_accounts: accounts,
         items: taken.items,
         snapshot_height: R,
+        cometbft_started_s: Math.round((await cometStarted) * 10) / 10,
         accepted_s: Math.round((await accepted) * 10) / 10,
         imported_s: Math.round((await restored) * 10) / 10,
         cometbft_discovery_s: 15,

@@ -112,7 +112,7 @@ export class TestNetwork {
     for (const n of this.manifest.nodes) {
       const path = join(n.home, 'config', 'genesis.json');
       const g = JSON.parse(readFileSync(path, 'utf8'));
-      g.app_state.bank.balances.push(...balances);
+      g.app_state.bank.balances = g.app_state.bank.balances.concat(balances);
       const supply = g.app_state.bank.supply.find((c: { denom: string }) => c.denom === BASE_DENOM);
       supply.amount = String(BigInt(supply.amount) + BigInt(count));
       writeFileSync(path, JSON.stringify(g, null, 2));
