@@ -11,7 +11,7 @@ import { packageVersion, resolveHome } from './home.ts';
 import { initHome } from './init.ts';
 import { rollbackHome } from './rollback.ts';
 import { showNodeId } from './show-node-id.ts';
-import { listSnapshots } from './snapshots.ts';
+import { deleteSnapshot, exportSnapshot, listSnapshots, restoreSnapshot } from './snapshots.ts';
 import { startNode } from './start.ts';
 import { createTestnet } from './testnet.ts';
 import { join, resolve } from 'node:path';
@@ -168,14 +168,44 @@ export function buildProgram(): Command {
       process.stdout.write(showNodeId(resolveHome(o.home)) + '\n');
     });
 
-  program
+  const snapshots = program
     .command('snapshots')
-    .description("This node's state-sync snapshots (data/snapshots)")
+    .description("This node's state-sync snapshots (data/snapshots); each command may run beside the node");
+  snapshots
     .command('list')
     .description('List the snapshots, newest first')
     .option('--home <dir>', 'node home directory (default ~/.chaind)')
     .action((o) => {
       process.stdout.write(listSnapshots(resolveHome(o.home)));
+    });
+  snapshots
+    .command('export')
+    .description('Write one stored snapshot (metadata and chunks, each checked) into one archive file')
+    .requiredOption('--height <h>', 'height of the snapshot', parsePositiveInt)
+    .requiredOption('--output <file>', 'archive file to write')
+    .option('--home <dir>', 'node home directory (default ~/.chaind)')
+    .option('--force', 'replace an existing output file')
+    .action(async (o) => {
+      process.stdout.write(await exportSnapshot(resolveHome(o.home), o.height, o.output, o.force === true));
+    });
+  snapshots
+    .command('restore')
+    .description(
+      'Load an exported archive into data/snapshots (every chunk checked), from where the node offers it to peers',
+    )
+    .argument('<file>', 'archive written by chaind snapshots export')
+    .option('--home <dir>', 'node home directory (default ~/.chaind)')
+    .option('--force', 'replace an existing snapshot of the same height')
+    .action(async (file: string, o) => {
+      process.stdout.write(await restoreSnapshot(resolveHome(o.home), file, o.force === true));
+    });
+  snapshots
+    .command('delete')
+    .description('Remove one snapshot')
+    .requiredOption('--height <h>', 'height of the snapshot', parsePositiveInt)
+    .option('--home <dir>', 'node home directory (default ~/.chaind)')
+    .action((o) => {
+      process.stdout.write(deleteSnapshot(resolveHome(o.home), o.height));
     });
 
   program

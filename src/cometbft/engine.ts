@@ -45,7 +45,7 @@ export interface CometEngineOptions {
   /** The child died or the application cannot go on: the node stops, with this reason. */
   onFatal(reason: string): void;
   /** `app.toml [state-sync]`: a snapshot every `interval` heights (0: none), the newest `keepRecent` kept. */
-  snapshots: { interval: number; keepRecent: number };
+  snapshots: { interval: number; keepRecent: number; chunkBytes: number };
 }
 
 /** A unix socket path must fit sockaddr_un (108 bytes on Linux). */
@@ -109,6 +109,7 @@ export class CometEngine {
         store: new SnapshotStore({
           dir: join(o.dataDir, 'snapshots'),
           keepRecent: o.snapshots.keepRecent,
+          chunkBytes: o.snapshots.chunkBytes,
         }),
         interval: o.snapshots.interval,
         restoreDir: join(o.dataDir, 'snapshots', '.restore'),

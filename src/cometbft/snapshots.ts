@@ -27,6 +27,14 @@ import { ChainError } from '../util/errors.ts';
 export const SNAPSHOT_FORMAT = 1;
 /** Chunks a peer fetches one by one: large enough for few round trips, small for a P2P message. */
 export const DEFAULT_CHUNK_BYTES = 10 * 1024 * 1024;
+/** CometBFT drops a chunk message above 16e6 bytes: a chunk stays below it with room for the envelope. */
+export const MAX_CHUNK_BYTES = 15 * 1024 * 1024;
+export const MIN_CHUNK_BYTES = 1024;
+/**
+ * ListSnapshots answers travel in CometBFT messages of at most 4e6 bytes, and the metadata is 32 bytes
+ * per chunk: a snapshot of more chunks could never be offered.
+ */
+const MAX_CHUNKS = 120_000;
 const METADATA = 'metadata.json';
 /** Bytes of encoded items handed to the compressor at a time. */
 const WRITE_BYTES = 256 * 1024;
@@ -106,19 +114,15 @@ export class SnapshotStore {
    * deleted by keep-recent while a peer asks: a missing chunk is an answer, a failed ABCI call is not).
    */
   meta(height: number): SnapshotMeta | undefined {
-    const text = readIfPresent(join(this.dir, String(height), METADATA));
+    const path = join(this.dir, String(height), METADATA);
+    const text = readIfPresent(path);
     if (text === undefined) return undefined;
-    const j = JSON.parse(text.toString('utf8')) as {
-      format: number;
-      height: number;
-      chunks: number;
-      chunkHashes: string[];
-      appHash: string;
-      items: number;
-      bytes: number;
-      size: number;
-    };
-    return { ...j, chunkHashes: j.chunkHashes.map(fromHex), appHash: fromHex(j.appHash) };
+    return parseSnapshotMeta(text.toString('utf8'), path);
+  }
+
+  /** Where chunk `index` of the snapshot at `height` is (whether or not it exists). */
+  chunkPath(height: number, index: number): string {
+    return join(this.dir, String(height), chunkName(index));
   }
 
   /** Chunk `index` of the snapshot at `height`, or undefined when there is no such chunk. */
@@ -154,17 +158,8 @@ export class SnapshotStore {
         bytes,
         size,
       };
-      await writeFileSynced(
-        join(tmp, METADATA),
-        JSON.stringify({
-          ...meta,
-          chunkHashes: chunkHashes.map((h) => toHex(h)),
-          appHash: toHex(appHash),
-        }),
-      );
-      const final = join(this.dir, String(height));
-      rmSync(final, { recursive: true, force: true });
-      renameSync(tmp, final);
+      await writeFileSynced(join(tmp, METADATA), snapshotMetaJson(meta));
+      this.install(height, tmp, true);
       this.prune();
       return meta;
     } catch (err) {
@@ -173,11 +168,106 @@ export class SnapshotStore {
     }
   }
 
+  /**
+   * A fresh directory inside the store for a snapshot being assembled (its name is not a height, so
+   * nothing lists or offers it until `install`).
+   */
+  stagingDir(label: string): string {
+    mkdirSync(this.dir, { recursive: true });
+    const dir = join(this.dir, `.${label}`);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir);
+    return dir;
+  }
+
+  /**
+   * Moves a complete snapshot directory (chunks and metadata) into place as the snapshot of
+   * `height`; an existing one of that height is replaced only when `replace` (otherwise: an error).
+   */
+  install(height: number, from: string, replace: boolean): void {
+    const final = join(this.dir, String(height));
+    if (existsSync(final)) {
+      if (!replace) throw new SnapshotExistsError(height, this.dir);
+      this.delete(height);
+    }
+    renameSync(from, final);
+  }
+
+  /**
+   * Removes the snapshot of `height`; false when there is none. Renamed away first, so a listing
+   * (or a peer's ListSnapshots) never sees a half-deleted snapshot.
+   */
+  delete(height: number): boolean {
+    const final = join(this.dir, String(height));
+    if (!existsSync(final)) return false;
+    const gone = join(this.dir, `.delete-${height}-${process.pid}`);
+    renameSync(final, gone);
+    rmSync(gone, { recursive: true, force: true });
+    return true;
+  }
+
   /** Deletes all but the newest keep-recent snapshots. */
   prune(): void {
-    for (const old of this.list().slice(this.keepRecent))
-      rmSync(join(this.dir, String(old.height)), { recursive: true, force: true });
+    for (const old of this.list().slice(this.keepRecent)) this.delete(old.height);
   }
+}
+
+export class SnapshotExistsError extends ChainError {
+  constructor(height: number, dir: string) {
+    super(
+      'STATE_SYNC_SNAPSHOT_EXISTS',
+      `a snapshot of height ${height} already exists in ${dir} (--force replaces it)`,
+    );
+  }
+}
+
+/** metadata.json of a snapshot. */
+export function snapshotMetaJson(meta: SnapshotMeta): string {
+  return JSON.stringify({
+    ...meta,
+    chunkHashes: meta.chunkHashes.map((h) => toHex(h)),
+    appHash: toHex(meta.appHash),
+  });
+}
+
+/**
+ * Reads and checks a snapshot's metadata JSON (from disk or an archive): every field present and of
+ * its kind, one 32-byte hash per chunk. `where` names the source in the error.
+ */
+export function parseSnapshotMeta(text: string, where: string): SnapshotMeta {
+  let j: Record<string, unknown>;
+  try {
+    j = JSON.parse(text) as Record<string, unknown>;
+  } catch (err) {
+    throw new SnapshotError(`snapshot metadata in ${where} is not JSON: ${(err as Error).message}`);
+  }
+  const bad = (what: string) => new SnapshotError(`snapshot metadata in ${where}: ${what}`);
+  if (typeof j !== 'object' || j === null) throw bad('not an object');
+  const count = (k: string, min: number): number => {
+    const v = j[k];
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min)
+      throw bad(`${k} is ${JSON.stringify(v)}, not an integer >= ${min}`);
+    return v;
+  };
+  const hash = (v: unknown, what: string): Uint8Array => {
+    if (typeof v !== 'string' || !/^[0-9a-fA-F]{64}$/.test(v)) throw bad(`${what} is not a 32-byte hex hash`);
+    return fromHex(v);
+  };
+  const format = count('format', 0);
+  const height = count('height', 1);
+  const chunks = count('chunks', 1);
+  if (!Array.isArray(j.chunkHashes) || j.chunkHashes.length !== chunks)
+    throw bad(`chunkHashes must list ${chunks} hashes (one per chunk)`);
+  return {
+    format,
+    height,
+    chunks,
+    chunkHashes: j.chunkHashes.map((h, i) => hash(h, `chunkHashes[${i}]`)),
+    appHash: hash(j.appHash, 'appHash'),
+    items: count('items', 0),
+    bytes: count('bytes', 0),
+    size: count('size', 0),
+  };
 }
 
 function readIfPresent(path: string): Buffer | undefined {
@@ -189,7 +279,7 @@ function readIfPresent(path: string): Buffer | undefined {
   }
 }
 
-function chunkName(index: number): string {
+export function chunkName(index: number): string {
   return `chunk-${String(index).padStart(6, '0')}`;
 }
 
@@ -240,11 +330,15 @@ async function writeChunks(
   let pendingBytes = 0;
   let size = 0;
   const cut = async (data: Buffer): Promise<void> => {
+    if (chunkHashes.length === MAX_CHUNKS)
+      throw new SnapshotError(
+        `a snapshot of more than ${MAX_CHUNKS} chunks cannot be offered to peers: raise [state-sync] snapshot-chunk-bytes (${chunkBytes})`,
+      );
     size += data.length;
     chunkHashes.push(sha256(data));
     await writeFileSynced(join(dir, chunkName(chunkHashes.length - 1)), data);
   };
-  const consume = (async () => {
+  const cutChunks = async (): Promise<void> => {
     for await (const piece of deflate as AsyncIterable<Buffer>) {
       pending.push(piece);
       pendingBytes += piece.length;
@@ -256,12 +350,21 @@ async function writeChunks(
       }
     }
     if (pendingBytes > 0 || chunkHashes.length === 0) await cut(Buffer.concat(pending));
+  };
+  const consume = (async () => {
+    try {
+      await cutChunks();
+    } catch (err) {
+      // the producer waiting for the compressor to drain stops too
+      deflate.destroy(err as Error);
+      throw err;
+    }
   })();
   await Promise.all([produce, consume]);
   return { chunkHashes, count, bytes, size };
 }
 
-async function writeFileSynced(path: string, data: Uint8Array | string): Promise<void> {
+export async function writeFileSynced(path: string, data: Uint8Array | string): Promise<void> {
   const fh = await open(path, 'w');
   try {
     await fh.writeFile(data);

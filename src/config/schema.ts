@@ -164,6 +164,13 @@ export const APP_TOML = {
   'state-sync': {
     'snapshot-interval': int(0, 'Blocks between state-sync snapshots (0 disables)'),
     'snapshot-keep-recent': int(2, 'State-sync snapshots to keep'),
+    // CometBFT drops a chunk message above 16e6 bytes: 15 MiB leaves room for its envelope
+    'snapshot-chunk-bytes': int(
+      10 * 1024 * 1024,
+      'Bytes per state-sync snapshot chunk (a peer fetches one chunk per message)',
+      1024,
+      15 * 1024 * 1024,
+    ),
   },
   evm: {
     http_enabled: bool(true, 'Serve the EVM JSON-RPC over HTTP'),

@@ -19,6 +19,7 @@ export function networkSettings(
     snapshots: {
       interval: o.config.app.stateSync.snapshotInterval,
       keepRecent: o.config.app.stateSync.snapshotKeepRecent,
+      chunkBytes: o.config.app.stateSync.snapshotChunkBytes,
     },
     settings: {
       moniker: cfg.moniker,

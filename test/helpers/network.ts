@@ -3,11 +3,14 @@
  * each node is `chaind start --home <dir>` (which runs its own cometbft child), reached over its EVM
  * JSON-RPC and its consensus RPC like any operator or client would.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { installedBinaryPath } from '../../src/cometbft/binary.ts';
 import type { TestnetManifest, TestnetNode } from '../../src/cli/testnet.ts';
+import { toBech32 } from '../../src/crypto/accounts.ts';
+import { BASE_DENOM, BECH32_ACCOUNT_PREFIX } from '../../src/primitives/identity.ts';
 import { ChaindProcess, runChaind, tempHome } from './chaind.ts';
 
 /** Fast blocks for tests: consensus steps stay well above what loopback needs. */
@@ -89,6 +92,32 @@ export class TestNetwork {
     // registered after tempHome's cleanup, so it runs first: processes stop before their homes go
     t.after(() => net.stopAll());
     return net;
+  }
+
+  /**
+   * Adds `count` funded accounts (1 uchain each, addresses derived from a counter) to every node's
+   * genesis before any node starts: a chain whose state is as large as a test needs, without txs.
+   */
+  fundGenesisAccounts(count: number): Uint8Array[] {
+    const addresses: Uint8Array[] = [];
+    const balances = [];
+    for (let i = 0; i < count; i++) {
+      const addr = createHash('sha256').update(`genesis account ${i}`).digest().subarray(0, 20);
+      addresses.push(addr);
+      balances.push({
+        address: toBech32(BECH32_ACCOUNT_PREFIX, addr),
+        coins: [{ denom: BASE_DENOM, amount: '1' }],
+      });
+    }
+    for (const n of this.manifest.nodes) {
+      const path = join(n.home, 'config', 'genesis.json');
+      const g = JSON.parse(readFileSync(path, 'utf8'));
+      g.app_state.bank.balances = g.app_state.bank.balances.concat(balances);
+      const supply = g.app_state.bank.supply.find((c: { denom: string }) => c.denom === BASE_DENOM);
+      supply.amount = String(BigInt(supply.amount) + BigInt(count));
+      writeFileSync(path, JSON.stringify(g, null, 2));
+    }
+    return addresses;
   }
 
   node(name: string): TestnetNode {

@@ -201,3 +201,14 @@ test('listen addresses', () => {
   assert.equal(parseListenAddress('host:99999'), undefined);
   assert.equal(parseListenAddress('nohost'), undefined);
 });
+
+test('state-sync snapshot-chunk-bytes: default 10 MiB; below 1 KiB or above what a CometBFT chunk message carries is refused', (t) => {
+  const h = home(t, rendered());
+  assert.equal(loadConfig({ home: h, env: {} }).config.app.stateSync.snapshotChunkBytes, 10 * 1024 * 1024);
+  const set = (v: string) =>
+    loadConfig({ home: h, env: {}, flags: { 'state-sync.snapshot-chunk-bytes': v } }).config.app.stateSync
+      .snapshotChunkBytes;
+  assert.equal(set('4096'), 4096);
+  for (const v of ['1000', String(16_000_000)])
+    assert.throws(() => set(v), /snapshot-chunk-bytes.*out of range.*an integer from 1024 to 15728640/);
+});
