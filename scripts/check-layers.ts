@@ -213,7 +213,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'cli',
-      owns: 'commands: `init`, `start`, `dev`, `rollback` (configured as `start` is: `configuredNode`), `show-node-id`, `snapshots list|export|restore|delete`, `testnet`, `version`; one-line errors and exit codes',
+      owns: 'commands: `init`, `start`, `dev`, `rollback` (configured as `start` is: `configuredNode`), `show-node-id`, `snapshots` (list, export, restore, delete), `testnet`, `version`; one-line errors and exit codes',
       mustNot: 'hold logic a module should own',
     },
   ],
