@@ -42,6 +42,7 @@ import type {
 } from '../../rpc/consensus/types.ts';
 import { encodeBlock } from '../../storage/blocks/block-codec.ts';
 import type { BlockStore } from '../../storage/blocks/store.ts';
+import { evmTxEvents } from '../../storage/blocks/tx-events.ts';
 import type { Block } from '../../storage/blocks/types.ts';
 import type { Logger } from '../../util/logger.ts';
 
@@ -239,7 +240,7 @@ function txResults(s: ConsensusRpcSources, block: Block): TxResultView[] {
       data: new Uint8Array(0),
       gasWanted,
       gasUsed: r?.gasUsed ?? 0n,
-      events: [],
+      events: r ? evmTxEvents(r) : [],
     };
   });
 }

@@ -30,6 +30,7 @@ import {
   hashKey,
   heightKey,
   META_EARLIEST,
+  META_EVENTS_INDEXED_FROM,
   META_LATEST,
   P_BLOCK,
   P_BLOOM,
@@ -42,6 +43,14 @@ import {
 } from './keys.ts';
 import { compileLogFilter } from './log-filter.ts';
 import { LogIndexBuilder } from './log-index.ts';
+import {
+  decodeEventTxIndexes,
+  EventIndexBuilder,
+  eventIndexKey,
+  eventIndexKeyHeight,
+  eventIndexPrefix,
+} from './event-index.ts';
+import { blockTxEvents } from './tx-events.ts';
 import { collectHeightDeletes } from './removal.ts';
 import { queryLogs, type SyncReader } from './log-query.ts';
 import { decodeCosmosResults, decodeReceipt, encodeCosmosResults, encodeReceipt } from './receipt-codec.ts';
@@ -93,6 +102,7 @@ export class BlockStore {
   private writing: Promise<unknown> = Promise.resolve();
   private closed = false;
   private readonly logIndexWindow: number | undefined;
+  private eventsIndexedFrom: number | undefined;
 
   constructor(kv: KVStore, lock: DirLock, path: string, logIndexWindow?: number) {
     this.logIndexWindow = logIndexWindow;
@@ -105,6 +115,8 @@ export class BlockStore {
     const e = kv.getSync(META_EARLIEST);
     this.latest = l ? readHeightAt(l, 0) : undefined;
     this.earliest = e ? readHeightAt(e, 0) : undefined;
+    const i = kv.getSync(META_EVENTS_INDEXED_FROM);
+    this.eventsIndexedFrom = i ? readHeightAt(i, 0) : undefined;
   }
 
   /** The newest stored height; undefined while the store is empty. */
@@ -169,11 +181,18 @@ export class BlockStore {
       for (const op of logIndex.puts(height)) ops.push(op);
       block.txs.forEach((tx, i) => put(hashKey(P_COSMOS_TX, sha256(tx)), encodeLocation(height, i)));
       if (cosmosResults.length > 0) put(heightKey(P_RESULTS, height), encodeCosmosResults(cosmosResults));
+      const eventIndex = new EventIndexBuilder();
+      for (const [i, events] of [...blockTxEvents(receipts, cosmosResults)].sort((a, b) => a[0] - b[0]))
+        eventIndex.addTx(i, events);
+      for (const op of eventIndex.puts(height)) ops.push(op);
+      const indexedFrom = this.eventsIndexedFrom ?? height;
+      if (this.eventsIndexedFrom === undefined) put(META_EVENTS_INDEXED_FROM, encodeU64(height));
       put(META_LATEST, encodeU64(height));
       if (this.earliest === undefined) put(META_EARLIEST, encodeU64(height));
       await this.kv.write(ops);
       this.latest = height;
       if (this.earliest === undefined) this.earliest = height;
+      this.eventsIndexedFrom = indexedFrom;
     });
   }
 
@@ -344,6 +363,54 @@ export class BlockStore {
   }
 
   /**
+   * The first height whose txs' events are in the event index (blocks stored before the index
+   * existed are not); undefined while no block was stored with it.
+   */
+  eventsIndexedSince(): number | undefined {
+    return this.eventsIndexedFrom;
+  }
+
+  /**
+   * Txs of heights [from, to] whose events hold an indexed attribute `compositeKey` (`type.key`) with
+   * exactly `value`, or with any value when `value` is undefined, in (height, index) order. At most
+   * `maxEntries` index entries are read: `truncated` says the answer stopped there. Candidates only:
+   * the caller checks the events themselves (event-index.ts).
+   */
+  txsByEvent(
+    compositeKey: string,
+    value: string | undefined,
+    from: number,
+    to: number,
+    maxEntries: number,
+  ): { locations: TxLocation[]; truncated: boolean } {
+    this.assertOpen();
+    const prefix = eventIndexPrefix(compositeKey, value);
+    const found: TxLocation[] = [];
+    let read = 0;
+    let truncated = false;
+    if (from > to) return { locations: found, truncated };
+    // one value: its entries are in height order, so [from, to] is one key range
+    const range =
+      value !== undefined
+        ? { gte: eventIndexKey(prefix, from), lt: eventIndexKey(prefix, to + 1) }
+        : { gte: prefix, lt: prefixEnd(prefix) };
+    for (const [key, v] of this.kv.iterateSync(range)) {
+      if (value === undefined) {
+        const h = eventIndexKeyHeight(key);
+        if (h < from || h > to) continue;
+      }
+      if (++read > maxEntries) {
+        truncated = true;
+        break;
+      }
+      const height = eventIndexKeyHeight(key);
+      for (const index of decodeEventTxIndexes(v)) found.push({ height, index });
+    }
+    if (value === undefined) found.sort((a, b) => a.height - b.height || a.index - b.index);
+    return { locations: dedupe(found), truncated };
+  }
+
+  /**
    * eth_getLogs over [fromBlock, toBlock] (clamped to the stored range): logs in block and logIndex
    * order, at most `limit`, with `limitExceeded` telling the caller that more matched.
    */
@@ -398,6 +465,21 @@ export class BlockStore {
       this.lock.release();
     }
   }
+}
+
+/** The smallest key above every key starting with `prefix` (prefixes here never end in 0xff…). */
+function prefixEnd(prefix: Uint8Array): Uint8Array {
+  const end = prefix.slice();
+  let i = end.length - 1;
+  while (i >= 0 && end[i] === 0xff) i--;
+  end[i]++;
+  return end.subarray(0, i + 1);
+}
+
+function dedupe(sorted: TxLocation[]): TxLocation[] {
+  return sorted.filter(
+    (l, i) => i === 0 || l.height !== sorted[i - 1].height || l.index !== sorted[i - 1].index,
+  );
 }
 
 function assertHeightArg(height: number, what: string): void {
