@@ -174,6 +174,12 @@ function chainView(s: ConsensusRpcSources, set: ValidatorView[]): ChainView {
       return seen && { commit: seen, canonical: false };
     },
     genesis: () => genesisDoc,
+    eventIndex: {
+      indexedSince: () => blocks.eventsIndexedSince(),
+      // the watermark: index entries of a height not yet published are not answered
+      txs: (key, value, from, to, max) =>
+        blocks.txsByEvent(key, value, Math.max(from, earliest()), Math.min(to, chain.latestHeight), max),
+    },
   };
 }
 

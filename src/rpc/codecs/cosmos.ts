@@ -5,6 +5,7 @@
  */
 import type { BlockID, Commit, Header } from '../../codec/index.ts';
 import { ChainError } from '../../util/errors.ts';
+import type { TxEventIndex } from './tx-search.ts';
 
 export interface CosmosBlockView {
   header: Header;
@@ -38,6 +39,8 @@ export interface CosmosChainView {
   txResults(height: number): CosmosTxResultView[] | undefined;
   /** By the Tendermint hash (SHA-256 of the TxRaw bytes). */
   txLocation(hash: Uint8Array): { height: number; index: number } | undefined;
+  /** The block store's event index, which tx search reads (tx-search.ts). */
+  eventIndex?: TxEventIndex;
 }
 
 /**

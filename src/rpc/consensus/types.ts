@@ -7,6 +7,7 @@
 import type { BlockID, Commit, Header } from '../../codec/index.ts';
 import type { SyncStatus } from '../../chain/sync-status.ts';
 import type { StateReader } from '../../state/overlay.ts';
+import type { TxEventIndex } from '../codecs/tx-search.ts';
 
 export interface BlockView {
   header: Header;
@@ -67,6 +68,8 @@ export interface ChainView {
   commit(height: number): { commit: Commit; canonical: boolean } | undefined;
   /** The genesis document as loaded (CometBFT's JSON shape). */
   genesis(): unknown;
+  /** The block store's event index, which tx search reads (rpc/codecs/tx-search.ts). */
+  eventIndex?: TxEventIndex;
 }
 
 /** One validator of the consensus set. */

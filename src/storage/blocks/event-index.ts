@@ -90,7 +90,10 @@ export class EventIndexBuilder {
   }
 
   deletes(height: number): KVOp[] {
-    return [...this.entries.values()].map((e) => ({ type: 'del' as const, key: eventIndexKey(e.prefix, height) }));
+    return [...this.entries.values()].map((e) => ({
+      type: 'del' as const,
+      key: eventIndexKey(e.prefix, height),
+    }));
   }
 }
 
