@@ -255,7 +255,7 @@ export class ChainNode {
     );
     const grpc = await lc.open(
       'grpc',
-      () => startGrpc(services, consensus, rpcAddress, chain),
+      () => startGrpc(services, consensus, rpcAddress),
       async (server) => server?.stop(),
     );
     this.started = {

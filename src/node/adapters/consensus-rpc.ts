@@ -43,6 +43,7 @@ import type {
 import { encodeBlock } from '../../storage/blocks/block-codec.ts';
 import type { BlockStore } from '../../storage/blocks/store.ts';
 import { evmTxEvents } from '../../storage/blocks/tx-events.ts';
+import { simulator } from './simulate.ts';
 import type { Block } from '../../storage/blocks/types.ts';
 import type { Logger } from '../../util/logger.ts';
 
@@ -76,6 +77,11 @@ export function consensusRpcDeps(s: ConsensusRpcSources): ConsensusRpcDeps {
     validators: { validators: () => validators } satisfies ValidatorSetView,
     state: stateView(s.chain),
     submitter: txSubmitter(s),
+    simulate: simulator({
+      state: () => s.chain.state,
+      chainId: s.genesis.chain_id,
+      maxBlockGas: () => s.chain.gasLimit,
+    }),
     mempool: mempoolView(s.mempool, s.cosmosPool),
     network: noPeers(),
     sync: s.sync,

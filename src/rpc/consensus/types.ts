@@ -7,6 +7,7 @@
 import type { BlockID, Commit, Header } from '../../codec/index.ts';
 import type { SyncStatus } from '../../chain/sync-status.ts';
 import type { StateReader } from '../../state/overlay.ts';
+import type { TxSimulate } from '../codecs/cosmos.ts';
 import type { TxEventIndex } from '../codecs/tx-search.ts';
 
 export interface BlockView {
@@ -185,6 +186,8 @@ export interface ConsensusRpcDeps {
   validators: ValidatorSetView;
   state: StateView;
   submitter: TxSubmitter;
+  /** The tx service's Simulate, which abci_query, REST and gRPC answer with. */
+  simulate: TxSimulate;
   mempool: MempoolView;
   network: NetworkView;
   /** The engine's health (consensus/health.ts): what `/status`, `/lag_status` and `/commit` report of progress. */

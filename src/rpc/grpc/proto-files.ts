@@ -2,7 +2,7 @@
  * The `.proto` files reflection describes, as data: for each file its package and the messages and
  * enums the served methods use, with field names, numbers and types as the Cosmos SDK, CometBFT and
  * google.protobuf declare them. It covers what the served methods exchange except Tx, the blocks and
- * node info (GetTx's `tx`, BroadcastTx's/GetTx's TxResponse `logs`, the tendermint Block and
+ * node info (GetTx's `tx`, GetTxsEvent's `txs`, BroadcastTx's/GetTx's TxResponse `logs`, the tendermint Block and
  * DefaultNodeInfo), which are described without fields; a reflection client skips those bytes.
  *
  * A field type is a scalar name, `.pkg.Message`, or `enum:.pkg.Enum`; `[]` suffix = repeated.
@@ -201,6 +201,7 @@ export const PROTO_FILES: ProtoFile[] = [
         'BROADCAST_MODE_SYNC',
         'BROADCAST_MODE_ASYNC',
       ],
+      OrderBy: ['ORDER_BY_UNSPECIFIED', 'ORDER_BY_ASC', 'ORDER_BY_DESC'],
     },
     messages: {
       SimulateRequest: [['tx_bytes', 2, 'bytes']],
@@ -215,6 +216,19 @@ export const PROTO_FILES: ProtoFile[] = [
         ['mode', 2, 'enum:.cosmos.tx.v1beta1.BroadcastMode'],
       ],
       BroadcastTxResponse: [['tx_response', 1, TX_RESPONSE]],
+      GetTxsEventRequest: [
+        ['events', 1, 'string[]'],
+        PAGE_REQ,
+        ['order_by', 3, 'enum:.cosmos.tx.v1beta1.OrderBy'],
+        ['page', 4, 'uint64'],
+        ['limit', 5, 'uint64'],
+        ['query', 6, 'string'],
+      ],
+      GetTxsEventResponse: [
+        ['tx_responses', 2, `${TX_RESPONSE}[]`],
+        ['pagination', 3, '.cosmos.base.query.v1beta1.PageResponse'],
+        ['total', 4, 'uint64'],
+      ],
     },
   },
   {
