@@ -85,6 +85,8 @@ export function consensusRpcDeps(s: ConsensusRpcSources): ConsensusRpcDeps {
     mempool: mempoolView(s.mempool, s.cosmosPool),
     network: noPeers(),
     sync: s.sync,
+    // the chain notifies after the height is published, so the watermark already covers it
+    onCommit: (listener) => s.chain.onBlock((c) => listener(c.block.header.height)),
   };
 }
 

@@ -279,3 +279,20 @@ export function searchTxs(source: TxSearchSource, query: string, order: 'asc' | 
   });
   return order === 'desc' ? candidates.reverse() : candidates;
 }
+
+/**
+ * Whether an event's composite-key map (CometBFT's `events` of a published event: `tm.event`,
+ * `tx.hash`, `tx.height`, every `type.key` of the tx's events) satisfies every condition: how a
+ * `/websocket` subscription's query selects the events it receives.
+ */
+export function eventMapMatches(
+  conditions: readonly TxCondition[],
+  events: Record<string, string[]>,
+): boolean {
+  return conditions.every((c) => {
+    const values = events[c.key];
+    if (!values) return false;
+    if (c.key === 'tx.hash') return values.some((v) => v.toUpperCase() === c.operand!.value.toUpperCase());
+    return values.some((v) => holds(c, v));
+  });
+}

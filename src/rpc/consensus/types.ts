@@ -176,6 +176,8 @@ export interface UpstreamAnswer {
 export interface UpstreamRpc {
   get(pathAndQuery: string): Promise<UpstreamAnswer>;
   post(body: string): Promise<UpstreamAnswer>;
+  /** The engine's own `/websocket` (`ws://…`), which the consensus RPC's `/websocket` is relayed to. */
+  websocketUrl: string;
 }
 
 export interface ConsensusRpcDeps {
@@ -192,4 +194,9 @@ export interface ConsensusRpcDeps {
   network: NetworkView;
   /** The engine's health (consensus/health.ts): what `/status`, `/lag_status` and `/commit` report of progress. */
   sync(): SyncStatus;
+  /**
+   * Calls `listener` after each block is committed (at or below the watermark), with its height;
+   * returns the unsubscribe. `/websocket` subscriptions publish from it.
+   */
+  onCommit(listener: (height: number) => void): () => void;
 }
