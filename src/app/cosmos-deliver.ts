@@ -45,7 +45,8 @@ export interface CosmosTxContext {
   /**
    * Simulation (the tx service's Simulate), never block execution: as the SDK's simulate mode, an
    * empty signature is not verified (clients estimate gas before signing) and the gas a 64-byte
-   * signature would cost is charged instead, so the estimate covers the signed tx.
+   * signature would cost is charged instead, so the estimate covers the signed tx; a gas limit of 0
+   * (not chosen yet) runs with the block's gas limit.
    */
   simulate?: boolean;
 }
@@ -91,7 +92,7 @@ function checkSigner(
   ctx: CosmosTxContext,
   expectedSequence?: bigint,
 ) {
-  if (tx.gasLimit <= 0n)
+  if (tx.gasLimit <= 0n && !(ctx.simulate === true && tx.gasLimit === 0n))
     throw new CosmosTxError(SdkCode.InvalidRequest, 'gas limit must be positive: invalid request');
   if (tx.gasLimit > ctx.maxBlockGas)
     throw new CosmosTxError(
@@ -139,7 +140,7 @@ export function deliverCosmosTx(
   ctx: CosmosTxContext,
 ): CosmosTxOutcome {
   if (tx.association) return deliverAssociation(tx.association, overlay);
-  const meter = new GasMeter(tx.gasLimit);
+  const meter = new GasMeter(ctx.simulate === true && tx.gasLimit === 0n ? ctx.maxBlockGas : tx.gasLimit);
   const state = new MeteredState(overlay, meter);
   const anteEvents: TxEvent[] = [];
   const signerBech = toAccAddress(tx.signer);

@@ -25,7 +25,7 @@ export function simulator(src: SimulationSource): TxSimulate {
   return (raw) => {
     let gasWanted = 0n;
     try {
-      const tx = decodeCosmosTx(raw);
+      const tx = decodeCosmosTx(raw, { simulate: true });
       gasWanted = tx.gasLimit;
       const ctx = { chainId: src.chainId, maxBlockGas: src.maxBlockGas(), simulate: true };
       return deliverCosmosTx(tx, new StateOverlay(src.state()), ctx);
