@@ -226,12 +226,17 @@ export class BlockStore {
         const newLatest = h - 1;
         const empty = newLatest < earliest;
         if (ops.length < DELETE_BATCH_OPS && newLatest > height && !empty) continue;
-        if (empty) ops.push({ type: 'del', key: META_LATEST }, { type: 'del', key: META_EARLIEST });
+        if (empty)
+          ops.push(
+            { type: 'del', key: META_LATEST },
+            { type: 'del', key: META_EARLIEST },
+            { type: 'del', key: META_EVENTS_INDEXED_FROM },
+          );
         else ops.push({ type: 'put', key: META_LATEST, value: encodeU64(newLatest) });
         await this.kv.write(ops);
         ops = [];
         this.latest = empty ? undefined : newLatest;
-        if (empty) this.earliest = undefined;
+        if (empty) this.earliest = this.eventsIndexedFrom = undefined;
       }
     });
   }
@@ -250,9 +255,13 @@ export class BlockStore {
         collectHeightDeletes(this.kv, h, ops);
         if (ops.length < DELETE_BATCH_OPS && h + 1 < target) continue;
         ops.push({ type: 'put', key: META_EARLIEST, value: encodeU64(h + 1) });
+        // the index's start never lies below what is stored (a pruned store equals one started later)
+        const raiseIndexed = this.eventsIndexedFrom !== undefined && this.eventsIndexedFrom < h + 1;
+        if (raiseIndexed) ops.push({ type: 'put', key: META_EVENTS_INDEXED_FROM, value: encodeU64(h + 1) });
         await this.kv.write(ops);
         ops = [];
         this.earliest = h + 1;
+        if (raiseIndexed) this.eventsIndexedFrom = h + 1;
       }
     });
   }
