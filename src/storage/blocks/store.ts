@@ -382,7 +382,8 @@ export class BlockStore {
   /**
    * Txs of heights [from, to] whose events hold an indexed attribute `compositeKey` (`type.key`) with
    * exactly `value`, or with any value when `value` is undefined, in (height, index) order. At most
-   * `maxEntries` index entries are read: `truncated` says the answer stopped there. Candidates only:
+   * `maxEntries` index entries are read (with any value, those of other heights too): `truncated`
+   * says the answer stopped there. Candidates only:
    * the caller checks the events themselves (event-index.ts).
    */
   txsByEvent(
@@ -404,15 +405,13 @@ export class BlockStore {
         ? { gte: eventIndexKey(prefix, from), lt: eventIndexKey(prefix, to + 1) }
         : { gte: prefix, lt: prefixEnd(prefix) };
     for (const [key, v] of this.kv.iterateSync(range)) {
-      if (value === undefined) {
-        const h = eventIndexKeyHeight(key);
-        if (h < from || h > to) continue;
-      }
+      // every entry read counts, those outside [from, to] too: the work stays bounded
       if (++read > maxEntries) {
         truncated = true;
         break;
       }
       const height = eventIndexKeyHeight(key);
+      if (height < from || height > to) continue;
       for (const index of decodeEventTxIndexes(v)) found.push({ height, index });
     }
     if (value === undefined) found.sort((a, b) => a.height - b.height || a.index - b.index);
