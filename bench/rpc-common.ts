@@ -157,7 +157,7 @@ export interface LoadResult {
 }
 
 /**
- * `CONCURRENCY` connections (RawConnection), each with one request in flight, for `seconds` after a
+ * `concurrency` connections (RawConnection), each with one request in flight, for `seconds` after a
  * short warm-up. Every answer is checked for a JSON-RPC error.
  */
 export async function load(
@@ -168,14 +168,15 @@ export async function load(
   warmupMs = 500,
   /** called when measuring starts (after the warm-up) */
   onMeasure?: () => void,
+  concurrency = CONCURRENCY,
 ): Promise<LoadResult> {
   const latencies: number[] = [];
   let count = 0;
   let measuring = false;
   let done = false;
-  const conns = await Promise.all(Array.from({ length: CONCURRENCY }, () => RawConnection.open(url)));
+  const conns = await Promise.all(Array.from({ length: concurrency }, () => RawConnection.open(url)));
   const worker = async (w: number) => {
-    for (let i = w; !done; i += CONCURRENCY) {
+    for (let i = w; !done; i += concurrency) {
       const req = rawRequest(url, body(i));
       const t0 = performance.now();
       const answer = await conns[w].send(req);
@@ -187,7 +188,7 @@ export async function load(
       }
     }
   };
-  const workers = Array.from({ length: CONCURRENCY }, (_, w) => worker(w));
+  const workers = Array.from({ length: concurrency }, (_, w) => worker(w));
   try {
     await new Promise((r) => setTimeout(r, warmupMs));
     onMeasure?.();

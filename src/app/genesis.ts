@@ -92,7 +92,12 @@ export interface GenesisOptions {
   balances?: { address: string; uchain: bigint }[];
   /** EVM ↔ Cosmos address pairs known at genesis (keys whose public key is known, like dev accounts) */
   associations?: { evm_address: string; cosmos_address: string }[];
+  /** consensus_params.block.max_gas; DEFAULT_BLOCK_MAX_GAS unless given */
+  blockMaxGas?: bigint;
 }
+
+/** The block gas limit of a new chain: Ethereum mainnet's long-standing 30M. */
+export const DEFAULT_BLOCK_MAX_GAS = 30_000_000n;
 
 export interface GenesisValidatorOptions {
   address: string;
@@ -119,7 +124,7 @@ export function buildGenesis(o: GenesisOptions): Genesis {
     chain_id: o.chainId,
     initial_height: '1',
     consensus_params: {
-      block: { max_bytes: '22020096', max_gas: '30000000' },
+      block: { max_bytes: '22020096', max_gas: (o.blockMaxGas ?? DEFAULT_BLOCK_MAX_GAS).toString() },
       evidence: { max_age_num_blocks: '100000', max_age_duration: '172800000000000', max_bytes: '1048576' },
       validator: { pub_key_types: ['ed25519'] },
       version: { app: '0' },

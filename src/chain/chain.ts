@@ -161,7 +161,8 @@ export class Chain {
       throw new ChainError(
         'STORES_INCONSISTENT',
         `the state commit is at height ${scHeight} but the block store is empty: a state-sync restore was interrupted; ` +
-          'delete the data directory and state sync again',
+          'start the node with [statesync] enable = true to state sync again (a node without blocks removes ' +
+          'the unfinished restore first)',
       );
     }
     if (scHeight > blockHeight) {

@@ -33,6 +33,8 @@ export interface InitOptions {
   balances?: GenesisOptions['balances'];
   associations?: GenesisOptions['associations'];
   genesisTime?: Date;
+  /** The genesis block gas limit (consensus_params.block.max_gas); the genesis default unless given. */
+  blockMaxGas?: bigint;
   /** Changes to the default configuration before it is written (`chaind dev`'s browser-friendly CORS). */
   configure?: (cfg: NodeConfig) => void;
 }
@@ -98,6 +100,7 @@ export function initHome(o: InitOptions): InitResult {
     },
     balances: o.balances,
     associations: o.associations,
+    blockMaxGas: o.blockMaxGas,
   });
   writeFileSync(files.genesis, JSON.stringify(genesis, null, 2) + '\n');
 

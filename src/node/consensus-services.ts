@@ -28,6 +28,7 @@ import type { Logger } from '../util/logger.ts';
 import { grpcDeps } from './adapters/grpc.ts';
 import { restDeps } from './adapters/rest.ts';
 import { MetricsServer } from './metrics-server.ts';
+import { registerNodeMetrics } from './node-metrics.ts';
 
 export const APP_VERSION: string = JSON.parse(
   readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
@@ -76,12 +77,21 @@ export interface MetricsModules {
   mempool: Mempool;
   cosmosPool: CosmosPool;
   consensus: ConsensusRpcDeps;
+  /** The data directory, whose stores' sizes are reported. */
+  dataDir: string;
 }
 
 /**
  * The Prometheus endpoint when `[instrumentation] prometheus`, listening, with every module's metrics
  * recorded on `registry`; `unsubscribe` stops the recording.
  */
+/** prom-client default metrics left out of /metrics: see startMetrics. */
+export const GAUGES_NAMED_TOTAL = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
 export async function startMetrics(
   o: ServiceOptions,
   registry: Registry,
@@ -99,6 +109,9 @@ export async function startMetrics(
     for (const off of unsubscribe.splice(0)) off();
   };
   collectDefaultMetrics({ register: registry });
+  // Gauges named like counters (promtool rejects a `_total` gauge); the same counts stay available
+  // per type in nodejs_active_handles, nodejs_active_requests and nodejs_active_resources.
+  for (const name of GAUGES_NAMED_TOTAL) registry.removeSingleMetric(name);
   unsubscribe.push(recordChainMetrics(registry, ns, chain));
   registerMempoolMetrics(registry, ns, {
     size: () => mempool.size + cosmosPool.size,
@@ -106,6 +119,10 @@ export async function startMetrics(
     evmQueued: () => mempool.queued(),
   });
   const set = consensus.validators.validators(chain.latestHeight).map((v) => v.address);
+  const lagBlocks = () => {
+    const own = chain.latestHeight;
+    return Math.max(maxPeerHeight(consensus.network, own), consensus.sync().bestKnownHeight) - own;
+  };
   unsubscribe.push(
     recordConsensusMetrics(registry, ns, {
       onBlock: (l) => chain.onBlock(l),
@@ -117,14 +134,10 @@ export async function startMetrics(
           return { address, active: v.status === 'BOND_STATUS_BONDED' && !v.jailed && inSet };
         }),
       // As /lag_status answers 200: making progress, not catching up, within the lag threshold.
-      atNetworkHeight: () => {
-        const sync = consensus.sync();
-        if (notCurrent(sync)) return false;
-        const own = chain.latestHeight;
-        return Math.max(maxPeerHeight(consensus.network, own), sync.bestKnownHeight) - own <= lagThreshold;
-      },
+      atNetworkHeight: () => !notCurrent(consensus.sync()) && lagBlocks() <= lagThreshold,
     }),
   );
+  registerNodeMetrics(registry, ns, { lagBlocks, dataDir: m.dataDir });
   const { host, port } = listenAddress(instr.prometheusListenAddr, 'instrumentation.prometheus-listen-addr');
   const server = new MetricsServer(
     registry,

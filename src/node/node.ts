@@ -11,6 +11,7 @@ import type { Genesis } from '../app/genesis.ts';
 import type { Chain } from '../chain/chain.ts';
 import type { TxSubmission } from '../chain/engine.ts';
 import type { SyncStatus } from '../chain/sync-status.ts';
+import { PendingBlocks } from '../chain/pending-block.ts';
 import type { NodeConfig } from '../config/schema.ts';
 import type { CosmosPool } from '../mempool/cosmos-pool.ts';
 import type { Mempool } from '../mempool/mempool.ts';
@@ -33,7 +34,7 @@ import {
   startRestApi,
 } from './consensus-services.ts';
 import { fitConnectionCaps, openFileLimit } from './descriptors.ts';
-import { createEngine, NetworkEngine, type NodeEngine } from './engine.ts';
+import { createEngine, type DevChainOptions, NetworkEngine, type NodeEngine } from './engine.ts';
 import { abciQuery, networkSettings } from './network-settings.ts';
 import { resolveCometBinary } from '../cometbft/binary.ts';
 import { rollbackCometTo } from '../cometbft/rollback.ts';
@@ -50,6 +51,8 @@ export interface NodeOptions {
   config: NodeConfig;
   genesis: Genesis;
   logger: Logger;
+  /** Set: a local dev chain (`chaind dev`). */
+  dev?: DevChainOptions;
 }
 
 /**
@@ -136,7 +139,13 @@ export class ChainNode {
     if (config.app.stateStore.evmSsSplit && config.config.consensus.engine === 'cometbft')
       refuseSplitOnValidator(this.opts.home, genesis);
     const lc = this.lifecycle;
-    const stores = await openStores(lc, { dataDir: this.dataDir, config, genesis, logger });
+    const stores = await openStores(lc, {
+      dataDir: this.dataDir,
+      config,
+      genesis,
+      logger,
+      clearStateSyncLeftovers: true,
+    });
     const chain = await lc.open('chain', () => openChain(this.opts, stores, true));
     const { mempool, cosmosPool } = await lc.open('mempool', async () => createMempools(this.opts, chain));
     // network mode's ABCI Query answers with the consensus RPC's abci_query (built further down)
@@ -151,6 +160,7 @@ export class ChainNode {
             genesis,
             consensus: config.config.consensus,
             logger,
+            dev: this.opts.dev,
             network:
               config.config.consensus.engine === 'cometbft'
                 ? networkSettings(
@@ -177,7 +187,15 @@ export class ChainNode {
         // one dispatcher and one filter store for HTTP and WebSocket
         const rpc = new EvmRpc(
           { evm, genesis, logger, registry: this.metricsRegistry },
-          { chain, ss: stores.ss, sc: stores.sc, mempool, submission, sync },
+          {
+            chain,
+            ss: stores.ss,
+            sc: stores.sc,
+            mempool,
+            submission,
+            sync,
+            pending: new PendingBlocks(chain, { mempool, cosmosPool }),
+          },
         );
         const http = evm.httpEnabled ? rpc.http() : undefined;
         await http?.start();
@@ -243,7 +261,7 @@ export class ChainNode {
         startMetrics(
           services,
           this.metricsRegistry,
-          { chain, mempool, cosmosPool, consensus },
+          { chain, mempool, cosmosPool, consensus, dataDir: this.dataDir },
           engine instanceof NetworkEngine ? engine.comet.metricsUrl : undefined,
         ),
       async (m) => {

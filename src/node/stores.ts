@@ -1,7 +1,8 @@
 /**
  * The stores and the chain over them, opened under the node's Lifecycle in the order their checks
- * need: the data lock before any database, State Commit before the State Store (which must hold SC's
- * history), the block store, then the chain, which replays what the block store has and SC lacks.
+ * need: the data lock before any database, the block store (whether it holds a block decides if a
+ * state-syncing node may clear what an earlier attempt left), State Commit before the State Store
+ * (which must hold SC's history), then the chain, which replays what the block store has and SC lacks.
  */
 import { join } from 'node:path';
 import type { Genesis } from '../app/genesis.ts';
@@ -15,6 +16,7 @@ import { openStateStore, type StateStore } from '../storage/ss/index.ts';
 import { acquireDirLock } from '../util/dir-lock.ts';
 import type { Logger } from '../util/logger.ts';
 import { LatestOnlyStateStore } from './latest-state-store.ts';
+import { removeStateSyncLeftovers, startsWithStateSync } from './state-sync-leftovers.ts';
 import type { Lifecycle } from './lifecycle.ts';
 
 export interface StoreOptions {
@@ -22,6 +24,11 @@ export interface StoreOptions {
   config: NodeConfig;
   genesis: Genesis;
   logger: Logger;
+  /**
+   * `chaind start`: a node starting with `[statesync] enable = true` and no committed block first
+   * removes what an unfinished earlier attempt left in its stores (state-sync-leftovers.ts).
+   */
+  clearStateSyncLeftovers?: boolean;
 }
 
 export interface Stores {
@@ -32,8 +39,8 @@ export interface Stores {
 }
 
 /**
- * The data lock (one node per home, taken before any database opens), then State Commit, the State
- * Store and the block store. With `ss-enable = false` there is no State Store database: reads of
+ * The data lock (one node per home, taken before any database opens), then the block store, State
+ * Commit and the State Store. With `ss-enable = false` there is no State Store database: reads of
  * state come from State Commit (latest-state-store.ts), and history answers an error.
  */
 export async function openStores(lc: Lifecycle, o: StoreOptions): Promise<Stores> {
@@ -43,6 +50,13 @@ export async function openStores(lc: Lifecycle, o: StoreOptions): Promise<Stores
     async () => acquireDirLock(dataDir),
     async (lock) => lock.release(),
   );
+  const blocks = await lc.open(
+    'block-store',
+    () => openBlockStore({ dataDir: dataDir }),
+    (blocks) => blocks.close(),
+  );
+  if (o.clearStateSyncLeftovers && startsWithStateSync(config) && blocks.latestHeight() === undefined)
+    removeStateSyncLeftovers(dataDir, config, logger);
   const scc = config.app.stateCommit;
   const sc = await lc.open(
     'state-commit',
@@ -85,11 +99,6 @@ export async function openStores(lc: Lifecycle, o: StoreOptions): Promise<Stores
       );
     },
     (ss) => ss.close(),
-  );
-  const blocks = await lc.open(
-    'block-store',
-    () => openBlockStore({ dataDir: dataDir }),
-    (blocks) => blocks.close(),
   );
   return { sc, ss, blocks };
 }

@@ -4,7 +4,7 @@
  * Missed blocks are counted from the commit every block carries for its predecessor, as CometBFT
  * counts them. Documented in docs/metrics.md.
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import { BlockIdFlag, type Commit } from '../codec/index.ts';
 import { toHex } from '../primitives/bytes.ts';
 
@@ -35,7 +35,9 @@ export function recordConsensusMetrics(
       this.set(source.atNetworkHeight() ? 1 : 0);
     },
   });
-  const missed = new Counter({
+  // A gauge, as CometBFT declares it: the name operator alerts use has no `_total`, which a counter
+  // must have (promtool check metrics); it only grows, so increase() over it still reads the misses.
+  const missed = new Gauge({
     name: `${namespace}_consensus_validator_missed_blocks`,
     help: 'Blocks whose commit lacks this validator’s signature.',
     labelNames: ['validator_address'],

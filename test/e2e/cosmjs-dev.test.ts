@@ -74,8 +74,8 @@ test('CosmJS: sendTokens with fee "auto", searchTx by sender and recipient, bloc
   const txEvents = collect(comet.subscribeTx(`transfer.recipient='${recipient}'`));
   // a subscription whose condition no tx meets receives nothing
   const unmatched = collect(comet.subscribeTx(`transfer.recipient='${aliceBech}'`));
-  // the chain has a block (CosmJS's clients read /status when they connect)
-  await headers.waitFor((h) => h.length >= 1);
+  // a request after the subscribes on the same socket: once answered, they are in place
+  await comet.status();
 
   const wallet = await DirectSecp256k1Wallet.fromKey(alice.privateKey, 'chain');
   const signing = await SigningStargateClient.connectWithSigner(rpc, wallet, {

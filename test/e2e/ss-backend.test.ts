@@ -92,9 +92,8 @@ test('a home with history started on another ss-backend is refused, names ss-bac
   );
   assert.match(
     viaFlag,
-    /Set ss-backend back to "pebbledb" \(the data is in .*data\/pebbledb\), or start from an empty data directory/,
+    /Set ss-backend back to "pebbledb" \(the data is in .*data\/pebbledb\), state sync this node into the rocksdb backend \(docs\/operators\/evm-ss-split-migration\.md\), or start from an empty data directory\.$/,
   );
-  assert.doesNotMatch(viaFlag, /state sync/, 'no remedy this node cannot perform');
   assert.equal(existsSync(join(home, 'data', 'rocksdb')), false, 'no directory for the rejected backend');
 
   const viaEnv = await refusedStart(['--home', home], { CHAIND_STATE_STORE_SS_BACKEND: 'rocksdb' });
@@ -175,7 +174,7 @@ test('a rollback below the pruned State Store history is refused before State Co
   assert.equal(after.replayed, 0, 'State Commit was rolled back by the refused rollback');
 });
 
-test('evm-ss-split turned on for a home with history is refused with remedies this node has', async (t) => {
+test('evm-ss-split turned on for a home with history is refused with the remedies: state sync, or the split off', async (t) => {
   const home = tempHome(t);
   await history(home, 3);
   const line = await refusedStart(['--home', home, '--state-store.evm-ss-split', 'true']);
@@ -185,10 +184,11 @@ test('evm-ss-split turned on for a home with history is refused with remedies th
     new RegExp(
       `^error: refusing to start with evm-ss-split = true: the Cosmos state store in .*data/pebbledb has ` +
         `committed history \\(latest version \\d+\\) but the EVM state store directory ${evmDir} is missing ` +
-        'or empty\\. Set evm-ss-split = false in app\\.toml \\[state-store\\] and restart, or start from an ' +
-        'empty data directory \\(this node fills the EVM state store only from genesis\\)\\.$',
+        'or empty\\. Complete a state sync into the split layout \\(wipe the data directory keeping ' +
+        'priv_validator_state\\.json and start with \\[statesync\\] enable = true: ' +
+        'docs/operators/evm-ss-split-migration\\.md\\), or set evm-ss-split = false in app\\.toml ' +
+        '\\[state-store\\] and restart\\.$',
     ),
   );
-  assert.doesNotMatch(line, /state sync/i, 'no remedy this node cannot carry out');
   assert.equal(existsSync(evmDir), false, 'the refused start created no EVM state store directory');
 });

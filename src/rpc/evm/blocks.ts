@@ -4,16 +4,35 @@ import { formatBlock, formatReceipt } from '../codecs/format.ts';
 import { quantity } from '../codecs/hex.ts';
 import { p } from '../codecs/params.ts';
 import { method, type MethodTable } from '../server/dispatcher.ts';
+import { RawJson } from '../server/serialize.ts';
+import { toHex } from '../../primitives/bytes.ts';
+import { Lru } from '../../util/lru.ts';
 import type { EvmBackend } from './backend.ts';
 import type { Resolver } from './resolve.ts';
 
 const byHash = (hash: Uint8Array): BlockRef => ({ kind: 'hash', hash, requireCanonical: false });
 
+/** Formatted blocks kept: at most this many, and at most BLOCK_CACHE_BYTES of their JSON. */
+const BLOCK_CACHE_SIZE = 256;
+const BLOCK_CACHE_BYTES = 16 * 1024 * 1024;
+
 export function blockMethods({ chain }: EvmBackend, resolve: Resolver): MethodTable {
+  // A block's answer never changes once it is committed, and formatting one recomputes its
+  // transactions and receipts roots (tries over every tx): the same block, above all `latest`, is
+  // asked for again and again (a dapp polls it), so each is formatted once and kept as its JSON
+  // text. The height is still resolved first, so the watermark and pruning apply as without it.
+  const formatted = new Lru<string, RawJson>(BLOCK_CACHE_SIZE, BLOCK_CACHE_BYTES, (r) => r.text.length);
   const block = async (ref: BlockRef, full: boolean) => {
     const h = resolve.lookup(ref);
     const b = h === undefined ? undefined : await chain.block(h);
-    return b ? formatBlock(b, full) : null;
+    if (!b) return null;
+    const key = `${toHex(b.hash)}:${full ? 'full' : 'hashes'}`;
+    let json = formatted.get(key);
+    if (!json) {
+      json = new RawJson(JSON.stringify(formatBlock(b, full)));
+      formatted.set(key, json);
+    }
+    return json;
   };
   const txCount = (ref: BlockRef) => {
     const h = resolve.lookup(ref);

@@ -1,98 +1,109 @@
 /**
  * Protobuf file descriptors for server reflection (`grpcurl list`, `describe`, and calls by JSON).
- * The SDK's `.proto` sources are not shipped with cosmjs-types, so the descriptors are built from
- * PROTO_FILES (messages, enums) and SERVICES (methods, whose message types come from the codecs'
- * `typeUrl`s), with each file's imports derived from the types its fields reference.
+ * They are the real `.proto` files of the Cosmos SDK, CometBFT and their imports, compiled into the
+ * committed FileDescriptorSet `descriptor-set.binpb` by `npm run gen:grpc-descriptors`
+ * (scripts/gen-grpc-descriptors.ts; docs/adr/0022-grpc-reflection-from-real-protos.md). Each
+ * service is cut down to the methods SERVICES serves, so reflection describes exactly what answers,
+ * and a served method the set does not declare with the same message types is refused at startup.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import {
-  DescriptorProto,
-  EnumDescriptorProto,
-  FieldDescriptorProto_Label,
-  FieldDescriptorProto_Type,
   FileDescriptorProto,
+  MethodDescriptorProto,
+  ServiceDescriptorProto,
 } from 'cosmjs-types/google/protobuf/descriptor';
-import { PROTO_FILES, type ProtoFile } from './proto-files.ts';
-import { SERVICES } from './services.ts';
+import { concatBytes } from '../../primitives/bytes.ts';
+import { lengthDelimitedField, rawFields } from './descriptor-bytes.ts';
+import { type ServiceSpec, SERVICES } from './services.ts';
 
-const SCALAR: Record<string, FieldDescriptorProto_Type> = {
-  string: FieldDescriptorProto_Type.TYPE_STRING,
-  bytes: FieldDescriptorProto_Type.TYPE_BYTES,
-  bool: FieldDescriptorProto_Type.TYPE_BOOL,
-  int32: FieldDescriptorProto_Type.TYPE_INT32,
-  int64: FieldDescriptorProto_Type.TYPE_INT64,
-  uint32: FieldDescriptorProto_Type.TYPE_UINT32,
-  uint64: FieldDescriptorProto_Type.TYPE_UINT64,
-};
+export const DESCRIPTOR_SET_PATH = fileURLToPath(new URL('./descriptor-set.binpb', import.meta.url));
 
-const camel = (s: string) => s.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+/**
+ * Files compiled into the set besides those declaring SERVICES: the messages the node packs into an
+ * `Any` in its answers, which a reflection client must resolve to print them.
+ */
+export const ANY_TYPE_FILES = [
+  'cosmos/auth/v1beta1/auth.proto', // BaseAccount (auth Account)
+  'cosmos/crypto/secp256k1/keys.proto', // account and tx signer public keys
+  'cosmos/crypto/ed25519/keys.proto', // validator consensus public keys
+  'cosmos/bank/v1beta1/tx.proto', // MsgSend (GetTx)
+  'chain/evm/v1/tx.proto', // chaind's Ethereum tx wrapper and association message (GetTx)
+];
 
-/** Fully qualified type name (with the leading dot) → the file declaring it. */
-function declarations(): Map<string, ProtoFile> {
-  const out = new Map<string, ProtoFile>();
-  for (const f of PROTO_FILES)
-    for (const name of [...Object.keys(f.messages), ...Object.keys(f.enums ?? {})])
-      out.set(`.${f.package}.${name}`, f);
-  return out;
+const REGENERATE = 'run `npm run gen:grpc-descriptors`';
+
+/** Field numbers in descriptor.proto. */
+const SET_FILE = 1; // FileDescriptorSet.file
+const FILE_SERVICE = 6; // FileDescriptorProto.service
+const SERVICE_METHOD = 2; // ServiceDescriptorProto.method
+
+/** The encoded files of the committed set, in its order (every file after its imports). */
+export function committedFiles(): Uint8Array[] {
+  return rawFields(readFileSync(DESCRIPTOR_SET_PATH))
+    .filter((f) => f.number === SET_FILE)
+    .map((f) => f.payload!);
 }
 
-function fileDescriptor(file: ProtoFile, declared: Map<string, ProtoFile>): FileDescriptorProto {
-  const deps = new Set<string>();
-  const typeRef = (fqn: string, where: string) => {
-    const owner = declared.get(fqn);
-    if (!owner) throw new Error(`${where}: type ${fqn} is not declared in PROTO_FILES`);
-    if (owner !== file) deps.add(owner.name);
-    return fqn;
-  };
-  const messageType = Object.entries(file.messages).map(([name, fields]) =>
-    DescriptorProto.fromPartial({
-      name,
-      field: fields.map(([field, number, spec]) => {
-        const repeated = spec.endsWith('[]');
-        const t = repeated ? spec.slice(0, -2) : spec;
-        const where = `${file.package}.${name}.${field}`;
-        const kind = t.startsWith('enum:')
-          ? { type: FieldDescriptorProto_Type.TYPE_ENUM, typeName: typeRef(t.slice(5), where) }
-          : t.startsWith('.')
-            ? { type: FieldDescriptorProto_Type.TYPE_MESSAGE, typeName: typeRef(t, where) }
-            : { type: SCALAR[t] };
-        if (kind.type === undefined) throw new Error(`${where}: unknown scalar type ${t}`);
-        const label = repeated
-          ? FieldDescriptorProto_Label.LABEL_REPEATED
-          : FieldDescriptorProto_Label.LABEL_OPTIONAL;
-        return { name: field, number, label, jsonName: camel(field), ...kind };
-      }),
-    }),
-  );
-  const enumType = Object.entries(file.enums ?? {}).map(([name, values]) =>
-    EnumDescriptorProto.fromPartial({ name, value: values.map((v, number) => ({ name: v, number })) }),
-  );
-  const service = SERVICES.filter((s) => s.file === file.name).map((s) => ({
-    name: s.name.slice(file.package.length + 1),
-    method: s.methods.map((m) => ({
-      name: m.name,
-      inputType: typeRef(`.${m.request.typeUrl.slice(1)}`, `${s.name}/${m.name}`),
-      outputType: typeRef(`.${m.response.typeUrl.slice(1)}`, `${s.name}/${m.name}`),
-    })),
-  }));
-  return FileDescriptorProto.fromPartial({
-    name: file.name,
-    package: file.package,
-    dependency: [...deps],
-    messageType,
-    enumType,
-    service,
-    syntax: 'proto3',
+/** Throws unless `file` declares every method of `spec` with the codecs' message types. */
+function checkDeclared(spec: ServiceSpec, file: FileDescriptorProto, service: ServiceDescriptorProto) {
+  const name = `${file.package}.${service.name}`;
+  if (spec.file !== file.name)
+    throw new Error(`${name} is declared in ${file.name}, but SERVICES says ${spec.file}`);
+  for (const m of spec.methods) {
+    const declared = service.method.find((d) => d.name === m.name);
+    if (!declared)
+      throw new Error(
+        `${name}/${m.name} is served, but ${file.name} in the descriptor set has no such method; ${REGENERATE}`,
+      );
+    for (const [what, got, codec] of [
+      ['request', declared.inputType, m.request],
+      ['response', declared.outputType, m.response],
+    ] as const)
+      if (got !== `.${codec.typeUrl.slice(1)}`)
+        throw new Error(
+          `${name}/${m.name}: the ${what} type is ${got} in ${file.name} but the codec encodes ${codec.typeUrl}`,
+        );
+  }
+}
+
+/**
+ * Every file of the set, encoded, with each service reduced to the served methods and the services
+ * not served left out; every other byte as generated. Throws when a served service or method is
+ * missing from the set or its request or response type differs from the codec's.
+ */
+export function fileDescriptors(
+  services: ServiceSpec[] = SERVICES,
+  files: Uint8Array[] = committedFiles(),
+): Uint8Array[] {
+  const served = new Map(services.map((s) => [s.name, s]));
+  const described = new Set<string>();
+  const out = files.map((bytes) => {
+    // read-only: names and types survive the generated codec; the bytes served are the originals
+    const file = FileDescriptorProto.decode(bytes);
+    if (file.service.length === 0) return bytes;
+    const kept = rawFields(bytes).flatMap((field) => {
+      if (field.number !== FILE_SERVICE) return [field.raw];
+      const service = ServiceDescriptorProto.decode(field.payload!);
+      const spec = served.get(`${file.package}.${service.name}`);
+      if (!spec) return [];
+      checkDeclared(spec, file, service);
+      described.add(spec.name);
+      const methods = rawFields(field.payload!).filter(
+        (f) =>
+          f.number !== SERVICE_METHOD ||
+          spec.methods.some((m) => m.name === MethodDescriptorProto.decode(f.payload!).name),
+      );
+      return [lengthDelimitedField(FILE_SERVICE, concatBytes(...methods.map((f) => f.raw)))];
+    });
+    return concatBytes(...kept);
   });
-}
-
-/** Every file, services included; throws when a referenced type or a service's file is missing. */
-export function fileDescriptors(): FileDescriptorProto[] {
-  const declared = declarations();
-  const files = PROTO_FILES.map((f) => fileDescriptor(f, declared));
-  for (const s of SERVICES)
-    if (!PROTO_FILES.some((f) => f.name === s.file))
-      throw new Error(`${s.name}: file ${s.file} is not in PROTO_FILES`);
-  return files;
+  for (const s of services)
+    if (!described.has(s.name))
+      throw new Error(
+        `${s.name} is served, but the descriptor set has no ${s.file} declaring it; ${REGENERATE}`,
+      );
+  return out;
 }
 
 /**
@@ -100,6 +111,5 @@ export function fileDescriptors(): FileDescriptorProto[] {
  * `loadSync` output): objects carrying `fileDescriptorProtos`, the encoded files.
  */
 export function reflectionPackage(): Record<string, { fileDescriptorProtos: Buffer[] }> {
-  const encoded = fileDescriptors().map((f) => Buffer.from(FileDescriptorProto.encode(f).finish()));
-  return { chaind: { fileDescriptorProtos: encoded } };
+  return { chaind: { fileDescriptorProtos: fileDescriptors().map((f) => Buffer.from(f)) } };
 }

@@ -182,7 +182,8 @@ export class CommitStore {
   private async recover(): Promise<void> {
     if (existsSync(join(this.dir, IMPORT_MARKER))) {
       throw new ImportError(
-        `a state-sync import into ${this.dir} did not finish; delete that directory and state sync again`,
+        `a state-sync import into ${this.dir} did not finish; start the node with [statesync] enable = true ` +
+          'to state sync again (a node without blocks removes the unfinished import first)',
       );
     }
     const marker = join(this.dir, MARKER);

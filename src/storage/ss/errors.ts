@@ -38,10 +38,9 @@ export class SSIterationDisabledError extends ChainError {
 export type StartupCheck = 'a' | 'b' | 'c';
 
 /**
- * One of the split layout's startup refusals (docs/adr/0005-evm-ss-split-refusals.md). The remedies
- * named are the ones this node can carry out: it cannot state sync, so an EVM state store is filled
- * only by executing from genesis with the split on; "complete the state sync" becomes a remedy once
- * the node can state sync.
+ * One of the split layout's startup refusals (docs/adr/0005-evm-ss-split-refusals.md), naming the
+ * spec's two remedies: a state sync into the split layout (which fills both stores at the snapshot
+ * height), or turning the split off.
  */
 export class SSStartupRefusedError extends ChainError {
   readonly check: StartupCheck;
@@ -50,8 +49,10 @@ export class SSStartupRefusedError extends ChainError {
     super(
       'SS_STARTUP_REFUSED',
       `refusing to start with evm-ss-split = true: ${problem}. ` +
-        'Set evm-ss-split = false in app.toml [state-store] and restart, or start from an empty data ' +
-        'directory (this node fills the EVM state store only from genesis).',
+        'Complete a state sync into the split layout (wipe the data directory keeping ' +
+        'priv_validator_state.json and start with [statesync] enable = true: ' +
+        'docs/operators/evm-ss-split-migration.md), or set evm-ss-split = false in app.toml ' +
+        '[state-store] and restart.',
     );
     this.check = check;
     this.dir = dir;

@@ -178,16 +178,20 @@ function isMissingOrEmpty(dir: string): boolean {
 
 /**
  * The refusal of a State Store that lacks State Commit's history, with the remedies this node has:
- * the backend that holds the data when there is one, else a fresh start.
+ * the backend that holds the data when there is one; a state sync, which fills the configured
+ * backend at the snapshot height; else a fresh start.
  */
 function backendRefused(options: StateStoreOptions, problem: string): SSBackendRefusedError {
   const layout = resolveLayout(options);
   const backend = options.backend ?? STATE_STORE_DEFAULTS.backend;
   const other = layout.engine === 'rocksdb' ? 'pebbledb' : 'rocksdb';
   const otherDir = join(options.dataDir, cosmosDirName(layout.engine === 'rocksdb' ? 'lmdb' : 'rocksdb'));
+  const stateSync =
+    `state sync this node into the ${backend} backend (docs/operators/evm-ss-split-migration.md), ` +
+    'or start from an empty data directory';
   const remedy = isMissingOrEmpty(otherDir)
-    ? `Put back ${layout.cosmosDir} from a backup of this data directory, or start from an empty data directory.`
-    : `Set ss-backend back to "${other}" (the data is in ${otherDir}), or start from an empty data directory.`;
+    ? `Put back ${layout.cosmosDir} from a backup of this data directory, ${stateSync}.`
+    : `Set ss-backend back to "${other}" (the data is in ${otherDir}), ${stateSync}.`;
   return new SSBackendRefusedError(
     backend,
     layout.cosmosDir,

@@ -44,7 +44,7 @@ test('/metrics: the alerting metrics, pipeline and mempool metrics, process metr
   const types = Object.fromEntries([...families.values()].map((f) => [f.name, f.type]));
   assert.equal(types.tendermint_consensus_height, 'gauge');
   assert.equal(types.tendermint_consensus_height_status, 'gauge');
-  assert.equal(types.tendermint_consensus_validator_missed_blocks, 'counter');
+  assert.equal(types.tendermint_consensus_validator_missed_blocks, 'gauge');
   assert.equal(types.tendermint_consensus_validator_status, 'gauge');
 
   const height = value(families, 'tendermint_consensus_height');
@@ -54,6 +54,10 @@ test('/metrics: the alerting metrics, pipeline and mempool metrics, process metr
   );
   assert.ok(height >= 3);
   assert.equal(value(families, 'tendermint_consensus_height_status'), 1);
+  // a lone validator is the highest height it knows of
+  assert.equal(value(families, 'tendermint_consensus_lag_blocks'), 0);
+  const stores = families.get('tendermint_storage_size_bytes')!.samples;
+  assert.ok(stores.some((s) => s.labels.store === 'blockstore' && s.value > 0));
   assert.equal(
     value(families, 'tendermint_consensus_validator_missed_blocks', { validator_address: validator }),
     0,

@@ -12,7 +12,7 @@ import { credentials, loadPackageDefinition } from '@grpc/grpc-js';
 import { loadFileDescriptorSetFromBuffer, loadSync } from '@grpc/proto-loader';
 import { FileDescriptorProto, FileDescriptorSet } from 'cosmjs-types/google/protobuf/descriptor';
 import { toAccAddress, toValoperAddress } from '../../../src/crypto/accounts.ts';
-import { DEV_ACCOUNTS, makeHome, startNode } from '../../helpers/node.ts';
+import { DEV_ACCOUNTS, makeHome, startNode, until } from '../../helpers/node.ts';
 import { startGrpcNode } from './helpers.ts';
 
 const require = createRequire(import.meta.url);
@@ -46,7 +46,8 @@ function reflect(address: string, request: object): Promise<any> {
 }
 
 test('gRPC server reflection', async (t) => {
-  const { address } = await startGrpcNode(t);
+  const { address, node } = await startGrpcNode(t);
+  await until(() => node.modules.chain.latestHeight >= 1);
 
   // @grpc/reflection lists the services of the descriptors it was given, not itself.
   await t.test('list: every served service', async () => {
@@ -60,30 +61,81 @@ test('gRPC server reflection', async (t) => {
     ]);
   });
 
-  await t.test('describe: the file of a service with its methods, and the files it imports', async () => {
-    const files = await filesOf(address, 'cosmos.bank.v1beta1.Query');
-    const [file, ...imports] = files;
-    assert.equal(file.name, 'cosmos/bank/v1beta1/query.proto');
-    assert.equal(file.package, 'cosmos.bank.v1beta1');
-    assert.deepEqual(file.dependency.sort(), [
-      'cosmos/base/query/v1beta1/pagination.proto',
-      'cosmos/base/v1beta1/coin.proto',
-    ]);
-    assert.deepEqual(imports.map((f) => f.name).sort(), file.dependency);
+  await t.test(
+    'describe: the SDK file of a service with its methods, and every file it imports',
+    async () => {
+      const files = await filesOf(address, 'cosmos.bank.v1beta1.Query');
+      const [file, ...imports] = files;
+      assert.equal(file.name, 'cosmos/bank/v1beta1/query.proto');
+      assert.equal(file.package, 'cosmos.bank.v1beta1');
+      // the SDK's own imports, those for options included
+      for (const dep of [
+        'cosmos/base/query/v1beta1/pagination.proto',
+        'cosmos/base/v1beta1/coin.proto',
+        'gogoproto/gogo.proto',
+        'google/api/annotations.proto',
+        'cosmos/bank/v1beta1/bank.proto',
+      ])
+        assert.ok(file.dependency.includes(dep), `${dep} imported`);
+      // @grpc/reflection answers a file with the imports its types reference; the others (imported
+      // for their options) a client asks for by name, as grpcurl does
+      const answered = imports.map((f) => f.name);
+      for (const dep of ['cosmos/base/query/v1beta1/pagination.proto', 'cosmos/base/v1beta1/coin.proto'])
+        assert.ok(answered.includes(dep), `${dep} answered with the file`);
+      for (const dep of file.dependency) {
+        const byName = await reflect(address, { file_by_filename: dep });
+        assert.ok(!byName.error_response, `${dep}: ${byName.error_response?.error_message}`);
+        assert.equal(
+          FileDescriptorProto.decode(byName.file_descriptor_response.file_descriptor_proto[0]).name,
+          dep,
+        );
+      }
+      // only the served methods: the SDK file declares more
+      assert.deepEqual(
+        file.service.map((s) => s.name),
+        ['Query'],
+      );
+      assert.deepEqual(
+        file.service[0].method.map((m) => [m.name, m.inputType, m.outputType]),
+        [
+          [
+            'Balance',
+            '.cosmos.bank.v1beta1.QueryBalanceRequest',
+            '.cosmos.bank.v1beta1.QueryBalanceResponse',
+          ],
+          [
+            'AllBalances',
+            '.cosmos.bank.v1beta1.QueryAllBalancesRequest',
+            '.cosmos.bank.v1beta1.QueryAllBalancesResponse',
+          ],
+          [
+            'TotalSupply',
+            '.cosmos.bank.v1beta1.QueryTotalSupplyRequest',
+            '.cosmos.bank.v1beta1.QueryTotalSupplyResponse',
+          ],
+        ],
+      );
+    },
+  );
+
+  await t.test('file_by_filename: the CometBFT block file with its messages and fields', async () => {
+    const answer = await reflect(address, { file_by_filename: 'tendermint/types/block.proto' });
+    const [file] = answer.file_descriptor_response.file_descriptor_proto.map((b: Buffer) =>
+      FileDescriptorProto.decode(b),
+    );
+    assert.equal(file.name, 'tendermint/types/block.proto');
+    const block = file.messageType.find((m: { name: string }) => m.name === 'Block');
     assert.deepEqual(
-      file.service[0].method.map((m) => [m.name, m.inputType, m.outputType]),
+      block.field.map((f: { name: string; number: number; typeName: string }) => [
+        f.name,
+        f.number,
+        f.typeName,
+      ]),
       [
-        ['Balance', '.cosmos.bank.v1beta1.QueryBalanceRequest', '.cosmos.bank.v1beta1.QueryBalanceResponse'],
-        [
-          'AllBalances',
-          '.cosmos.bank.v1beta1.QueryAllBalancesRequest',
-          '.cosmos.bank.v1beta1.QueryAllBalancesResponse',
-        ],
-        [
-          'TotalSupply',
-          '.cosmos.bank.v1beta1.QueryTotalSupplyRequest',
-          '.cosmos.bank.v1beta1.QueryTotalSupplyResponse',
-        ],
+        ['header', 1, '.tendermint.types.Header'],
+        ['data', 2, '.tendermint.types.Data'],
+        ['evidence', 3, '.tendermint.types.EvidenceList'],
+        ['last_commit', 4, '.tendermint.types.Commit'],
       ],
     );
   });
@@ -125,6 +177,20 @@ test('gRPC server reflection', async (t) => {
     const bank = await clientOf('cosmos.bank.v1beta1.Query');
     const all = await bank('AllBalances', { address: toAccAddress(DEV_ACCOUNTS[4].cosmosAddress) });
     assert.deepEqual(all.balances, [{ denom: 'uchain', amount: '10000000000' }]);
+
+    const tendermint = await clientOf('cosmos.base.tendermint.v1beta1.Service');
+    const info = await tendermint('GetNodeInfo', {});
+    assert.equal(info.default_node_info.network, 'it-1');
+    assert.equal(info.default_node_info.moniker, 'it');
+    assert.equal(info.application_version.name, 'chaind');
+    const latest = await tendermint('GetLatestBlock', {});
+    assert.ok(Number(latest.block.header.height) >= 1);
+    assert.equal(latest.block.header.chain_id, 'it-1');
+    assert.equal(latest.block_id.hash.length, 32);
+    assert.match(latest.sdk_block.header.proposer_address, /^chainvalcons1/);
+    const first = await tendermint('GetBlockByHeight', { height: '1' });
+    assert.equal(first.block.header.height, '1');
+    assert.equal(first.block.header.app_hash.length, 32);
 
     const tx = await clientOf('cosmos.tx.v1beta1.Service');
     const b = await tx('BroadcastTx', { tx_bytes: Buffer.from([0xff, 0x01]), mode: 'BROADCAST_MODE_SYNC' });

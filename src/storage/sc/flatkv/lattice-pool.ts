@@ -223,6 +223,11 @@ export interface WorkerRequest {
   kvPath: string | undefined;
 }
 
+/** Asks a worker to close its lmdb handle and end, after answering every earlier request. */
+export interface WorkerClose {
+  close: true;
+}
+
 export interface WorkerReply {
   id: number;
   error?: string;
@@ -255,6 +260,7 @@ export class LatticePool {
   private seq = 0;
   private readonly waiting = new Map<number, (reply: WorkerReply) => void>();
   private readonly kvPath: string | undefined;
+  private closing = false;
 
   /** `kvPath`: the lmdb directory workers may read previous values from (none: all must be known). */
   constructor(size: number, kvPath?: string) {
@@ -267,9 +273,14 @@ export class LatticePool {
         this.waiting.delete(m.id);
         done?.(m);
       });
-      w.on('error', (err) => {
-        for (const done of this.waiting.values()) done({ id: -1, error: err.message });
+      // a thread that fails or ends fails whatever waits for it, instead of leaving it waiting
+      const fail = (error: string) => {
+        for (const done of this.waiting.values()) done({ id: -1, error });
         this.waiting.clear();
+      };
+      w.on('error', (err) => fail(err.message));
+      w.on('exit', (code) => {
+        if (!this.closing) fail(`lattice worker exited with code ${code}`);
       });
       // an empty task: the worker opens its lmdb handle and compiles its kernel now, not while
       // the first block waits for it
@@ -337,8 +348,20 @@ export class LatticePool {
     return total;
   }
 
-  async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.terminate()));
-    this.workers.length = 0;
+  /**
+   * Ends the workers once they have answered every request sent to them (a sum returns before a
+   * worker that claimed no chunk has answered); resolves with their exit codes (0: each closed its
+   * lmdb handle and ended by itself).
+   */
+  async close(): Promise<number[]> {
+    this.closing = true;
+    const workers = this.workers.splice(0);
+    return Promise.all(
+      workers.map((w) => {
+        const exited = new Promise<number>((resolve) => w.once('exit', resolve));
+        w.postMessage({ close: true } satisfies WorkerClose);
+        return exited;
+      }),
+    );
   }
 }

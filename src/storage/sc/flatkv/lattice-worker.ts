@@ -6,13 +6,30 @@
 import { parentPort } from 'node:worker_threads';
 import { openLmdbStore } from '../../kv/lmdb.ts';
 import type { KVStore } from '../../kv/types.ts';
-import { claimChunks, LatticeSummer, type WorkerReply, type WorkerRequest } from './lattice-pool.ts';
+import {
+  claimChunks,
+  LatticeSummer,
+  type WorkerClose,
+  type WorkerReply,
+  type WorkerRequest,
+} from './lattice-pool.ts';
 
 let store: Promise<KVStore> | undefined;
+// Requests are answered one after another, and a close request after all of them: the thread then
+// ends by itself, never stopped from outside while it is inside lmdb (stopping a thread there
+// aborts the process).
+let queue: Promise<void> = Promise.resolve();
 
-parentPort!.on('message', (m: WorkerRequest) => {
-  void answer(m);
+parentPort!.on('message', (m: WorkerRequest | WorkerClose) => {
+  queue = queue.then(() => ('close' in m ? shutDown() : answer(m)));
 });
+
+async function shutDown(): Promise<void> {
+  const opened = store;
+  store = undefined;
+  if (opened) await (await opened).close();
+  process.exit(0); // in a worker: ends this thread only, now that it holds nothing
+}
 
 async function answer(m: WorkerRequest): Promise<void> {
   let reply: WorkerReply;

@@ -63,3 +63,36 @@ test('lattice pool workers read unknown previous values from lmdb: same sums and
     cleanup();
   }
 });
+
+test('closing the pool right after a sum waits for the workers still answering it: no worker is stopped inside lmdb', async () => {
+  // A sum returns once every chunk is hashed, and a worker that claimed none may still be opening
+  // its read transaction: stopping it from outside there aborts the whole process (lmdb throws
+  // while its thread is being terminated; seen once in a few hundred runs of flatkv-wal). Each
+  // worker must instead answer, close its lmdb handle and end by itself (exit code 0).
+  const { dir, cleanup } = tempDir('lattice-pool-close-');
+  const kvPath = join(dir, 'db');
+  const db = await openLmdbStore(kvPath);
+  try {
+    await db.write([
+      {
+        type: 'put',
+        key: physicalKey(Uint8Array.from([0x0a, ...new Uint8Array(20)])),
+        value: encodeAccount({ nonce: Uint8Array.of(1), codehash: undefined })!,
+      },
+    ]);
+    const tableIndex = (w: LatticeWrite) => TABLES.indexOf(w.loc.table);
+    const key = Uint8Array.from([0x0a, ...new Uint8Array(20)]);
+    for (let round = 0; round < 20; round++) {
+      const pool = new LatticePool(4, kvPath);
+      const writes: LatticeWrite[] = [
+        { key, loc: locate(key), value: Uint8Array.of(round & 0xff), prevKnown: false, prev: undefined },
+      ];
+      // one chunk, claimed by this thread: both workers answer after the sum is done
+      await pool.sum(writes, TABLES.length, tableIndex, (k) => db.getSync!(k));
+      assert.deepEqual(await pool.close(), [0, 0, 0, 0], 'each worker ended by itself');
+    }
+  } finally {
+    await db.close();
+    cleanup();
+  }
+});

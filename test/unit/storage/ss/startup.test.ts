@@ -54,9 +54,10 @@ async function refusal(opts: StateStoreOptions): Promise<SSStartupRefusedError> 
   assert.ok(err instanceof SSStartupRefusedError, `expected SSStartupRefusedError, got ${String(err)}`);
   assert.ok(err instanceof ChainError);
   assert.equal(err.code, 'SS_STARTUP_REFUSED');
-  assert.match(err.message, /Set evm-ss-split = false in app\.toml \[state-store\] and restart/);
-  assert.match(err.message, /or start from an empty data directory/);
-  assert.doesNotMatch(err.message, /state sync/i, 'no remedy this node cannot carry out yet');
+  assert.match(
+    err.message,
+    /\. Complete a state sync into the split layout \(.*docs\/operators\/evm-ss-split-migration\.md\), or set evm-ss-split = false in app\.toml \[state-store\] and restart\.$/,
+  );
   return err;
 }
 
@@ -255,8 +256,9 @@ test('a State Store behind State Commit is refused after recovery, naming ss-bac
       err.message,
       `refusing to start with ss-backend = "pebbledb": State Commit holds version 5 but the pebbledb ` +
         `state store in ${cosmosDir} holds versions only up to 3; historical queries served from it would ` +
-        `be wrong. Put back ${cosmosDir} from a backup of this data directory, or start ` +
-        'from an empty data directory.',
+        `be wrong. Put back ${cosmosDir} from a backup of this data directory, state sync this node ` +
+        'into the pebbledb backend (docs/operators/evm-ss-split-migration.md), or start from an empty ' +
+        'data directory.',
     );
     // the refusal released the locks; the store reaches State Commit's version 3
     const ss = await openStateStore(options(dir.path, { committedVersion: 3 }), silentLogger);

@@ -1,0 +1,375 @@
+/**
+ * `npm run bench -- peers [seconds per workload = 10] [burst txs = 2000]`: chaind against anvil and
+ * Hardhat 3 (EDR) on this machine, with the same load client and the same workloads, one node after
+ * another on free 127.0.0.1 ports.
+ *
+ * The peers are installed with npm into PEERS_DIR (default `<os temp dir>/chaind-bench-peers`), never as
+ * chaind's dependencies; PEERS=anvil,hardhat,chaind picks the nodes, PEERS_WORKLOADS the read
+ * workloads (all by default). A peer that cannot be installed
+ * gets one skip line. chaind runs as `chaind dev` with its defaults, once more with
+ * `--block-time 400ms` when its dev command has that flag, and in network mode (`chaind_network`: a
+ * one-validator `chaind testnet` on CometBFT, skipped when cometbft is not installed).
+ *
+ * Workloads, each with 8 requests in flight on 8 keep-alive connections (RawConnection):
+ * - burst: an ERC20 and 8 funded senders; `txs` transfers pre-signed (gas limit 64,000 each, a
+ *   fresh recipient each), each sender with one eth_sendRawTransaction in flight, timed from the
+ *   first send until every one is mined: tx/s, blocks used, transfers per block.
+ * - eth_blockNumber, eth_getBalance latest, eth_getBlockByNumber(latest, false), eth_call balanceOf
+ *   latest (one holder; and a random holder of the burst's recipients each call, the same sequence
+ *   on every node), eth_getLogs of the token over the last 100 blocks: req/s, p99, CPU µs of the
+ *   node's process tree per request (what a request costs, which other load disturbs far less).
+ * - wrk (-t1 -c8) on eth_blockNumber, eth_getBalance and eth_getBlockByNumber when wrk is installed.
+ *
+ * Figures: `<workload>` per node (label `node`), then `<workload>_vs_<peer>` = chaind's rate ÷ the
+ * peer's and `<workload>_cpu_vs_<peer>` = the peer's CPU per request ÷ chaind's (for each chaind
+ * variant; above 1 is chaind ahead). The machine's load average is a label of each figure: other processes on
+ * shared cores lower every rate, so compare ratios from one run.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { Wallet, parseEther } from 'ethers';
+import { accountsFromMnemonic } from '../src/crypto/accounts.ts';
+import { report } from './report.ts';
+import { treeCpuMs } from './rpc-hardhat.ts';
+import {
+  RawConnection,
+  agent,
+  artifacts,
+  call,
+  hex,
+  load,
+  rawError,
+  rawRequest,
+  rpcBody,
+  startChaind,
+  stop,
+  token,
+} from './rpc-common.ts';
+import {
+  installPeers,
+  peersDir,
+  runWrk,
+  startAnvil,
+  startChaindNetwork,
+  startHardhat3,
+  wrkInstalled,
+  type Peer,
+} from './peers.ts';
+import { CHAIND } from '../test/helpers/chaind.ts';
+import { CONFIG_TOML } from '../src/config/schema.ts';
+
+const BENCH = 'peers';
+const SECONDS = Number(process.argv[3] ?? 10);
+const TXS = Number(process.argv[4] ?? 2000);
+const IN_FLIGHT = 8;
+const SENDERS = 8;
+const TRANSFER_GAS = 64_000n;
+const wanted = (process.env.PEERS ?? 'anvil,hardhat,chaind,chaind_network').split(',');
+/** PEERS_WORKLOADS=a,b: only these read workloads (the burst always runs: it makes the holders), e.g. to profile one. */
+const onlyWorkloads = process.env.PEERS_WORKLOADS?.split(',');
+
+const keys = accountsFromMnemonic(
+  'test test test test test test test test test test test junk',
+  SENDERS + 1,
+).map((a) => '0x' + Buffer.from(a.privateKey).toString('hex'));
+const deployer = new Wallet(keys[0]);
+const senders = keys.slice(1).map((k) => new Wallet(k));
+const recipientOf = (i: number) => '0x' + (0x1000 + i).toString(16).padStart(40, '0');
+
+/** The same pseudo-random holder sequence on every node. */
+function holderSequence(n: number, holders: number): number[] {
+  let x = 0x2545f491;
+  return Array.from({ length: n }, () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) % holders;
+  });
+}
+
+async function receiptOf(url: URL, hash: string): Promise<any> {
+  for (;;) {
+    const r = await call(url, 'eth_getTransactionReceipt', [hash]);
+    if (r) return r;
+    await new Promise((res) => setTimeout(res, 5));
+  }
+}
+
+/** Per figure: its rate and the node's CPU time per request or tx (µs), when measured. */
+/** A node this machine cannot run; the bench says so and goes on. */
+class Skip extends Error {}
+
+type Results = Map<string, { value: number; unit: string; cpuUs?: number; labels?: object }>;
+
+/** Deploys the token and gives each sender a share; returns the token's address. */
+async function setupToken(url: URL, chainId: bigint, fee: object): Promise<string> {
+  let nonce = Number(await call(url, 'eth_getTransactionCount', [deployer.address, 'latest']));
+  const deploy = await deployer.signTransaction({
+    ...fee,
+    chainId,
+    nonce: nonce++,
+    gasLimit: 2_000_000n,
+    data: artifacts.TestToken.bytecode + token.encodeDeploy(['B', 'B', parseEther('1000000000')]).slice(2),
+  });
+  const deployed = await receiptOf(url, await call(url, 'eth_sendRawTransaction', [deploy]));
+  const address: string = deployed.contractAddress;
+  const funding = [];
+  for (const s of senders)
+    funding.push(
+      await deployer.signTransaction({
+        ...fee,
+        chainId,
+        to: address,
+        nonce: nonce++,
+        gasLimit: 100_000n,
+        data: token.encodeFunctionData('transfer', [s.address, parseEther('1000000')]),
+      }),
+    );
+  const hashes = [];
+  for (const raw of funding) hashes.push(await call(url, 'eth_sendRawTransaction', [raw]));
+  for (const h of hashes) {
+    const r = await receiptOf(url, h);
+    if (r.status !== '0x1') throw new Error('funding transfer reverted');
+  }
+  return address;
+}
+
+/** The burst: every sender's transfers pre-signed, one send in flight per sender, until all are mined. */
+async function burst(peer: Peer, tokenAddress: string, chainId: bigint, fee: object, results: Results) {
+  const perSender = Math.ceil(TXS / SENDERS);
+  const signed: string[][] = [];
+  for (const [s, w] of senders.entries()) {
+    let nonce = Number(await call(peer.url, 'eth_getTransactionCount', [w.address, 'latest']));
+    const list = [];
+    for (let i = 0; i < perSender; i++)
+      list.push(
+        await w.signTransaction({
+          ...fee,
+          chainId,
+          to: tokenAddress,
+          nonce: nonce++,
+          gasLimit: TRANSFER_GAS,
+          data: token.encodeFunctionData('transfer', [recipientOf(i * SENDERS + s), 1n]),
+        }),
+      );
+    signed.push(list);
+  }
+  const conns = await Promise.all(senders.map(() => RawConnection.open(peer.url)));
+  const startHeight = Number(await call(peer.url, 'eth_blockNumber'));
+  const cpu0 = treeCpuMs(peer.child.pid!);
+  const t0 = performance.now();
+  const last = await Promise.all(
+    signed.map(async (list, s) => {
+      let hash = '';
+      for (const raw of list) {
+        const answer = await conns[s].send(rawRequest(peer.url, rpcBody('eth_sendRawTransaction', [raw])));
+        const error = rawError(answer);
+        if (error) throw new Error(`${peer.name} eth_sendRawTransaction: ${error}`);
+        hash = JSON.parse(answer.toString('utf8')).result;
+      }
+      return hash;
+    }),
+  );
+  const receipts = await Promise.all(last.map((h) => receiptOf(peer.url, h)));
+  const seconds = (performance.now() - t0) / 1000;
+  const cpuMs = treeCpuMs(peer.child.pid!) - cpu0;
+  for (const c of conns) c.close();
+  if (receipts.some((r) => r.status !== '0x1')) throw new Error(`${peer.name}: a burst transfer reverted`);
+  const endHeight = Math.max(...receipts.map((r) => Number(r.blockNumber)));
+  const total = perSender * SENDERS;
+  const blocks = endHeight - startHeight;
+  const value = total / seconds;
+  results.set('burst', { value, unit: 'tx/s', cpuUs: (cpuMs * 1000) / total });
+  report(BENCH, 'burst', value, 'tx/s', {
+    node: peer.name,
+    mining: peer.mining,
+    txs: total,
+    seconds: Math.round(seconds * 100) / 100,
+    blocks,
+    txs_per_block: Math.round(total / blocks),
+    cpu_ms_per_tx: Math.round((cpuMs / total) * 1000) / 1000,
+    load_avg: loadavg()[0],
+  });
+}
+
+async function reads(peer: Peer, tokenAddress: string, holders: number, results: Results, scratch: string) {
+  const latest = Number(await call(peer.url, 'eth_blockNumber'));
+  const logsFilter = {
+    fromBlock: hex(Math.max(0, latest - 99)),
+    toBlock: hex(latest),
+    address: tokenAddress,
+  };
+  const logs = (await call(peer.url, 'eth_getLogs', [logsFilter])).length;
+  const randomHolders = holderSequence(1 << 16, holders).map((h) =>
+    rpcBody('eth_call', [
+      { to: tokenAddress, data: token.encodeFunctionData('balanceOf', [recipientOf(h)]) },
+      'latest',
+    ]),
+  );
+  const fixed = {
+    eth_blockNumber: rpcBody('eth_blockNumber', []),
+    eth_getBalance_latest: rpcBody('eth_getBalance', [deployer.address, 'latest']),
+    eth_getBlockByNumber_latest: rpcBody('eth_getBlockByNumber', ['latest', false]),
+    eth_call_balanceOf: rpcBody('eth_call', [
+      { to: tokenAddress, data: token.encodeFunctionData('balanceOf', [senders[0].address]) },
+      'latest',
+    ]),
+  };
+  const workloads: { name: string; body: (i: number) => string; labels?: object }[] = [
+    ...Object.entries(fixed).map(([name, body]) => ({ name, body: () => body })),
+    {
+      name: 'eth_call_balanceOf_random_holder',
+      body: (i: number) => randomHolders[i & 0xffff],
+      labels: { holders },
+    },
+    { name: 'eth_getLogs_100_blocks', body: () => rpcBody('eth_getLogs', [logsFilter]), labels: { logs } },
+  ];
+  for (const w of workloads.filter((w) => onlyWorkloads?.includes(w.name) ?? true)) {
+    const pid = peer.child.pid!;
+    let cpu0 = 0;
+    const r = await load(peer.url, w.name, w.body, SECONDS, 500, () => (cpu0 = treeCpuMs(pid)), IN_FLIGHT);
+    const cpuUs = ((treeCpuMs(pid) - cpu0) * 1000) / r.requests;
+    results.set(w.name, { value: r.reqPerS, unit: 'req/s', cpuUs, labels: w.labels });
+    report(BENCH, w.name, r.reqPerS, 'req/s', {
+      node: peer.name,
+      p99_ms: Math.round(r.p99Ms * 100) / 100,
+      cpu_us_per_req: Math.round(cpuUs),
+      in_flight: IN_FLIGHT,
+      seconds: SECONDS,
+      load_avg: loadavg()[0],
+      ...w.labels,
+    });
+  }
+  if (!wrkInstalled()) return;
+  for (const name of ['eth_blockNumber', 'eth_getBalance_latest', 'eth_getBlockByNumber_latest'] as const) {
+    if (onlyWorkloads && !onlyWorkloads.includes(`wrk_${name}`)) continue;
+    const rate = await runWrk(peer.url, fixed[name], SECONDS, IN_FLIGHT, scratch);
+    results.set(`wrk_${name}`, { value: rate, unit: 'req/s' });
+    report(BENCH, `wrk_${name}`, rate, 'req/s', {
+      node: peer.name,
+      connections: IN_FLIGHT,
+      seconds: SECONDS,
+      load_avg: loadavg()[0],
+    });
+  }
+}
+
+async function measure(peer: Peer, scratch: string): Promise<Results> {
+  const results: Results = new Map();
+  const chainId = BigInt(await call(peer.url, 'eth_chainId'));
+  // what each node asks now, with room: the burst must not stall on a rising base fee
+  const gasPrice = BigInt(await call(peer.url, 'eth_gasPrice'));
+  const fee = { type: 2, maxFeePerGas: gasPrice * 4n + 10n ** 9n, maxPriorityFeePerGas: 10n ** 9n };
+  report(BENCH, 'node', 1, 'node', { node: peer.name, version: peer.version, mining: peer.mining });
+  const tokenAddress = await setupToken(peer.url, chainId, fee);
+  await burst(peer, tokenAddress, chainId, fee, results);
+  await reads(peer, tokenAddress, Math.ceil(TXS / SENDERS) * SENDERS, results, scratch);
+  return results;
+}
+
+/** chaind dev's `--block-time` help line, when the flag exists (another dev mining mode may be the default then). */
+function chaindDevBlockTimeHelp(): string | undefined {
+  const help = spawnSync(process.execPath, [CHAIND, 'dev', '--help'], { encoding: 'utf8' }).stdout;
+  return help
+    .split('\n')
+    .find((l) => l.includes('--block-time'))
+    ?.trim()
+    .replace(/\s+/g, ' ');
+}
+
+/** How `chaind dev` makes blocks with its defaults, for the figures' labels. */
+function chaindDevMining(blockTimeHelp: string | undefined): string {
+  if (blockTimeHelp) return `dev defaults; the dev command has ${blockTimeHelp}`;
+  const c = CONFIG_TOML.consensus;
+  return (
+    `dev defaults: a block ${c['timeout-commit'].default} ms after the previous commit, ` +
+    `empty blocks ${c['create-empty-blocks'].default ? 'on' : 'off'}`
+  );
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'chaind-bench-peers-'));
+const all = new Map<string, Results>();
+try {
+  if (!wrkInstalled())
+    report(BENCH, 'wrk', 0, 'skipped', { skipped: 'wrk is not installed: wrk figures left out' });
+  const dir = peersDir();
+  const installError = wanted.some((p) => p !== 'chaind') ? installPeers(dir) : undefined;
+  const starters: [string, () => Promise<Peer>][] = [];
+  for (const name of wanted) {
+    if (name === 'anvil' || name === 'hardhat') {
+      if (installError) {
+        console.log(JSON.stringify({ bench: BENCH, node: name, skipped: installError }));
+        continue;
+      }
+      starters.push([name, () => (name === 'anvil' ? startAnvil(dir) : startHardhat3(dir))]);
+    } else if (name === 'chaind') {
+      const blockTime = chaindDevBlockTimeHelp();
+      const chaind = async (args: string[], label: string): Promise<Peer> => {
+        const { child, url } = await startChaind(['dev', ...args]);
+        return {
+          name: label,
+          version: await call(url, 'web3_clientVersion'),
+          mining: 'dev defaults',
+          child,
+          url,
+        };
+      };
+      starters.push(['chaind', () => chaind([], 'chaind')]);
+      if (blockTime)
+        starters.push([
+          'chaind_400ms',
+          async () => ({
+            ...(await chaind(['--block-time', '400ms'], 'chaind_400ms')),
+            mining: '--block-time 400ms',
+          }),
+        ]);
+      else report(BENCH, 'chaind_400ms', 0, 'skipped', { skipped: 'chaind dev has no --block-time flag' });
+    } else if (name === 'chaind_network') {
+      starters.push([
+        name,
+        async () => {
+          const started = await startChaindNetwork(scratch);
+          if (typeof started === 'string') throw new Skip(started);
+          return started;
+        },
+      ]);
+    } else throw new Error(`unknown node ${name} in PEERS (anvil, hardhat, chaind, chaind_network)`);
+  }
+  for (const [name, start] of starters) {
+    let peer: Peer;
+    try {
+      peer = await start();
+    } catch (err) {
+      if (!(err instanceof Skip)) throw err;
+      console.log(JSON.stringify({ bench: BENCH, node: name, skipped: err.message }));
+      continue;
+    }
+    try {
+      all.set(name, await measure(peer, scratch));
+    } finally {
+      await stop(peer.child);
+    }
+  }
+  for (const [name, results] of all) {
+    if (!name.startsWith('chaind')) continue;
+    for (const peerName of ['anvil', 'hardhat']) {
+      const peer = all.get(peerName);
+      if (!peer) continue;
+      for (const [figure, r] of results) {
+        const p = peer.get(figure);
+        if (!p) continue;
+        // answers of different sizes (eth_getLogs over blocks that hold different txs) are labelled
+        const sides = r.labels ? { chaind: r.labels, [peerName]: p.labels } : {};
+        report(BENCH, `${figure}_vs_${peerName}`, r.value / p.value, 'x', { node: name, ...sides });
+        // the peer's CPU time per request ÷ chaind's: what other load on the machine disturbs least
+        if (r.cpuUs && p.cpuUs)
+          report(BENCH, `${figure}_cpu_vs_${peerName}`, p.cpuUs / r.cpuUs, 'x', { node: name, ...sides });
+      }
+    }
+  }
+} finally {
+  agent.destroy();
+  rmSync(scratch, { recursive: true, force: true });
+}
