@@ -25,7 +25,7 @@ import { CosmosTxError } from '../../app/cosmos-errors.ts';
 import type { CosmosPool } from '../../mempool/cosmos-pool.ts';
 import { MempoolError, type MempoolRejectReason } from '../../mempool/errors.ts';
 import type { Mempool } from '../../mempool/mempool.ts';
-import { equalBytes } from '../../primitives/bytes.ts';
+import { equalBytes, fromHex } from '../../primitives/bytes.ts';
 import type {
   BlockView,
   ChainView,
@@ -42,7 +42,7 @@ import type {
 } from '../../rpc/consensus/types.ts';
 import { encodeBlock } from '../../storage/blocks/block-codec.ts';
 import type { BlockStore } from '../../storage/blocks/store.ts';
-import { evmTxEvents } from '../../storage/blocks/tx-events.ts';
+import { EVM_TX_EVENT_TYPE, evmTxEvents } from '../../storage/blocks/tx-events.ts';
 import { simulator } from './simulate.ts';
 import type { Block } from '../../storage/blocks/types.ts';
 import type { Logger } from '../../util/logger.ts';
@@ -184,6 +184,13 @@ function chainView(s: ConsensusRpcSources, set: ValidatorView[]): ChainView {
     genesis: () => genesisDoc,
     eventIndex: {
       indexedSince: () => blocks.eventsIndexedSince(),
+      covers: (key) => !key.startsWith(`${EVM_TX_EVENT_TYPE}.`),
+      exact: (key, value) => {
+        if (key !== `${EVM_TX_EVENT_TYPE}.ethereumTxHash`) return undefined;
+        if (!/^(0x)?[0-9a-fA-F]{64}$/.test(value)) return [];
+        const loc = blocks.txLocationByEvmHash(fromHex(value.replace(/^0x/, '')));
+        return loc && inRange(loc.height) ? [{ height: loc.height, index: loc.index }] : [];
+      },
       // the watermark: index entries of a height not yet published are not answered
       txs: (key, value, from, to, max) =>
         blocks.txsByEvent(key, value, Math.max(from, earliest()), Math.min(to, chain.latestHeight), max),

@@ -46,6 +46,13 @@ export interface TxEventView {
 export interface TxEventIndex {
   /** The first height whose txs are in the index (undefined: none yet). */
   indexedSince(): number | undefined;
+  /** Whether the index holds `compositeKey`'s entries (an EVM tx's events are not in it). */
+  covers(compositeKey: string): boolean;
+  /**
+   * The txs another index finds for `compositeKey` = value (an EVM tx by `ethereum_tx.ethereumTxHash`),
+   * or undefined when none answers for that key.
+   */
+  exact(compositeKey: string, value: string): { height: number; index: number }[] | undefined;
   /** Txs of [from, to] holding `compositeKey` = value (any value when undefined), height order. */
   txs(
     compositeKey: string,
@@ -241,24 +248,28 @@ export function searchTxs(source: TxSearchSource, query: string, order: 'asc' | 
     const loc = source.txLocation(new Uint8Array(Buffer.from(hashCond.operand!.value, 'hex')));
     if (loc && loc.height >= lo && loc.height <= hi) candidates.push(loc);
   } else if (eventConds.length > 0) {
-    // an exact string match reads one key range; otherwise one key's values are all read
-    const driver = eventConds.find((c) => c.op === '=' && c.operand?.kind === 'string') ?? eventConds[0];
-    const value = driver.op === '=' && driver.operand?.kind === 'string' ? driver.operand.value : undefined;
-    const since = source.eventIndex?.indexedSince() ?? Number.POSITIVE_INFINITY;
-    scanBlocks(lo, Math.min(hi, since - 1), 'stored before the event index existed');
-    if (source.eventIndex && hi >= Math.max(lo, since)) {
-      const r = source.eventIndex.txs(
-        driver.key,
-        value,
-        Math.max(lo, since),
-        hi,
-        TX_SEARCH_MAX_INDEX_ENTRIES,
-      );
-      if (r.truncated)
-        throw new TxQueryError(
-          `query: the condition on ${driver.key} matches more than ${TX_SEARCH_MAX_INDEX_ENTRIES} index entries: narrow it (an exact value, or tx.height bounds)`,
-        );
-      candidates.push(...r.locations);
+    const index = source.eventIndex;
+    const exactConds = eventConds.filter((c) => c.op === '=' && c.operand?.kind === 'string');
+    const exact = index && exactConds.map((c) => index.exact(c.key, c.operand!.value)).find((r) => r);
+    const covered = index ? eventConds.filter((c) => index.covers(c.key)) : [];
+    if (exact) {
+      candidates.push(...exact.filter((l) => l.height >= lo && l.height <= hi));
+    } else if (!index || covered.length === 0) {
+      scanBlocks(lo, hi, 'on attributes the event index does not hold');
+    } else {
+      // an exact string match reads one key range; otherwise one key's values are all read
+      const driver = covered.find((c) => c.op === '=' && c.operand?.kind === 'string') ?? covered[0];
+      const value = driver.op === '=' && driver.operand?.kind === 'string' ? driver.operand.value : undefined;
+      const since = index.indexedSince() ?? Number.POSITIVE_INFINITY;
+      scanBlocks(lo, Math.min(hi, since - 1), 'stored before the event index existed');
+      if (hi >= Math.max(lo, since)) {
+        const r = index.txs(driver.key, value, Math.max(lo, since), hi, TX_SEARCH_MAX_INDEX_ENTRIES);
+        if (r.truncated)
+          throw new TxQueryError(
+            `query: the condition on ${driver.key} matches more than ${TX_SEARCH_MAX_INDEX_ENTRIES} index entries: narrow it (an exact value, or tx.height bounds)`,
+          );
+        candidates.push(...r.locations);
+      }
     }
   } else if (conditions.some((c) => c.key === 'tx.height')) {
     scanBlocks(lo, hi, 'by tx.height');

@@ -1,6 +1,6 @@
 /**
- * The event index (docs/adr/0021-tx-event-index.md): for every indexed attribute of a tx event
- * (`type.key` = value, `index: true`) that occurs in a block, one entry
+ * The event index (docs/adr/0021-tx-event-index.md): for every indexed attribute of a Cosmos tx's
+ * event (`type.key` = value, `index: true`) that occurs in a block, one entry
  *
  *   09 ‖ part(type.key) ‖ part(value) ‖ height(u64)  →  u8 version (1) ‖ the txIndexes (positions in
  *                                                       the block) holding it, as uvarints: first

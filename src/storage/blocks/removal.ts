@@ -20,9 +20,8 @@ import {
 } from './keys.ts';
 import { LogIndexBuilder } from './log-index.ts';
 import { EventIndexBuilder } from './event-index.ts';
-import { evmTxEvents } from './tx-events.ts';
 import type { SyncReader } from './log-query.ts';
-import { decodeCosmosResults, decodeReceipt, receiptTxHash, scanReceiptLogs } from './receipt-codec.ts';
+import { decodeCosmosResults, receiptTxHash, scanReceiptLogs } from './receipt-codec.ts';
 import type { Log } from './types.ts';
 
 /** Appends the deletes of everything stored for `height`; tx-hash entries only if they point there. */
@@ -42,7 +41,7 @@ export function collectHeightDeletes(kv: SyncReader, height: number, ops: KVOp[]
     del(blockKey);
   }
   const logIndex = new LogIndexBuilder();
-  // the event index entries are re-derived from the events the height's records report
+  // the event index entries are re-derived from the Cosmos results' events
   const eventIndex = new EventIndexBuilder();
   const logs: Log[] = [];
   for (const [key, value] of kv.iterateSync({ gte: receiptKey(height, 0), lt: receiptKey(height + 1, 0) })) {
@@ -50,8 +49,6 @@ export function collectHeightDeletes(kv: SyncReader, height: number, ops: KVOp[]
     logs.length = 0;
     scanReceiptLogs(value, () => true, logs);
     if (logs.length > 0) logIndex.addLogs(logs, logs[0].txIndex);
-    const receipt = decodeReceipt(value);
-    eventIndex.addTx(receipt.blockTxIndex, evmTxEvents(receipt));
     del(key);
   }
   const results = kv.getSync(heightKey(P_RESULTS, height));

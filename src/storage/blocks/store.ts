@@ -50,7 +50,6 @@ import {
   eventIndexKeyHeight,
   eventIndexPrefix,
 } from './event-index.ts';
-import { blockTxEvents } from './tx-events.ts';
 import { collectHeightDeletes } from './removal.ts';
 import { queryLogs, type SyncReader } from './log-query.ts';
 import { decodeCosmosResults, decodeReceipt, encodeCosmosResults, encodeReceipt } from './receipt-codec.ts';
@@ -181,9 +180,11 @@ export class BlockStore {
       for (const op of logIndex.puts(height)) ops.push(op);
       block.txs.forEach((tx, i) => put(hashKey(P_COSMOS_TX, sha256(tx)), encodeLocation(height, i)));
       if (cosmosResults.length > 0) put(heightKey(P_RESULTS, height), encodeCosmosResults(cosmosResults));
+      // Cosmos txs' events only: an EVM tx's are derived from its receipt (tx-events.ts), found by
+      // the EVM hash index, and indexing them would cost a busy EVM block more than the rest of its write
       const eventIndex = new EventIndexBuilder();
-      for (const [i, events] of [...blockTxEvents(receipts, cosmosResults)].sort((a, b) => a[0] - b[0]))
-        eventIndex.addTx(i, events);
+      for (const r of [...cosmosResults].sort((a, b) => a.index - b.index))
+        eventIndex.addTx(r.index, r.events);
       for (const op of eventIndex.puts(height)) ops.push(op);
       const indexedFrom = this.eventsIndexedFrom ?? height;
       if (this.eventsIndexedFrom === undefined) put(META_EVENTS_INDEXED_FROM, encodeU64(height));

@@ -1,16 +1,19 @@
 /**
  * The events each tx of a block reports (CometBFT ExecTxResult.events): a Cosmos tx's are its stored
  * result's; an EVM tx's are derived from its receipt here, once, so the embedded engine's consensus
- * RPC, the network engine's FinalizeBlock answer and the event index all see the same events.
+ * RPC and the network engine's FinalizeBlock answer report the same events. The event index keeps
+ * only Cosmos txs' events: an EVM tx is found by its hash index (EVM_TX_EVENT_TYPE conditions).
  */
 import { toHex } from '../../primitives/bytes.ts';
-import type { CosmosTxResult, Receipt, TxEvent } from './types.ts';
+import type { Receipt, TxEvent } from './types.ts';
+
+export const EVM_TX_EVENT_TYPE = 'ethereum_tx';
 
 /** Cosmos EVM's `ethereum_tx` event: the Ethereum hash (hex, no 0x) and transactionIndex. */
 export function evmTxEvents(r: Pick<Receipt, 'txHash' | 'txIndex' | 'gasUsed'>): TxEvent[] {
   return [
     {
-      type: 'ethereum_tx',
+      type: EVM_TX_EVENT_TYPE,
       attributes: [
         { key: 'ethereumTxHash', value: toHex(r.txHash), index: true },
         { key: 'txIndex', value: String(r.txIndex), index: true },
@@ -18,12 +21,4 @@ export function evmTxEvents(r: Pick<Receipt, 'txHash' | 'txIndex' | 'gasUsed'>):
       ],
     },
   ];
-}
-
-/** The events of every tx of a block that has any, by position in the block's txs. */
-export function blockTxEvents(receipts: Receipt[], cosmosResults: CosmosTxResult[]): Map<number, TxEvent[]> {
-  const out = new Map<number, TxEvent[]>();
-  for (const r of receipts) out.set(r.blockTxIndex, evmTxEvents(r));
-  for (const r of cosmosResults) out.set(r.index, r.events);
-  return out;
 }

@@ -34,6 +34,9 @@ function source(withIndex: boolean): TxSearchSource {
     eventIndex: withIndex
       ? {
           indexedSince: () => 1,
+          covers: (key) => key !== 'message.sender',
+          // as the EVM hash index would: the tx it names, whatever the value (the events decide)
+          exact: (key) => (key === 'transfer.amount' ? [{ height: 2, index: 0 }] : undefined),
           txs: (_k, _v, from, to) => ({
             locations: Object.entries(blocks).flatMap(([h, txs]) =>
               Number(h) >= from && Number(h) <= to
@@ -62,6 +65,9 @@ test('tx search: event conditions joined by AND, numbers compared as numbers, or
     assert.deepEqual(q("transfer.recipient CONTAINS 'c' AND tm.event = 'Tx'"), [{ height: 2, index: 0 }]);
     assert.deepEqual(q("transfer.sender = 'a' AND transfer.recipient = 'c'"), []);
     assert.deepEqual(q(`tx.hash = '${Buffer.from(txHash(Uint8Array.of(3))).toString('hex')}'`), []);
+    // a key another index answers exactly, and one the event index does not hold (a block scan)
+    assert.deepEqual(q("transfer.amount = '50'"), [{ height: 2, index: 0 }]);
+    assert.deepEqual(q("transfer.amount = '5'"), withIndex ? [] : [{ height: 1, index: 0 }]);
     assert.deepEqual(q('tx.height = 2'), [
       { height: 2, index: 0 },
       { height: 2, index: 1 },

@@ -6,7 +6,7 @@ import { filled, makeChain, prng, tempDir } from './fixtures.ts';
 const shape = { evmTxs: 1, cosmosTxs: 2, logsPerTx: 0, addresses: [filled(20, 1)], topics: [filled(32, 2)] };
 const LONG = 'x'.repeat(100);
 
-test('event index: exact values (long ones hashed), any value, height bounds, EVM events, truncation', async () => {
+test('event index: exact values (long ones hashed), any value, height bounds, Cosmos txs only, truncation', async () => {
   const dir = tempDir('events-');
   try {
     const store = await openBlockStore({ dataDir: dir.path, sync: false });
@@ -38,12 +38,10 @@ test('event index: exact values (long ones hashed), any value, height bounds, EV
     ]);
     assert.deepEqual(store.txsByEvent('transfer.recipient', 'to-2', 3, 3, 100).locations, []);
     assert.equal(store.txsByEvent('transfer.recipient', undefined, 1, 3, 2).truncated, true);
+    // an EVM tx's events are not in this index (it is found by its hash index)
     const evm = blocks[0].receipts[0];
-    assert.deepEqual(
-      store.txsByEvent('ethereum_tx.ethereumTxHash', Buffer.from(evm.txHash).toString('hex'), 1, 3, 100)
-        .locations,
-      [{ height: 1, index: evm.blockTxIndex }],
-    );
+    const evmHash = Buffer.from(evm.txHash).toString('hex');
+    assert.deepEqual(store.txsByEvent('ethereum_tx.ethereumTxHash', evmHash, 1, 3, 100).locations, []);
 
     await store.truncateAbove(1);
     assert.deepEqual(store.txsByEvent('transfer.recipient', undefined, 1, 3, 100).locations, at(1));
