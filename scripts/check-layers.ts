@@ -86,7 +86,7 @@ export const LAYERS: Layer[][] = [
     },
     {
       folder: 'storage/blocks',
-      owns: 'blocks by height and hash, EVM and Cosmos tx indexes, receipts with block-wide log indexes, per-block blooms, `getLogs`; one atomic durable write per height',
+      owns: "blocks by height and hash, EVM and Cosmos tx indexes, receipts with block-wide log indexes, per-block blooms, `getLogs`, the tx event index (`event-index.ts`) and the one definition of an EVM tx's events (`tx-events.ts`); one atomic durable write per height",
       mustNot: 'execute anything; know about SC/SS',
     },
   ],
@@ -154,7 +154,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'rpc/codecs',
-      owns: "wire ↔ domain: geth hex rules, block references (incl. EIP-1898), log filters, geth-shaped block/tx/receipt/log objects, Ethereum trie roots of a block's txs and receipts",
+      owns: "wire ↔ domain: geth hex rules, block references (incl. EIP-1898), log filters, geth-shaped block/tx/receipt/log objects, Ethereum trie roots of a block's txs and receipts; for the Cosmos-facing peers, their shared views (`cosmos.ts`: incl. Simulate's shapes) and the tx search over CometBFT's query language (`tx-search.ts`)",
       mustNot: 'hold state',
     },
   ],
@@ -173,17 +173,17 @@ export const LAYERS: Layer[][] = [
     },
     {
       folder: 'rpc/consensus',
-      owns: 'the CometBFT-style consensus RPC (26657): GET and JSON-RPC forms, abci_query over the Cosmos gRPC query paths, broadcasts',
+      owns: 'the CometBFT-style consensus RPC (26657): GET and JSON-RPC forms, abci_query over the Cosmos gRPC query paths (and Simulate), broadcasts, `/websocket` subscriptions (`websocket.ts`; relayed to CometBFT in network mode)',
       mustNot: 'import storage/ (node/adapters/consensus-rpc.ts)',
     },
     {
       folder: 'rpc/rest',
-      owns: 'the Cosmos SDK REST API (1317): grpc-gateway JSON for staking/bank/auth (answered by the same gRPC query code as `abci_query`), tendermint node info/blocks, tx broadcast and lookup, the `x-cosmos-block-height` header; `{code,message,details}` errors',
+      owns: 'the Cosmos SDK REST API (1317): grpc-gateway JSON for staking/bank/auth (answered by the same gRPC query code as `abci_query`), tendermint node info/blocks, tx broadcast, lookup, search and simulate, the `x-cosmos-block-height` header; `{code,message,details}` errors',
       mustNot: 'import storage/ or its peer rpc/consensus (node/adapters/rest.ts joins them)',
     },
     {
       folder: 'rpc/grpc',
-      owns: 'the gRPC server (9090, grpc-js): bank/auth/staking query services (the shared `GRPC_QUERIES`), `cosmos.tx.v1beta1.Service` (BroadcastTx, GetTx, Simulate) and `cosmos.base.tendermint.v1beta1.Service`, over service definitions built from cosmjs-types codecs, plus server reflection from the descriptor set compiled from the Cosmos SDK and CometBFT .proto files (`descriptor-set.binpb`, `npm run gen:grpc-descriptors`)',
+      owns: 'the gRPC server (9090, grpc-js): bank/auth/staking query services (the shared `GRPC_QUERIES`), `cosmos.tx.v1beta1.Service` (BroadcastTx, GetTx, GetTxsEvent, Simulate) and `cosmos.base.tendermint.v1beta1.Service`, over service definitions built from cosmjs-types codecs, plus server reflection from the descriptor set compiled from the Cosmos SDK and CometBFT .proto files (`descriptor-set.binpb`, `npm run gen:grpc-descriptors`)',
       mustNot: 'import storage/ or its rpc/ peers (node/adapters/grpc.ts joins them)',
     },
   ],

@@ -42,7 +42,20 @@ export function parseMinGasPrice(text: string): MinGasPrice {
 export interface CosmosTxContext {
   chainId: string;
   maxBlockGas: bigint;
+  /**
+   * Simulation (the tx service's Simulate), never block execution: as the SDK's simulate mode, an
+   * empty signature is not verified (clients estimate gas before signing) and the gas a 64-byte
+   * signature would cost is charged instead, so the estimate covers the signed tx; a gas limit of 0
+   * (not chosen yet) runs with the block's gas limit.
+   */
+  simulate?: boolean;
 }
+
+/** The size of a secp256k1 signature (r ‖ s), charged for an unsigned tx in simulation. */
+const SIMULATED_SIGNATURE_BYTES = 64n;
+
+const unsignedSimulation = (tx: DecodedCosmosTx, ctx: CosmosTxContext) =>
+  ctx.simulate === true && tx.signature.length === 0;
 
 /** A tx result as the block store keeps it, minus its position in the block. */
 export type CosmosTxOutcome = Omit<CosmosTxResult, 'index'>;
@@ -79,7 +92,7 @@ function checkSigner(
   ctx: CosmosTxContext,
   expectedSequence?: bigint,
 ) {
-  if (tx.gasLimit <= 0n)
+  if (tx.gasLimit <= 0n && !(ctx.simulate === true && tx.gasLimit === 0n))
     throw new CosmosTxError(SdkCode.InvalidRequest, 'gas limit must be positive: invalid request');
   if (tx.gasLimit > ctx.maxBlockGas)
     throw new CosmosTxError(
@@ -105,7 +118,10 @@ function checkSigner(
       `account sequence mismatch, expected ${expected}, got ${tx.sequence}: incorrect account sequence`,
     );
   }
-  if (!verifySecp256k1(tx.publicKey, signDocBytes(tx, ctx.chainId, account.accountNumber), tx.signature)) {
+  if (
+    !unsignedSimulation(tx, ctx) &&
+    !verifySecp256k1(tx.publicKey, signDocBytes(tx, ctx.chainId, account.accountNumber), tx.signature)
+  ) {
     throw new CosmosTxError(
       SdkCode.Unauthorized,
       `signature verification failed; please verify account number (${account.accountNumber}), sequence (${tx.sequence}) and chain-id (${ctx.chainId}): unauthorized`,
@@ -124,13 +140,15 @@ export function deliverCosmosTx(
   ctx: CosmosTxContext,
 ): CosmosTxOutcome {
   if (tx.association) return deliverAssociation(tx.association, overlay);
-  const meter = new GasMeter(tx.gasLimit);
+  const meter = new GasMeter(ctx.simulate === true && tx.gasLimit === 0n ? ctx.maxBlockGas : tx.gasLimit);
   const state = new MeteredState(overlay, meter);
   const anteEvents: TxEvent[] = [];
   const signerBech = toAccAddress(tx.signer);
   overlay.checkpoint();
   try {
     meter.consume(KV_GAS.txSizePerByte * BigInt(tx.raw.length), 'txSize');
+    if (unsignedSimulation(tx, ctx))
+      meter.consume(KV_GAS.txSizePerByte * SIMULATED_SIGNATURE_BYTES, 'txSize: simulated signature');
     meter.consume(KV_GAS.sigVerifySecp256k1, 'ante verify: secp256k1');
     const account = checkSigner(tx, state, ctx);
     const bank = new Bank(state);
@@ -138,16 +156,7 @@ export function deliverCosmosTx(
     bank.transferWei(tx.signer, FEE_COLLECTOR_ADDRESS, tx.fee * WEI_PER_UCHAIN);
     auth.setAccount({ ...account, sequence: account.sequence + 1n, pubKey: tx.publicKey });
     associate(tx, state);
-    anteEvents.push(
-      ev('coin_spent', { spender: signerBech, amount: `${tx.fee}${BASE_DENOM}` }),
-      ev('coin_received', {
-        receiver: toAccAddress(FEE_COLLECTOR_ADDRESS),
-        amount: `${tx.fee}${BASE_DENOM}`,
-      }),
-      ev('tx', { fee: `${tx.fee}${BASE_DENOM}`, fee_payer: signerBech }),
-      ev('tx', { acc_seq: `${signerBech}/${tx.sequence}` }),
-      ev('tx', { signature: Buffer.from(tx.signature).toString('base64') }),
-    );
+    anteEvents.push(...anteEventsOf(tx, signerBech));
     overlay.commit();
   } catch (err) {
     overlay.revert();
@@ -159,7 +168,7 @@ export function deliverCosmosTx(
   try {
     const bank = new Bank(state);
     const auth = new Auth(state);
-    for (const m of tx.msgs) {
+    for (const [i, m] of tx.msgs.entries()) {
       const have = bank.wei(m.from);
       const amount = m.amount * WEI_PER_UCHAIN;
       if (have < amount) {
@@ -170,12 +179,11 @@ export function deliverCosmosTx(
       }
       bank.transferWei(m.from, m.to, amount);
       auth.ensureAccount(m.to);
-      const coins = `${m.amount}${BASE_DENOM}`;
+      // baseapp's message event first, then bank's SendCoins events; each tagged with msg_index
+      const msgIndex = { msg_index: String(i) };
       events.push(
-        ev('message', { action: MSG_SEND_TYPE_URL, sender: m.fromBech32, module: 'bank' }),
-        ev('coin_spent', { spender: m.fromBech32, amount: coins }),
-        ev('coin_received', { receiver: m.toBech32, amount: coins }),
-        ev('transfer', { recipient: m.toBech32, sender: m.fromBech32, amount: coins }),
+        ev('message', { action: MSG_SEND_TYPE_URL, sender: signerBech, module: 'bank', ...msgIndex }),
+        ...sendCoinsEvents(m.fromBech32, m.toBech32, `${m.amount}${BASE_DENOM}`, msgIndex),
       );
     }
     overlay.commit();
@@ -204,6 +212,39 @@ function associate(tx: DecodedCosmosTx, state: MeteredState): void {
   evm.associate(evmAddress, tx.signer);
   const bank = new Bank(state);
   bank.transferWei(evmAddress, tx.signer, bank.wei(evmAddress));
+}
+
+/**
+ * What the SDK's bank SendCoins emits (x/bank v0.50): coin_spent, coin_received, transfer, and a
+ * message event naming the sender.
+ */
+function sendCoinsEvents(
+  sender: string,
+  recipient: string,
+  coins: string,
+  extra: Record<string, string> = {},
+): TxEvent[] {
+  return [
+    ev('coin_spent', { spender: sender, amount: coins, ...extra }),
+    ev('coin_received', { receiver: recipient, amount: coins, ...extra }),
+    ev('transfer', { recipient, sender, amount: coins, ...extra }),
+    ev('message', { sender, ...extra }),
+  ];
+}
+
+/**
+ * The ante handler's events in the SDK's order (v0.50): the fee's SendCoins to the fee collector
+ * (none for a zero fee), `tx` with fee and fee payer, then `tx` with acc_seq and with the signature
+ * (SetPubKeyDecorator).
+ */
+function anteEventsOf(tx: DecodedCosmosTx, signerBech: string): TxEvent[] {
+  const fee = tx.fee > 0n ? `${tx.fee}${BASE_DENOM}` : '';
+  return [
+    ...(tx.fee > 0n ? sendCoinsEvents(signerBech, toAccAddress(FEE_COLLECTOR_ADDRESS), fee) : []),
+    ev('tx', { fee, fee_payer: signerBech }),
+    ev('tx', { acc_seq: `${signerBech}/${tx.sequence}` }),
+    ev('tx', { signature: Buffer.from(tx.signature).toString('base64') }),
+  ];
 }
 
 function ev(type: string, attrs: Record<string, string>): TxEvent {

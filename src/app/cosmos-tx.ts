@@ -62,7 +62,11 @@ export function cosmosTxHash(raw: Uint8Array): Uint8Array {
   return new Uint8Array(createHash('sha256').update(raw).digest());
 }
 
-export function decodeCosmosTx(raw: Uint8Array): DecodedCosmosTx {
+/**
+ * `simulate`: decoding for the tx service's Simulate, where (as in the SDK's simulate mode) an
+ * unsigned tx may leave its sign mode unspecified: clients estimate gas before they sign.
+ */
+export function decodeCosmosTx(raw: Uint8Array, opts: { simulate?: boolean } = {}): DecodedCosmosTx {
   const fail = (code: number, message: string): never => {
     throw new CosmosTxError(code, message);
   };
@@ -91,7 +95,10 @@ export function decodeCosmosTx(raw: Uint8Array): DecodedCosmosTx {
     );
   }
   const signerInfo = authInfo.signerInfos[0];
-  if (signerInfo.modeInfo?.single?.mode !== SignMode.SIGN_MODE_DIRECT)
+  const mode = signerInfo.modeInfo?.single?.mode;
+  const unsignedSimulation =
+    opts.simulate === true && txRaw.signatures[0].length === 0 && mode === SignMode.SIGN_MODE_UNSPECIFIED;
+  if (mode !== SignMode.SIGN_MODE_DIRECT && !unsignedSimulation)
     fail(SdkCode.Unauthorized, 'only SIGN_MODE_DIRECT signatures are supported');
   if (signerInfo.publicKey?.typeUrl !== SECP256K1_PUBKEY_TYPE_URL)
     fail(

@@ -18,7 +18,6 @@
  */
 import {
   CheckTxType,
-  type Event,
   type ExecTxResult,
   type RequestApplySnapshotChunk,
   type RequestFinalizeBlock,
@@ -54,6 +53,7 @@ import { sha256 } from '../crypto/hash.ts';
 import { wrapEthTransaction } from '../execution/tx-wrap.ts';
 import { type AdmissionPools, checkTxRaw, poolHolds } from '../mempool/check-tx.ts';
 import { concatBytes, equalBytes, toHex } from '../primitives/bytes.ts';
+import { evmTxEvents } from '../storage/blocks/tx-events.ts';
 import type { Block } from '../storage/blocks/types.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
@@ -557,16 +557,6 @@ function checkTxResponse(r: {
 function txResults(block: Block, executed: ExecutedBlock): ExecTxResult[] {
   const out: ExecTxResult[] = new Array(block.txs.length);
   for (const r of executed.receipts) {
-    const events: Event[] = [
-      {
-        type: 'ethereum_tx',
-        attributes: [
-          { key: 'ethereumTxHash', value: toHex(r.txHash), index: true },
-          { key: 'txIndex', value: String(r.txIndex), index: true },
-          { key: 'txGasUsed', value: r.gasUsed.toString(), index: false },
-        ],
-      },
-    ];
     out[r.blockTxIndex] = {
       code: r.status === 1 ? 0 : 1,
       data: EMPTY,
@@ -574,7 +564,7 @@ function txResults(block: Block, executed: ExecutedBlock): ExecTxResult[] {
       info: '',
       gasWanted: executed.gasLimits[r.blockTxIndex],
       gasUsed: r.gasUsed,
-      events,
+      events: evmTxEvents(r),
       codespace: r.status === 1 ? '' : 'evm',
     };
   }

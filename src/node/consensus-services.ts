@@ -194,19 +194,17 @@ export async function startRestApi(
   return server;
 }
 
-/** The gRPC server when `[grpc] enable`, listening; Simulate runs on the chain's latest state. */
+/** The gRPC server when `[grpc] enable`, listening. */
 export async function startGrpc(
   o: ServiceOptions,
   deps: ConsensusRpcDeps,
   rpcAddress: () => string,
-  chain: Chain,
 ): Promise<GrpcServer | undefined> {
   const cfg = o.config.app.grpc;
   if (!cfg.enable) return undefined;
   const log = rpcLog(o);
   const { host, port } = listenAddress(cfg.address, 'grpc.address', 'app.toml');
-  const sim = { state: () => chain.state, chainId: o.chainId, maxBlockGas: () => chain.gasLimit };
-  const server = new GrpcServer(grpcDeps(deps, rpcAddress, sim), {
+  const server = new GrpcServer(grpcDeps(deps, rpcAddress), {
     host,
     port,
     logger: log,

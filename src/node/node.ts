@@ -242,7 +242,11 @@ export class ChainNode {
         });
         if (engine instanceof NetworkEngine) {
           const rpc = engine.comet.rpc;
-          consensus.upstream = { get: (q) => rpc.get(q), post: (b) => rpc.post(b) };
+          consensus.upstream = {
+            get: (q) => rpc.get(q),
+            post: (b) => rpc.post(b),
+            websocketUrl: `${rpc.url.replace(/^http/, 'ws')}/websocket`,
+          };
           // REST's and gRPC's block endpoints answer with CometBFT's block (the stored one is partial)
           consensus.chain.engineBlock = (height) => engineBlock(rpc, height);
         }
@@ -273,7 +277,7 @@ export class ChainNode {
     );
     const grpc = await lc.open(
       'grpc',
-      () => startGrpc(services, consensus, rpcAddress, chain),
+      () => startGrpc(services, consensus, rpcAddress),
       async (server) => server?.stop(),
     );
     this.started = {

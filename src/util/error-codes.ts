@@ -104,6 +104,7 @@ export type NamedErrorCode =
   | 'RPC_BODY_TOO_LARGE'
   | 'RPC_REQUEST_FAILED'
   | 'QUERY_HEIGHT'
+  | 'TX_QUERY'
   // rpc (consensus)
   | 'RPC_LAG_TOO_HIGH'
   | 'RPC_NODE_HALTED'

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, test } from 'node:test';
 import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
-import { SigningStargateClient } from '@cosmjs/stargate';
+import { GasPrice, SigningStargateClient } from '@cosmjs/stargate';
+import { Comet38Client, type comet38, WebsocketClient } from '@cosmjs/tendermint-rpc';
 import { ContractFactory, Contract, JsonRpcProvider, Wallet, getAddress, parseEther } from 'ethers';
 import { accountFromPrivateKey, toAccAddress } from '../../src/crypto/accounts.ts';
 import { artifacts } from '../helpers/dev-chain.ts';
@@ -155,6 +156,65 @@ test('a CosmJS bank send to a validator is visible on the RPC node', async (t) =
   const cast = getAddress(hexKey(fresh.cosmosAddress));
   const wei = (await net!.evm('rpc0', 'eth_getBalance', [cast, '0x' + sent.height.toString(16)])).result;
   assert.equal(BigInt(wei), 1_234_567n * 10n ** 12n);
+});
+
+test('CosmJS over the RPC node: fee "auto", a /websocket Tx subscription relayed to CometBFT, searchTx by sender and recipient', async (t) => {
+  if (!cometbftOrSkip(t)) return;
+  const bob = DEV_ACCOUNTS[7];
+  const bobBech = toAccAddress(bob.cosmosAddress);
+  const recipient = toAccAddress(
+    accountFromPrivateKey(Uint8Array.from(Buffer.alloc(32, 0x5f))).cosmosAddress,
+  );
+  const cleanups: (() => void)[] = [];
+  t.after(() => cleanups.reverse().forEach((c) => c()));
+  const comet = Comet38Client.create(new WebsocketClient(net!.rpcUrl('rpc0').replace(/^http/, 'ws')));
+  cleanups.push(() => comet.disconnect());
+  const txEvent = new Promise<comet38.TxEvent>((resolve, reject) =>
+    comet.subscribeTx(`transfer.recipient='${recipient}'`).addListener({
+      next: resolve,
+      error: (e) => reject(new Error(`subscription failed: ${JSON.stringify(e)}`)),
+    }),
+  );
+  // a header through the relay shows the subscriptions are in place before the send
+  await new Promise<void>((resolve, reject) => {
+    const headers = comet.subscribeNewBlockHeader();
+    const listener = {
+      next: () => {
+        headers.removeListener(listener);
+        resolve();
+      },
+      error: (e: unknown) => reject(new Error(`subscription failed: ${JSON.stringify(e)}`)),
+    };
+    headers.addListener(listener);
+  });
+
+  const wallet = await DirectSecp256k1Wallet.fromKey(bob.privateKey, 'chain');
+  const signing = await SigningStargateClient.connectWithSigner(net!.rpcUrl('rpc0'), wallet, {
+    gasPrice: GasPrice.fromString('0.001uchain'),
+    broadcastPollIntervalMs: 200,
+  });
+  cleanups.push(() => signing.disconnect());
+  const sent = await signing.sendTokens(bobBech, recipient, [{ denom: 'uchain', amount: '777' }], 'auto');
+  assert.equal(sent.code, 0, sent.rawLog);
+
+  const event = await txEvent;
+  assert.equal(Buffer.from(event.hash).toString('hex').toUpperCase(), sent.transactionHash);
+  assert.equal(event.height, sent.height);
+  assert.ok(event.result.events.some((e) => e.type === 'coin_received'));
+  // CometBFT's kv indexer indexed the events chaind returned in FinalizeBlock
+  assert.deepEqual(
+    (await signing.searchTx([{ key: 'message.sender', value: bobBech }])).map((tx) => tx.hash),
+    [sent.transactionHash],
+  );
+  const byRecipient = await signing.searchTx(`transfer.recipient='${recipient}'`);
+  assert.deepEqual(
+    byRecipient.map((tx) => tx.hash),
+    [sent.transactionHash],
+  );
+  const action = byRecipient[0].events
+    .find((e) => e.type === 'message' && e.attributes.some((a) => a.key === 'action'))
+    ?.attributes.find((a) => a.key === 'action')?.value;
+  assert.equal(action, '/cosmos.bank.v1beta1.MsgSend');
 });
 
 test('with one validator stopped the chain finalizes; with two it stops and says so; restarted, they catch up by block sync', async (t) => {

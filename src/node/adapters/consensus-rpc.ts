@@ -25,7 +25,7 @@ import { CosmosTxError } from '../../app/cosmos-errors.ts';
 import type { CosmosPool } from '../../mempool/cosmos-pool.ts';
 import { MempoolError, type MempoolRejectReason } from '../../mempool/errors.ts';
 import type { Mempool } from '../../mempool/mempool.ts';
-import { equalBytes } from '../../primitives/bytes.ts';
+import { equalBytes, fromHex } from '../../primitives/bytes.ts';
 import type {
   BlockView,
   ChainView,
@@ -42,6 +42,8 @@ import type {
 } from '../../rpc/consensus/types.ts';
 import { encodeBlock } from '../../storage/blocks/block-codec.ts';
 import type { BlockStore } from '../../storage/blocks/store.ts';
+import { EVM_TX_EVENT_TYPE, evmTxEvents } from '../../storage/blocks/tx-events.ts';
+import { simulator } from './simulate.ts';
 import type { Block } from '../../storage/blocks/types.ts';
 import type { Logger } from '../../util/logger.ts';
 
@@ -75,9 +77,16 @@ export function consensusRpcDeps(s: ConsensusRpcSources): ConsensusRpcDeps {
     validators: { validators: () => validators } satisfies ValidatorSetView,
     state: stateView(s.chain),
     submitter: txSubmitter(s),
+    simulate: simulator({
+      state: () => s.chain.state,
+      chainId: s.genesis.chain_id,
+      maxBlockGas: () => s.chain.gasLimit,
+    }),
     mempool: mempoolView(s.mempool, s.cosmosPool),
     network: noPeers(),
     sync: s.sync,
+    // the chain notifies after the height is published, so the watermark already covers it
+    onCommit: (listener) => s.chain.onBlock((c) => listener(c.block.header.height)),
   };
 }
 
@@ -173,6 +182,19 @@ function chainView(s: ConsensusRpcSources, set: ValidatorView[]): ChainView {
       return seen && { commit: seen, canonical: false };
     },
     genesis: () => genesisDoc,
+    eventIndex: {
+      indexedSince: () => blocks.eventsIndexedSince(),
+      covers: (key) => !key.startsWith(`${EVM_TX_EVENT_TYPE}.`),
+      exact: (key, value) => {
+        if (key !== `${EVM_TX_EVENT_TYPE}.ethereumTxHash`) return undefined;
+        if (!/^(0x)?[0-9a-fA-F]{64}$/.test(value)) return [];
+        const loc = blocks.txLocationByEvmHash(fromHex(value.replace(/^0x/, '')));
+        return loc && inRange(loc.height) ? [{ height: loc.height, index: loc.index }] : [];
+      },
+      // the watermark: index entries of a height not yet published are not answered
+      txs: (key, value, from, to, max) =>
+        blocks.txsByEvent(key, value, Math.max(from, earliest()), Math.min(to, chain.latestHeight), max),
+    },
   };
 }
 
@@ -239,7 +261,7 @@ function txResults(s: ConsensusRpcSources, block: Block): TxResultView[] {
       data: new Uint8Array(0),
       gasWanted,
       gasUsed: r?.gasUsed ?? 0n,
-      events: [],
+      events: r ? evmTxEvents(r) : [],
     };
   });
 }

@@ -3,15 +3,11 @@
  * chain view, State Store view and tx submitter, and the query services `/abci_query` and REST
  * answer from (GRPC_QUERIES). rpc/grpc may not import its peers rpc/consensus or rpc/rest, so node/
  * joins them here. TotalSupply is not among GRPC_QUERIES, so it is answered here from the bank
- * module's supply keys; Simulate executes through the app's DeliverTx on a throwaway overlay.
+ * module's supply keys.
  */
 import { status } from '@grpc/grpc-js';
 import { QueryTotalSupplyRequest, QueryTotalSupplyResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
-import { deliverCosmosTx } from '../../app/cosmos-deliver.ts';
-import { CosmosTxError } from '../../app/cosmos-errors.ts';
-import { decodeCosmosTx } from '../../app/cosmos-tx.ts';
 import { bankKeys, STORES } from '../../app/store-keys.ts';
-import { type StateReader, StateOverlay } from '../../state/overlay.ts';
 import { fromUtf8 } from '../../primitives/bytes.ts';
 import { GRPC_QUERIES, type QueryHandler, QueryError } from '../../rpc/consensus/grpc-queries.ts';
 import { notCurrent } from '../../rpc/consensus/routes-info.ts';
@@ -65,42 +61,7 @@ const QUERIES: ReadonlyMap<string, QueryHandler> = new Map([
   ['/cosmos.bank.v1beta1.Query/TotalSupply', totalSupply],
 ]);
 
-/** What Simulate executes against: the latest committed state and the block's context. */
-export interface SimulationSource {
-  state(): StateReader;
-  chainId: string;
-  maxBlockGas(): bigint;
-}
-
-/**
- * Runs the tx as block execution would (ante checks, fee, sequence, messages) on an overlay that is
- * dropped afterwards, so the chain's state is untouched. The signature is verified like in a block:
- * a tx signed for simulation with an empty signature (CosmJS's way) is refused.
- */
-function simulator(src: SimulationSource): GrpcDeps['simulate'] {
-  return (raw) => {
-    let gasWanted = 0n;
-    try {
-      const tx = decodeCosmosTx(raw);
-      gasWanted = tx.gasLimit;
-      const ctx = { chainId: src.chainId, maxBlockGas: src.maxBlockGas() };
-      return deliverCosmosTx(tx, new StateOverlay(src.state()), ctx);
-    } catch (err) {
-      if (!(err instanceof CosmosTxError)) throw err;
-      // Ante failures consume nothing the block would keep: gas used 0, as the tx is not includable.
-      return {
-        code: err.abciCode,
-        codespace: err.codespace,
-        log: err.message,
-        gasWanted,
-        gasUsed: 0n,
-        events: [],
-      };
-    }
-  };
-}
-
-export function grpcDeps(c: ConsensusRpcDeps, rpcAddress: () => string, sim: SimulationSource): GrpcDeps {
+export function grpcDeps(c: ConsensusRpcDeps, rpcAddress: () => string): GrpcDeps {
   return {
     identity: { ...c.identity, rpcAddress },
     chain: c.chain,
@@ -116,7 +77,7 @@ export function grpcDeps(c: ConsensusRpcDeps, rpcAddress: () => string, sim: Sim
       }
     },
     submitter: c.submitter,
-    simulate: simulator(sim),
+    simulate: c.simulate,
     // As /status reports catching_up: catching up, or halted (the engine's health).
     syncing: () => notCurrent(c.sync()),
   };

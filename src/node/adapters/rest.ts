@@ -42,6 +42,7 @@ export function restDeps(c: ConsensusRpcDeps, rpcAddress: () => string): RestDep
       }
     },
     submitter: c.submitter,
+    simulate: c.simulate,
     // As /status reports catching_up: catching up, or halted (the engine's health).
     syncing: () => notCurrent(c.sync()),
   };

@@ -5,6 +5,7 @@
  */
 import type { BlockID, Commit, Header } from '../../codec/index.ts';
 import { ChainError } from '../../util/errors.ts';
+import type { TxEventIndex } from './tx-search.ts';
 
 export interface CosmosBlockView {
   header: Header;
@@ -38,6 +39,8 @@ export interface CosmosChainView {
   txResults(height: number): CosmosTxResultView[] | undefined;
   /** By the Tendermint hash (SHA-256 of the TxRaw bytes). */
   txLocation(hash: Uint8Array): { height: number; index: number } | undefined;
+  /** The block store's event index, which tx search reads (tx-search.ts). */
+  eventIndex?: TxEventIndex;
 }
 
 /**
@@ -105,4 +108,36 @@ export function queryHeightOf(value: string | undefined, latest: number, earlies
     );
   }
   return height;
+}
+
+/** The outcome of executing a tx against the latest state without keeping its effects. */
+export interface TxSimulation {
+  code: number;
+  codespace: string;
+  log: string;
+  gasWanted: bigint;
+  gasUsed: bigint;
+  events: { type: string; attributes: { key: string; value: string; index: boolean }[] }[];
+}
+
+/**
+ * Executes a TxRaw on a throwaway copy of the latest state: the tx service's Simulate, which gRPC,
+ * REST (`POST /cosmos/tx/v1beta1/simulate`) and `abci_query` (`/cosmos.tx.v1beta1.Service/Simulate`)
+ * all answer with.
+ */
+export type TxSimulate = (txRaw: Uint8Array) => TxSimulation;
+
+export const SIMULATE_PATH = '/cosmos.tx.v1beta1.Service/Simulate';
+
+/** The SDK's wording for a failed simulation (clients parse the gas out of it). */
+export function simulationFailure(s: TxSimulation): string {
+  return `${s.log} With gas wanted: '${s.gasWanted}' and gas used: '${s.gasUsed}' `;
+}
+
+/** A successful simulation as cosmos.tx.v1beta1.SimulateResponse's fields. */
+export function simulateResponseOf(s: TxSimulation) {
+  return {
+    gasInfo: { gasWanted: s.gasWanted, gasUsed: s.gasUsed },
+    result: { data: new Uint8Array(0), log: '', events: s.events, msgResponses: [] },
+  };
 }

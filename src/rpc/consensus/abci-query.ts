@@ -4,6 +4,8 @@
  * back as a result with a non-zero `code` and a `log` (not as JSON-RPC errors); only malformed
  * parameters are JSON-RPC errors.
  */
+import { SimulateRequest, SimulateResponse } from 'cosmjs-types/cosmos/tx/v1beta1/service';
+import { SIMULATE_PATH, simulateResponseOf, simulationFailure } from '../codecs/cosmos.ts';
 import { base64, int64 } from './encoding.ts';
 import { InvalidParamsError } from './errors.ts';
 import { GRPC_QUERIES, QueryError } from './grpc-queries.ts';
@@ -45,11 +47,12 @@ const failure = (code: number, log: string, height: number): AbciQueryAnswer => 
  * mode, CometBFT's ABCI Query (so both give the same answers).
  */
 export async function answerAbciQuery(
-  deps: Pick<ConsensusRpcDeps, 'chain' | 'state'>,
+  deps: Pick<ConsensusRpcDeps, 'chain' | 'state' | 'simulate'>,
   q: AbciQueryRequest,
 ): Promise<AbciQueryAnswer> {
   const latest = deps.chain.latestHeight();
   const height = q.height === 0 ? latest : q.height;
+  if (q.path === SIMULATE_PATH) return simulateQuery(deps, q.data, latest);
   const handler = GRPC_QUERIES.get(q.path);
   if (!handler) return failure(ERR_UNKNOWN_REQUEST, `unknown query path: ${q.path}: unknown request`, height);
   // The SDK's gRPC query bridge serves no proofs (only /store paths do, which are not served here).
@@ -78,6 +81,43 @@ export async function answerAbciQuery(
     if (err instanceof QueryError) return failure(err.abciCode, err.message, height);
     throw err;
   }
+}
+
+/**
+ * The tx service's Simulate through ABCI Query, as the SDK's gRPC query router answers it: on the
+ * latest state, and a failure as its gRPC status folded into an sdk error (Unknown → unknown request,
+ * InvalidArgument → invalid request) with the status in the log.
+ */
+function simulateQuery(
+  deps: Pick<ConsensusRpcDeps, 'simulate'>,
+  data: Uint8Array,
+  height: number,
+): AbciQueryAnswer {
+  let req: SimulateRequest;
+  try {
+    req = SimulateRequest.decode(data);
+  } catch (err) {
+    return failure(
+      ERR_INVALID_REQUEST,
+      `rpc error: code = InvalidArgument desc = failed to decode request: ${(err as Error).message}: invalid request`,
+      height,
+    );
+  }
+  if (req.txBytes.length === 0)
+    return failure(
+      ERR_INVALID_REQUEST,
+      'rpc error: code = InvalidArgument desc = empty txBytes is not allowed: send the signed TxRaw in tx_bytes: invalid request',
+      height,
+    );
+  const s = deps.simulate(req.txBytes);
+  if (s.code !== 0)
+    return failure(
+      ERR_UNKNOWN_REQUEST,
+      `rpc error: code = Unknown desc = ${simulationFailure(s)}: unknown request`,
+      height,
+    );
+  const value = SimulateResponse.encode(simulateResponseOf(s)).finish();
+  return { code: 0, log: '', value, height, codespace: '' };
 }
 
 export const abciQueryRoute: Route = {

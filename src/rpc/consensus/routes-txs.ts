@@ -4,11 +4,8 @@ import { base64, hexUpper, int64, type Json, txResultJson } from './encoding.ts'
 import { InvalidParamsError, RequestFailedError } from './errors.ts';
 import type { Params } from './params.ts';
 import { paging, type Route, type RouteContext } from './route.ts';
-import { parseTxQuery } from './tx-query.ts';
+import { searchTxs, TxQueryError } from '../codecs/tx-search.ts';
 import type { BlockView, ChainView, CheckTxResult, TxLocationView, TxResultView } from './types.ts';
-
-/** A tx_search over more blocks than this is refused: the node has no event index to make it cheap. */
-export const TX_SEARCH_MAX_BLOCKS = 10_000;
 
 /** CometBFT TxProof: the tx's Merkle path to the block's data_hash (aunts from the leaf upwards). */
 function txProof(txs: Uint8Array[], index: number): Json {
@@ -148,30 +145,16 @@ export const txRoutes: Record<string, Route> = {
       const chain = deps.chain;
       const query = p.string('query');
       if (query === undefined) throw new InvalidParamsError('query is required');
-      const q = parseTxQuery(query);
       const order = p.string('order_by') || 'asc';
       if (order !== 'asc' && order !== 'desc')
         throw new InvalidParamsError(`order_by: expected "asc" or "desc", got ${JSON.stringify(order)}`);
-      const latest = chain.latestHeight();
-      const lo = Math.max(q.minHeight ?? 1, latest > 0 ? chain.earliestHeight() : 1);
-      const hi = Math.min(q.maxHeight ?? latest, latest);
-      let found: TxLocationView[] = [];
-      if (q.hash) {
-        const loc = locate(chain, q.hash);
-        if (loc && loc.height >= lo && loc.height <= hi) found.push(loc);
-      } else {
-        if (q.minHeight === undefined && q.maxHeight === undefined)
-          throw new InvalidParamsError('query needs a tx.height or tx.hash condition');
-        if (hi - lo + 1 > TX_SEARCH_MAX_BLOCKS)
-          throw new InvalidParamsError(
-            `query spans ${hi - lo + 1} blocks; at most ${TX_SEARCH_MAX_BLOCKS} can be searched by tx.height`,
-          );
-        for (let h = lo; h <= hi; h++) {
-          const n = chain.block(h)?.txs.length ?? 0;
-          for (let i = 0; i < n; i++) found.push({ height: h, index: i });
-        }
+      let found: TxLocationView[];
+      try {
+        found = searchTxs(chain, query, order);
+      } catch (err) {
+        if (err instanceof TxQueryError) throw new InvalidParamsError(err.message);
+        throw err;
       }
-      if (order === 'desc') found = found.reverse();
       const { skip, perPage } = paging(p, found.length);
       const prove = p.bool('prove') ?? false;
       const cache: BlockCache = new Map();

@@ -25,6 +25,7 @@ import { Params, type ParamSource } from './params.ts';
 import type { ConsensusRpcOptions, RouteContext } from './route.ts';
 import { ROUTES } from './routes.ts';
 import type { ConsensusRpcDeps } from './types.ts';
+import { ConsensusWebsocket } from './websocket.ts';
 
 export interface ConsensusRpcServerOptions {
   host: string;
@@ -78,6 +79,7 @@ class BodyTooLargeError extends ConsensusRpcError {
 export class ConsensusRpcServer extends HttpService {
   private readonly o: ConsensusRpcServerOptions;
   private readonly ctx: RouteContext;
+  private readonly websocket: ConsensusWebsocket;
 
   constructor(deps: ConsensusRpcDeps, options: ConsensusRpcServerOptions) {
     super(options.host, options.port, options.logger, 'consensus RPC', {
@@ -92,6 +94,19 @@ export class ConsensusRpcServer extends HttpService {
       rpcAddress: () => this.url,
     };
     this.ctx = { deps, options: routeOptions };
+    this.websocket = new ConsensusWebsocket({
+      deps,
+      maxMessageBytes: options.maxBodyBytes,
+      call: async (r) => (await this.request(r)).env,
+      logger: options.logger,
+    });
+    this.server.on('upgrade', (req, socket, head) => this.websocket.handleUpgrade(req, socket, head));
+  }
+
+  /** Closes the `/websocket` clients too: their sockets would otherwise hold the listener open. */
+  override async stop(): Promise<void> {
+    this.websocket.close();
+    await super.stop();
   }
 
   protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -7,6 +7,8 @@
 import type { BlockID, Commit, Header } from '../../codec/index.ts';
 import type { SyncStatus } from '../../chain/sync-status.ts';
 import type { StateReader } from '../../state/overlay.ts';
+import type { TxSimulate } from '../codecs/cosmos.ts';
+import type { TxEventIndex } from '../codecs/tx-search.ts';
 
 export interface BlockView {
   header: Header;
@@ -67,6 +69,8 @@ export interface ChainView {
   commit(height: number): { commit: Commit; canonical: boolean } | undefined;
   /** The genesis document as loaded (CometBFT's JSON shape). */
   genesis(): unknown;
+  /** The block store's event index, which tx search reads (rpc/codecs/tx-search.ts). */
+  eventIndex?: TxEventIndex;
 }
 
 /** One validator of the consensus set. */
@@ -172,6 +176,8 @@ export interface UpstreamAnswer {
 export interface UpstreamRpc {
   get(pathAndQuery: string): Promise<UpstreamAnswer>;
   post(body: string): Promise<UpstreamAnswer>;
+  /** The engine's own `/websocket` (`ws://…`), which the consensus RPC's `/websocket` is relayed to. */
+  websocketUrl: string;
 }
 
 export interface ConsensusRpcDeps {
@@ -182,8 +188,15 @@ export interface ConsensusRpcDeps {
   validators: ValidatorSetView;
   state: StateView;
   submitter: TxSubmitter;
+  /** The tx service's Simulate, which abci_query, REST and gRPC answer with. */
+  simulate: TxSimulate;
   mempool: MempoolView;
   network: NetworkView;
   /** The engine's health (consensus/health.ts): what `/status`, `/lag_status` and `/commit` report of progress. */
   sync(): SyncStatus;
+  /**
+   * Calls `listener` after each block is committed (at or below the watermark), with its height;
+   * returns the unsubscribe. `/websocket` subscriptions publish from it.
+   */
+  onCommit(listener: (height: number) => void): () => void;
 }

@@ -9,10 +9,14 @@ import {
   BroadcastMode,
   type BroadcastTxRequest,
   type GetTxRequest,
+  type GetTxsEventRequest,
+  OrderBy,
   type SimulateRequest,
 } from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import type { GetBlockByHeightRequest } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query';
 import { txHash } from '../../codec/index.ts';
+import { simulateResponseOf, simulationFailure } from '../codecs/cosmos.ts';
+import { searchTxs, TxQueryError } from '../codecs/tx-search.ts';
 import type { Logger } from '../../util/logger.ts';
 import { errorMessage } from '../../util/errors.ts';
 import { GrpcStatusError, invalidArgument, notFound } from './errors.ts';
@@ -30,6 +34,9 @@ export interface CallContext {
 
 /** The response message and, for state queries, the height it was read at (echoed as metadata). */
 export type Handler = (request: any, ctx: CallContext) => Promise<{ response: unknown; height?: number }>;
+
+/** The SDK's default page size (query.DefaultLimit). */
+const DEFAULT_PAGE_LIMIT = 100;
 
 const QUERY_SERVICES = new Set([
   'cosmos.bank.v1beta1.Query',
@@ -117,23 +124,49 @@ const CHAIN_HANDLERS: Record<string, Handler> = {
     return { response: { tx, txResponse: txResponse(raw, tx, loc.height, block.header.time, result) } };
   },
 
+  '/cosmos.tx.v1beta1.Service/GetTxsEvent': async (r: GetTxsEventRequest, { deps }) => {
+    // `events` (joined by AND) is what clients before SDK v0.50 send instead of `query`
+    const query = r.query || r.events.join(' AND ');
+    if (query === '') throw invalidArgument('query cannot be empty');
+    if (r.page > BigInt(Number.MAX_SAFE_INTEGER) || r.limit > BigInt(Number.MAX_SAFE_INTEGER))
+      throw invalidArgument('page and limit must be safe integers');
+    const page = r.page === 0n ? 1 : Number(r.page);
+    const limit = r.limit === 0n ? DEFAULT_PAGE_LIMIT : Number(r.limit);
+    if (
+      r.orderBy !== OrderBy.ORDER_BY_UNSPECIFIED &&
+      r.orderBy !== OrderBy.ORDER_BY_ASC &&
+      r.orderBy !== OrderBy.ORDER_BY_DESC
+    )
+      throw invalidArgument(`unknown order_by ${r.orderBy}`);
+    const chain = deps.chain;
+    let found;
+    try {
+      found = searchTxs(chain, query, r.orderBy === OrderBy.ORDER_BY_DESC ? 'desc' : 'asc');
+    } catch (err) {
+      if (err instanceof TxQueryError) throw invalidArgument(err.message);
+      throw err;
+    }
+    const txs = [];
+    const txResponses = [];
+    for (const loc of found.slice((page - 1) * limit, page * limit)) {
+      const block = chain.block(loc.height);
+      const raw = block?.txs[loc.index];
+      const result = chain.txResults(loc.height)?.[loc.index];
+      if (!block || !raw || !result) continue;
+      const tx = txOf(raw);
+      txs.push(tx);
+      txResponses.push(txResponse(raw, tx, loc.height, block.header.time, result));
+    }
+    return { response: { txs, txResponses, total: BigInt(found.length) } };
+  },
+
   '/cosmos.tx.v1beta1.Service/Simulate': async (r: SimulateRequest, { deps }) => {
     // The deprecated `tx` field would need re-encoding the signed bytes exactly; the SDK prefers tx_bytes.
     if (r.txBytes.length === 0)
       throw invalidArgument('empty txBytes is not allowed: send the signed TxRaw in tx_bytes');
     const s = deps.simulate(r.txBytes);
-    if (s.code !== 0)
-      // The SDK's wording for a failed simulation, so clients that parse the gas out of it keep working.
-      throw new GrpcStatusError(
-        status.UNKNOWN,
-        `${s.log} With gas wanted: '${s.gasWanted}' and gas used: '${s.gasUsed}' `,
-      );
-    return {
-      response: {
-        gasInfo: { gasWanted: s.gasWanted, gasUsed: s.gasUsed },
-        result: { data: new Uint8Array(0), log: '', events: s.events, msgResponses: [] },
-      },
-    };
+    if (s.code !== 0) throw new GrpcStatusError(status.UNKNOWN, simulationFailure(s));
+    return { response: simulateResponseOf(s) };
   },
 };
 

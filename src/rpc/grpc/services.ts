@@ -35,6 +35,8 @@ import {
   BroadcastTxResponse,
   GetTxRequest,
   GetTxResponse,
+  GetTxsEventRequest,
+  GetTxsEventResponse,
   SimulateRequest,
   SimulateResponse,
 } from 'cosmjs-types/cosmos/tx/v1beta1/service';
@@ -97,6 +99,7 @@ export const SERVICES: ServiceSpec[] = [
       m('Simulate', SimulateRequest, SimulateResponse),
       m('GetTx', GetTxRequest, GetTxResponse),
       m('BroadcastTx', BroadcastTxRequest, BroadcastTxResponse),
+      m('GetTxsEvent', GetTxsEventRequest, GetTxsEventResponse),
     ],
   },
   {

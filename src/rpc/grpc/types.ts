@@ -11,6 +11,8 @@ import type {
   CosmosNodeIdentity,
   CosmosTxResultView,
   GrpcQuery,
+  TxSimulate,
+  TxSimulation,
 } from '../codecs/cosmos.ts';
 
 export type GrpcBlockView = CosmosBlockView;
@@ -29,15 +31,7 @@ export interface GrpcTxSubmitter {
 
 export type GrpcNodeIdentity = CosmosNodeIdentity;
 
-/** The outcome of executing a tx against the latest state without keeping its effects. */
-export interface GrpcSimulation {
-  code: number;
-  codespace: string;
-  log: string;
-  gasWanted: bigint;
-  gasUsed: bigint;
-  events: { type: string; attributes: { key: string; value: string; index: boolean }[] }[];
-}
+export type GrpcSimulation = TxSimulation;
 
 export interface GrpcDeps {
   identity: GrpcNodeIdentity;
@@ -47,7 +41,7 @@ export interface GrpcDeps {
   query: GrpcQuery;
   submitter: GrpcTxSubmitter;
   /** Executes a signed TxRaw on a throwaway copy of the latest state (the signature is verified). */
-  simulate(txRaw: Uint8Array): GrpcSimulation;
+  simulate: TxSimulate;
   /** True while the node is catching up with the network. */
   syncing(): boolean;
 }

@@ -25,7 +25,7 @@ async function blockAt(chain: RestChainView, height: number): Promise<Json> {
 }
 
 /** TxResponse of a committed tx (`tx` inlined as an Any of cosmos.tx.v1beta1.Tx). */
-function txResponseJson(
+export function txResponseJson(
   raw: Uint8Array,
   tx: { [key: string]: Json },
   height: number,
@@ -65,7 +65,7 @@ function broadcastMode(mode: unknown): 'sync' | 'async' {
   );
 }
 
-function txBytesOf(body: unknown): Uint8Array {
+export function txBytesOf(body: unknown): Uint8Array {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw invalidArgument('the request body must be a JSON object {"tx_bytes": "<base64>", "mode": "…"}');
   const b64 = (body as Record<string, unknown>).tx_bytes;

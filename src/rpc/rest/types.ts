@@ -11,6 +11,7 @@ import type {
   CosmosNodeIdentity,
   CosmosTxResultView,
   GrpcQuery,
+  TxSimulate,
 } from '../codecs/cosmos.ts';
 
 export type RestBlockView = CosmosBlockView;
@@ -32,6 +33,8 @@ export interface RestDeps {
   stateEarliestHeight(): number;
   query: GrpcQuery;
   submitter: RestTxSubmitter;
+  /** The tx service's Simulate (the one gRPC and abci_query answer with). */
+  simulate: TxSimulate;
   /** True while the node is catching up with the network. */
   syncing(): boolean;
 }

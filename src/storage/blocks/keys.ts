@@ -13,10 +13,15 @@
  *   07 ‖ height                 Cosmos tx results record (receipt-codec.ts)
  *   08 ‖ kind ‖ item ‖ height   logs index: txIndexes of the receipts whose logs hold the item
  *                               (log-index.ts)
+ *   09 ‖ type.key ‖ value ‖ height   event index: the txs whose events hold the attribute
+ *                               (event-index.ts)
+ *   00 'I'                      the first height written with its event index (u64); heights below
+ *                               it were stored before the index existed
  */
 
 export const META_LATEST = Uint8Array.of(0x00, 0x4c);
 export const META_EARLIEST = Uint8Array.of(0x00, 0x45);
+export const META_EVENTS_INDEXED_FROM = Uint8Array.of(0x00, 0x49);
 export const P_BLOCK = 0x01;
 export const P_HASH = 0x02;
 export const P_BLOOM = 0x03;

@@ -1,6 +1,6 @@
 /**
  * What truncateAbove and pruneBelow delete for one height: the block, its hash entry, receipts,
- * results, bloom record, and the tx-hash and logs-index entries derived from the block's txs and
+ * results, bloom record, and the tx-hash, logs-index and event-index entries derived from the block's txs and
  * receipts' logs (re-derived from the stored records, so nothing needs a separate undo list).
  */
 import { sha256 } from '../../crypto/hash.ts';
@@ -19,8 +19,9 @@ import {
   receiptKey,
 } from './keys.ts';
 import { LogIndexBuilder } from './log-index.ts';
+import { EventIndexBuilder } from './event-index.ts';
 import type { SyncReader } from './log-query.ts';
-import { receiptTxHash, scanReceiptLogs } from './receipt-codec.ts';
+import { decodeCosmosResults, receiptTxHash, scanReceiptLogs } from './receipt-codec.ts';
 import type { Log } from './types.ts';
 
 /** Appends the deletes of everything stored for `height`; tx-hash entries only if they point there. */
@@ -40,6 +41,8 @@ export function collectHeightDeletes(kv: SyncReader, height: number, ops: KVOp[]
     del(blockKey);
   }
   const logIndex = new LogIndexBuilder();
+  // the event index entries are re-derived from the Cosmos results' events
+  const eventIndex = new EventIndexBuilder();
   const logs: Log[] = [];
   for (const [key, value] of kv.iterateSync({ gte: receiptKey(height, 0), lt: receiptKey(height + 1, 0) })) {
     delIndexIfAt(hashKey(P_EVM_TX, receiptTxHash(value)));
@@ -48,7 +51,10 @@ export function collectHeightDeletes(kv: SyncReader, height: number, ops: KVOp[]
     if (logs.length > 0) logIndex.addLogs(logs, logs[0].txIndex);
     del(key);
   }
+  const results = kv.getSync(heightKey(P_RESULTS, height));
+  if (results) for (const r of decodeCosmosResults(results)) eventIndex.addTx(r.index, r.events);
   for (const op of logIndex.deletes(height)) ops.push(op);
+  for (const op of eventIndex.deletes(height)) ops.push(op);
   del(heightKey(P_BLOOM, height));
   del(heightKey(P_RESULTS, height));
 }

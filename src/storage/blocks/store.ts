@@ -30,6 +30,7 @@ import {
   hashKey,
   heightKey,
   META_EARLIEST,
+  META_EVENTS_INDEXED_FROM,
   META_LATEST,
   P_BLOCK,
   P_BLOOM,
@@ -42,6 +43,13 @@ import {
 } from './keys.ts';
 import { compileLogFilter } from './log-filter.ts';
 import { LogIndexBuilder } from './log-index.ts';
+import {
+  decodeEventTxIndexes,
+  EventIndexBuilder,
+  eventIndexKey,
+  eventIndexKeyHeight,
+  eventIndexPrefix,
+} from './event-index.ts';
 import { collectHeightDeletes } from './removal.ts';
 import { queryLogs, type SyncReader } from './log-query.ts';
 import { decodeCosmosResults, decodeReceipt, encodeCosmosResults, encodeReceipt } from './receipt-codec.ts';
@@ -93,6 +101,7 @@ export class BlockStore {
   private writing: Promise<unknown> = Promise.resolve();
   private closed = false;
   private readonly logIndexWindow: number | undefined;
+  private eventsIndexedFrom: number | undefined;
 
   constructor(kv: KVStore, lock: DirLock, path: string, logIndexWindow?: number) {
     this.logIndexWindow = logIndexWindow;
@@ -105,6 +114,8 @@ export class BlockStore {
     const e = kv.getSync(META_EARLIEST);
     this.latest = l ? readHeightAt(l, 0) : undefined;
     this.earliest = e ? readHeightAt(e, 0) : undefined;
+    const i = kv.getSync(META_EVENTS_INDEXED_FROM);
+    this.eventsIndexedFrom = i ? readHeightAt(i, 0) : undefined;
   }
 
   /** The newest stored height; undefined while the store is empty. */
@@ -169,11 +180,20 @@ export class BlockStore {
       for (const op of logIndex.puts(height)) ops.push(op);
       block.txs.forEach((tx, i) => put(hashKey(P_COSMOS_TX, sha256(tx)), encodeLocation(height, i)));
       if (cosmosResults.length > 0) put(heightKey(P_RESULTS, height), encodeCosmosResults(cosmosResults));
+      // Cosmos txs' events only: an EVM tx's are derived from its receipt (tx-events.ts), found by
+      // the EVM hash index, and indexing them would cost a busy EVM block more than the rest of its write
+      const eventIndex = new EventIndexBuilder();
+      for (const r of [...cosmosResults].sort((a, b) => a.index - b.index))
+        eventIndex.addTx(r.index, r.events);
+      for (const op of eventIndex.puts(height)) ops.push(op);
+      const indexedFrom = this.eventsIndexedFrom ?? height;
+      if (this.eventsIndexedFrom === undefined) put(META_EVENTS_INDEXED_FROM, encodeU64(height));
       put(META_LATEST, encodeU64(height));
       if (this.earliest === undefined) put(META_EARLIEST, encodeU64(height));
       await this.kv.write(ops);
       this.latest = height;
       if (this.earliest === undefined) this.earliest = height;
+      this.eventsIndexedFrom = indexedFrom;
     });
   }
 
@@ -207,12 +227,17 @@ export class BlockStore {
         const newLatest = h - 1;
         const empty = newLatest < earliest;
         if (ops.length < DELETE_BATCH_OPS && newLatest > height && !empty) continue;
-        if (empty) ops.push({ type: 'del', key: META_LATEST }, { type: 'del', key: META_EARLIEST });
+        if (empty)
+          ops.push(
+            { type: 'del', key: META_LATEST },
+            { type: 'del', key: META_EARLIEST },
+            { type: 'del', key: META_EVENTS_INDEXED_FROM },
+          );
         else ops.push({ type: 'put', key: META_LATEST, value: encodeU64(newLatest) });
         await this.kv.write(ops);
         ops = [];
         this.latest = empty ? undefined : newLatest;
-        if (empty) this.earliest = undefined;
+        if (empty) this.earliest = this.eventsIndexedFrom = undefined;
       }
     });
   }
@@ -231,9 +256,13 @@ export class BlockStore {
         collectHeightDeletes(this.kv, h, ops);
         if (ops.length < DELETE_BATCH_OPS && h + 1 < target) continue;
         ops.push({ type: 'put', key: META_EARLIEST, value: encodeU64(h + 1) });
+        // the index's start never lies below what is stored (a pruned store equals one started later)
+        const raiseIndexed = this.eventsIndexedFrom !== undefined && this.eventsIndexedFrom < h + 1;
+        if (raiseIndexed) ops.push({ type: 'put', key: META_EVENTS_INDEXED_FROM, value: encodeU64(h + 1) });
         await this.kv.write(ops);
         ops = [];
         this.earliest = h + 1;
+        if (raiseIndexed) this.eventsIndexedFrom = h + 1;
       }
     });
   }
@@ -344,6 +373,53 @@ export class BlockStore {
   }
 
   /**
+   * The first height whose txs' events are in the event index (blocks stored before the index
+   * existed are not); undefined while no block was stored with it.
+   */
+  eventsIndexedSince(): number | undefined {
+    return this.eventsIndexedFrom;
+  }
+
+  /**
+   * Txs of heights [from, to] whose events hold an indexed attribute `compositeKey` (`type.key`) with
+   * exactly `value`, or with any value when `value` is undefined, in (height, index) order. At most
+   * `maxEntries` index entries are read (with any value, those of other heights too): `truncated`
+   * says the answer stopped there. Candidates only:
+   * the caller checks the events themselves (event-index.ts).
+   */
+  txsByEvent(
+    compositeKey: string,
+    value: string | undefined,
+    from: number,
+    to: number,
+    maxEntries: number,
+  ): { locations: TxLocation[]; truncated: boolean } {
+    this.assertOpen();
+    const prefix = eventIndexPrefix(compositeKey, value);
+    const found: TxLocation[] = [];
+    let read = 0;
+    let truncated = false;
+    if (from > to) return { locations: found, truncated };
+    // one value: its entries are in height order, so [from, to] is one key range
+    const range =
+      value !== undefined
+        ? { gte: eventIndexKey(prefix, from), lt: eventIndexKey(prefix, to + 1) }
+        : { gte: prefix, lt: prefixEnd(prefix) };
+    for (const [key, v] of this.kv.iterateSync(range)) {
+      // every entry read counts, those outside [from, to] too: the work stays bounded
+      if (++read > maxEntries) {
+        truncated = true;
+        break;
+      }
+      const height = eventIndexKeyHeight(key);
+      if (height < from || height > to) continue;
+      for (const index of decodeEventTxIndexes(v)) found.push({ height, index });
+    }
+    if (value === undefined) found.sort((a, b) => a.height - b.height || a.index - b.index);
+    return { locations: dedupe(found), truncated };
+  }
+
+  /**
    * eth_getLogs over [fromBlock, toBlock] (clamped to the stored range): logs in block and logIndex
    * order, at most `limit`, with `limitExceeded` telling the caller that more matched.
    */
@@ -398,6 +474,21 @@ export class BlockStore {
       this.lock.release();
     }
   }
+}
+
+/** The smallest key above every key starting with `prefix` (prefixes here never end in 0xff…). */
+function prefixEnd(prefix: Uint8Array): Uint8Array {
+  const end = prefix.slice();
+  let i = end.length - 1;
+  while (i >= 0 && end[i] === 0xff) i--;
+  end[i]++;
+  return end.subarray(0, i + 1);
+}
+
+function dedupe(sorted: TxLocation[]): TxLocation[] {
+  return sorted.filter(
+    (l, i) => i === 0 || l.height !== sorted[i - 1].height || l.index !== sorted[i - 1].index,
+  );
 }
 
 function assertHeightArg(height: number, what: string): void {

@@ -76,16 +76,30 @@ const headerPattern = (h: number) => ({
   evidence_hash: HASH,
   proposer_address: ADDRESS,
 });
-const okResult = {
+/** A successful EVM transfer's result, with the ethereum_tx event both engines report. */
+const okResult = (height: number, evmIndex: number) => ({
   code: 0,
   data: null,
   log: '',
   info: '',
   gas_wanted: '21000',
   gas_used: '21000',
-  events: [],
+  events: [
+    {
+      type: 'ethereum_tx',
+      attributes: [
+        {
+          key: 'ethereumTxHash',
+          value: Buffer.from(n.node.modules.blocks.receipt(height, evmIndex)!.txHash).toString('hex'),
+          index: true,
+        },
+        { key: 'txIndex', value: String(evmIndex), index: true },
+        { key: 'txGasUsed', value: '21000', index: false },
+      ],
+    },
+  ],
   codespace: '',
-};
+});
 
 step('broadcast_tx_commit, broadcast_tx_sync and the mempool routes', async () => {
   const commit = await post(n.rpc, 'broadcast_tx_commit', { tx: b64(tx1) });
@@ -101,7 +115,7 @@ step('broadcast_tx_commit, broadcast_tx_sync and the mempool routes', async () =
       events: [],
       codespace: '',
     },
-    tx_result: okResult,
+    tx_result: okResult(1, 0),
     hash: hex(txHash(tx1)),
     height: '1',
   });
@@ -265,14 +279,14 @@ step('/block, /block_by_hash, /blockchain', async () => {
 step('/block_results and /commit', async () => {
   assert.deepEqual(await both('block_results', 'height=1', { height: 1 }), {
     height: '1',
-    txs_results: [okResult],
+    txs_results: [okResult(1, 0)],
     finalize_block_events: [],
     validator_updates: [],
     consensus_param_updates: null,
     app_hash: b64(block(2).header.appHash),
   });
   const r2 = await both('block_results', '', {});
-  assert.deepEqual(r2.txs_results, [okResult, okResult]);
+  assert.deepEqual(r2.txs_results, [okResult(2, 0), okResult(2, 1)]);
   assert.equal(r2.app_hash, b64(n.node.modules.chain.appHash));
 
   // A committed block's commit comes from its successor (canonical).
@@ -323,7 +337,13 @@ function verifyProof(proof: any, tx: Uint8Array): void {
 
 step('/tx and /tx_search (by tx.height and tx.hash, paging, order, proofs)', async () => {
   const t1 = await both('tx', `hash=0x${hex(txHash(tx1))}`, { hash: b64(txHash(tx1)) });
-  assert.deepEqual(t1, { hash: hex(txHash(tx1)), height: '1', index: 0, tx_result: okResult, tx: b64(tx1) });
+  assert.deepEqual(t1, {
+    hash: hex(txHash(tx1)),
+    height: '1',
+    index: 0,
+    tx_result: okResult(1, 0),
+    tx: b64(tx1),
+  });
   const proved = await both('tx', `hash=0x${hex(txHash(tx3))}&prove=true`, {
     hash: b64(txHash(tx3)),
     prove: true,

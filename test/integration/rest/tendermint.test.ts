@@ -125,7 +125,10 @@ test('REST tendermint service and routing', async (t) => {
       [wrong.status, wrong.body],
       [405, { code: 12, message: 'Method Not Allowed', details: [] }],
     );
+    const getSimulate = await get(n.url, '/cosmos/tx/v1beta1/simulate');
+    assert.equal(getSimulate.status, 405);
+    // GET on the broadcast path is the tx search, which needs a query
     const getTxs = await get(n.url, '/cosmos/tx/v1beta1/txs');
-    assert.equal(getTxs.status, 405);
+    assert.deepEqual([getTxs.status, getTxs.body.message], [400, 'query cannot be empty']);
   });
 });
