@@ -14,6 +14,7 @@
 import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { Address } from '@ethereumjs/util';
+import type { EVM } from '@ethereumjs/evm';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
@@ -29,6 +30,8 @@ import './jumpdest-cache.ts';
 import { attachTracer, txStartOf } from './tracing/bridge.ts';
 import type { TxTracer } from './tracing/tracer.ts';
 import type { DecodedEthTx } from './transactions.ts';
+import { useSyncSteps } from './sync-steps.ts';
+import { installWordOpcodes } from './word-opcodes.ts';
 import { dropHardforkListeners } from './simulation/common.ts';
 
 export interface BlockEnv {
@@ -120,6 +123,9 @@ export class BlockExecutor {
     // The EVM subscribed to the chain's one Common: the listener kept every block's (and every trace
     // replay's) VM, state manager and header alive, about 6 MB a minute under load.
     dropHardforkListeners(common);
+    // the simulator's fast paths, tested against ethereumjs's own steps (docs/adr/0023-block-execution-evm-fast-paths.md)
+    installWordOpcodes(vm.evm as EVM);
+    useSyncSteps(vm.evm);
     const block = createBlock(
       {
         header: {
