@@ -209,7 +209,8 @@ async function stopAll(nodes: Node[]): Promise<void> {
 const dir = mkdtempSync(join(tmpdir(), 'chaind-bench-net-'));
 try {
   // the embedded dev chain first (one process), then the network (five)
-  const dev = await startNode(['dev', '--home', join(dir, 'dev')], FREE_PORT_ENV);
+  // the network's block rhythm, not the dev chain's default on-demand mining
+  const dev = await startNode(['dev', '--home', join(dir, 'dev'), '--block-time', '400ms'], FREE_PORT_ENV);
   try {
     await load('embedded', dev, [dev]);
   } finally {

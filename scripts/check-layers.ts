@@ -133,7 +133,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'chain',
-      owns: "the block pipeline (execute → block store → SS → SC → notify), genesis commit, crash recovery by replay with app-hash checks, base-fee schedule, the state at a height (`state-at.ts`: SC for the latest, SS for history, cached per version, read through app/'s readers; every reader outside execution uses it), the `Engine` and `TxSubmission` interfaces any consensus engine provides (`engine.ts`), faithful re-execution of a stored block for debug_trace* (`trace-replay.ts`: executeBlock over SS version h, tracers only on the traced runs; over `syncReaderAt`, or for engines without synchronous reads (rocksdb) over values loaded with async gets, rerun until a run reads nothing unloaded)",
+      owns: "the block pipeline (execute → block store → SS → SC → notify), genesis commit, crash recovery by replay with app-hash checks, base-fee schedule, the state at a height (`state-at.ts`: SC for the latest, SS for history, cached per version, read through app/'s readers; every reader outside execution uses it), the `Engine` and `TxSubmission` interfaces any consensus engine provides (`engine.ts`), faithful re-execution of a stored block for debug_trace* (`trace-replay.ts`: executeBlock over SS version h, tracers only on the traced runs; over `syncReaderAt`, or for engines without synchronous reads (rocksdb) over values loaded with async gets, rerun until a run reads nothing unloaded), the pending block (`pending-block.ts`: the pools' executable txs run on the latest state in a throw-away overlay, for `pending` reads and simulations)",
       mustNot: 'sign or schedule blocks',
     },
   ],

@@ -47,6 +47,21 @@ export class VersionedState {
       : ss.get(store, key, version);
   }
 
+  /**
+   * (store, key) at `version` from State Commit, for runs that can only read synchronously (the
+   * pending block); undefined once SC no longer holds that version alone (a block above it is being
+   * stored), as the run must then start again.
+   */
+  committedGet(
+    store: string,
+    key: Uint8Array,
+    version: number,
+  ): { value: Uint8Array | undefined } | undefined {
+    const { sc, blocks } = this.s;
+    if (sc.version !== version || (blocks.latestHeight() ?? 0) !== version - 1) return undefined;
+    return { value: sc.get(store, key) };
+  }
+
   /** A prune that raced the read may have answered from a partial history: such an answer is not kept. */
   private keep(cache: VersionReadCache, id: string, v: Uint8Array | undefined): void {
     if (cache.version >= this.s.ss.earliestVersion()) cache.set(id, v);

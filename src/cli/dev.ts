@@ -1,6 +1,7 @@
 /**
  * `chaind dev` (`npm start`): a one-command local chain. It initialises a throw-away home whose genesis
- * prefunds the ten well-known accounts of the standard test mnemonic, prints them, and starts the node.
+ * prefunds the ten well-known accounts of the standard test mnemonic, starts the node, and prints one
+ * screen with everything a user's tools need. Blocks come on demand by default (docs/adr/0020-dev-mining-on-demand.md).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,8 @@ import type { StateCommitment } from '../app/genesis.ts';
 import { accountsFromMnemonic, toAccAddress, toChecksumAddress } from '../crypto/accounts.ts';
 import { toHex } from '../primitives/bytes.ts';
 import { UCHAIN_PER_TOKEN } from '../primitives/identity.ts';
+import { formatDuration, parseDuration } from '../config/fields.ts';
+import { ChainError } from '../util/errors.ts';
 import { initHome } from './init.ts';
 import { startNode } from './start.ts';
 import type { ChainNode } from '../node/node.ts';
@@ -41,8 +44,75 @@ export function devAccountsGenesis(accounts: ReturnType<typeof accountsFromMnemo
   };
 }
 
-/** Where a user's tools connect, once every listener is bound (port 0 picks one). */
-function endpoints(node: ChainNode): string {
+/** How the dev chain makes blocks. */
+export type DevMining = { kind: 'on-demand' } | { kind: 'interval'; ms: number } | { kind: 'configured' };
+
+/** The `[consensus]` keys that set block timing; given as flags, they are used as `start` uses them. */
+const TIMING_FLAGS = [
+  'consensus.timeout-commit',
+  'consensus.create-empty-blocks',
+  'consensus.create-empty-blocks-interval',
+];
+
+/**
+ * The mining mode of `--block-time` (absent or 0: on demand) and the flags that set it. Explicit
+ * `--consensus.*` timing flags keep their `start` meaning (and its log), so a home configured for a
+ * block rate runs as configured.
+ */
+export function devMining(
+  blockTime: string | undefined,
+  flags: Record<string, string>,
+): { mining: DevMining; flags: Record<string, string> } {
+  const explicit = TIMING_FLAGS.filter((f) => flags[f] !== undefined);
+  if (explicit.length > 0) {
+    if (blockTime !== undefined) {
+      throw new ChainError(
+        'CONFIG_INVALID',
+        `--block-time and --${explicit[0]} both set the block timing: give one of them`,
+      );
+    }
+    return { mining: { kind: 'configured' }, flags };
+  }
+  const ms = blockTime === undefined ? 0 : parseDuration(blockTime);
+  if (ms === undefined || !Number.isFinite(ms) || ms < 0) {
+    throw new ChainError(
+      'CONFIG_INVALID',
+      `--block-time ${JSON.stringify(blockTime)} is not a duration: give one such as "1s" or "400ms" (0 or none: a block as soon as transactions wait)`,
+    );
+  }
+  if (ms === 0) {
+    return {
+      mining: { kind: 'on-demand' },
+      flags: { 'consensus.timeout-commit': '0s', 'consensus.create-empty-blocks': 'false', ...flags },
+    };
+  }
+  return {
+    mining: { kind: 'interval', ms },
+    flags: {
+      'consensus.timeout-commit': formatDuration(ms),
+      'consensus.create-empty-blocks': 'true',
+      ...flags,
+    },
+  };
+}
+
+function miningLine(m: DevMining): string {
+  switch (m.kind) {
+    case 'on-demand':
+      return 'Mining: on demand, a block as soon as transactions wait (a tx is answered once mined; --block-time 1s: a block every second)';
+    case 'interval':
+      return `Mining: a block every ${formatDuration(m.ms)} (--block-time), empty or not`;
+    case 'configured':
+      return 'Mining: as the --consensus.* flags say';
+  }
+}
+
+/** The dev chain's one screen: where to connect, the accounts, and the keys' derivation paths. */
+export function devBanner(
+  node: ChainNode,
+  accounts: ReturnType<typeof accountsFromMnemonic>,
+  mining: DevMining,
+): string {
   const m = node.modules;
   const evmChainId = BigInt(node.genesis.app_state.evm.params.chain_id);
   const rows: [string, string | undefined][] = [
@@ -52,11 +122,26 @@ function endpoints(node: ChainNode): string {
     ['REST', m.rest?.url.replace('tcp://', 'http://')],
     ['gRPC', m.grpc?.address],
   ];
+  const rule = '='.repeat(100);
   return [
+    rule,
     `EVM chain id ${evmChainId} (0x${evmChainId.toString(16)}); Cosmos chain id ${node.genesis.chain_id}`,
     ...rows.filter(([, url]) => url).map(([name, url]) => `  ${name.padEnd(14)} ${url}`),
-    "Keys: each account's one secp256k1 key (HD path m/44'/60'/0'/0/<n> of the mnemonic) signs for both",
-    'addresses: use it as is in CosmJS (DirectSecp256k1Wallet.fromKey, prefix "chain"), not the m/44\'/118\' path.',
+    miningLine(mining),
+    '',
+    `Accounts (${DEV_TOKENS_PER_ACCOUNT} tokens each; one secp256k1 key per account signs for both its addresses):`,
+    ...accounts.map(
+      (a, i) =>
+        `  (${i}) ${toChecksumAddress(a.evmAddress)}  ${toAccAddress(a.cosmosAddress)}  key 0x${toHex(a.privateKey)}`,
+    ),
+    '',
+    `Mnemonic: ${DEV_MNEMONIC}`,
+    "HD path of account n, for both addresses: m/44'/60'/0'/0/n (the Ethereum path)",
+    "  ethers, Hardhat, viem, MetaMask: their default path (ethers: HDNodeWallet.fromPhrase(mnemonic, undefined, \"m/44'/60'/0'/0/n\"))",
+    '  CosmJS: DirectSecp256k1HdWallet.fromMnemonic(mnemonic, { prefix: "chain", hdPaths: [stringToPath("m/44\'/60\'/0\'/0/0")] })',
+    "    (stringToPath from @cosmjs/crypto; CosmJS's default makeCosmoshubPath(n) = m/44'/118'/0'/0/n derives other, unfunded addresses),",
+    '    or DirectSecp256k1Wallet.fromKey(<the key above as bytes>, "chain")',
+    rule,
     '',
   ].join('\n');
 }
@@ -64,10 +149,13 @@ function endpoints(node: ChainNode): string {
 export interface DevOptions {
   home?: string;
   stateCommitment?: StateCommitment;
+  /** `--block-time`: a Go-style duration; absent or 0: on-demand mining. */
+  blockTime?: string;
   flags: Record<string, string>;
 }
 
 export async function runDev(o: DevOptions): Promise<void> {
+  const { mining, flags } = devMining(o.blockTime, o.flags);
   const ephemeral = o.home === undefined;
   const home = o.home ?? mkdtempSync(join(tmpdir(), 'chaind-dev-'));
   const accounts = accountsFromMnemonic(DEV_MNEMONIC, DEV_ACCOUNT_COUNT);
@@ -88,19 +176,24 @@ export async function runDev(o: DevOptions): Promise<void> {
       },
     });
   }
-  const lines = [
-    `chaind dev chain — home ${home}${ephemeral ? ' (removed on exit)' : ''}`,
-    `Mnemonic: ${DEV_MNEMONIC}`,
-    `Accounts (${DEV_TOKENS_PER_ACCOUNT} tokens each):`,
-    ...accounts.map(
-      (a, i) =>
-        `  (${i}) ${toChecksumAddress(a.evmAddress)}  ${toAccAddress(a.cosmosAddress)}  key 0x${toHex(a.privateKey)}`,
-    ),
-    '',
-  ];
-  process.stdout.write(lines.join('\n') + '\n');
+  process.stdout.write(`chaind dev chain — home ${home}${ephemeral ? ' (removed on exit)' : ''}\n`);
   if (ephemeral) process.on('exit', () => rmSync(home, { recursive: true, force: true }));
-  // the dev chain is a lone validator without CometBFT (no Go needed), whatever the home says
-  const node = await startNode({ home, flags: { ...o.flags, 'consensus.engine': 'embedded' } });
-  process.stdout.write(endpoints(node) + '\n');
+  // the dev chain is a lone validator without CometBFT (no Go needed), whatever the home says;
+  // its log shows the user's txs rather than every empty block, unless the timing is configured
+  const node = await startNode({
+    home,
+    flags: { ...flags, 'consensus.engine': 'embedded' },
+    dev: { logs: mining.kind !== 'configured' },
+  });
+  // the banner says the chain is ready: block 1 is there (the consensus RPC's /status names it)
+  const { chain } = node.modules;
+  if (chain.latestHeight === 0) {
+    await new Promise<void>((resolve) => {
+      const off = chain.onBlock(() => {
+        off();
+        resolve();
+      });
+    });
+  }
+  process.stdout.write(devBanner(node, accounts, mining) + '\n');
 }

@@ -92,6 +92,10 @@ export function buildProgram(): Command {
     .command('dev')
     .description('Start a throw-away local chain with ten prefunded dev accounts')
     .option('--home <dir>', 'use (and keep) this home instead of a temporary one')
+    .option(
+      '--block-time <duration>',
+      'a block every interval, empty or not (e.g. 1s); default: a block as soon as transactions wait',
+    )
     .addOption(
       new Option('--state-commitment <kind>', 'how EVM state is committed').choices(['flatkv', 'iavl']),
     );
@@ -100,6 +104,7 @@ export function buildProgram(): Command {
     await runDev({
       home: o.home === undefined ? undefined : resolveHome(o.home),
       stateCommitment: o.stateCommitment,
+      blockTime: o.blockTime,
       flags: configFlags(o, devFlags),
     });
   });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parseGenesis } from '../app/genesis.ts';
 import { loadConfig } from '../config/load.ts';
 import { ChainNode } from '../node/node.ts';
+import type { DevChainOptions } from '../node/engine.ts';
 import { createLogger } from '../node/logging.ts';
 import { takeEarlySignals } from '../util/early-signals.ts';
 import { ChainError } from '../util/errors.ts';
@@ -17,6 +18,8 @@ export interface StartOptions {
   /** Raw CLI overrides keyed by schema flag name. */
   flags: Record<string, string>;
   env?: Record<string, string | undefined>;
+  /** `chaind dev` (see DevChainOptions). */
+  dev?: DevChainOptions;
 }
 
 const STOP_TIMEOUT_MS = 15_000;
@@ -47,7 +50,7 @@ export function configuredNode(
     );
   }
   const genesis = parseGenesis(readFileSync(genesisPath, 'utf8'), genesisPath);
-  return { node: new ChainNode({ home: o.home, config, genesis, logger }), logger };
+  return { node: new ChainNode({ home: o.home, config, genesis, logger, dev: o.dev }), logger };
 }
 
 export async function startNode(o: StartOptions): Promise<ChainNode> {

@@ -90,6 +90,11 @@ export class Mempool {
     return this.set.get(hexKey(hash))?.tx;
   }
 
+  /** The tx is here and executable now (not waiting behind a nonce gap). */
+  isPending(hash: Uint8Array): boolean {
+    return this.set.get(hexKey(hash))?.pending === true;
+  }
+
   has(hash: Uint8Array): boolean {
     return this.set.get(hexKey(hash)) !== undefined;
   }

@@ -13,7 +13,7 @@ import { type EngineHealth, haltedEngine } from '../chain/sync-status.ts';
 import { ed25519Address, ed25519FromJson } from '../crypto/node-keys.ts';
 import type { CosmosPool } from '../mempool/cosmos-pool.ts';
 import type { Mempool } from '../mempool/mempool.ts';
-import { toHex } from '../primitives/bytes.ts';
+import { equalBytes, toHex } from '../primitives/bytes.ts';
 import { BlockProducer } from '../producer/producer.ts';
 import { SignerState } from '../producer/signer-state.ts';
 import type { Logger } from '../util/logger.ts';
@@ -33,8 +33,16 @@ export interface EngineOptions {
   /** `[consensus]` */
   consensus: { timeoutCommit: number; createEmptyBlocks: boolean; createEmptyBlocksInterval: number };
   logger: Logger;
+  /** Set: a local dev chain's producer. */
+  dev?: DevChainOptions;
   /** Set: network mode (CometBFT). */
   network?: NetworkSettings;
+}
+
+/** How `chaind dev`'s producer differs from `start`'s. */
+export interface DevChainOptions {
+  /** ProducerOptions.devLogs */
+  logs: boolean;
 }
 
 export interface EngineModules {
@@ -78,6 +86,8 @@ export class EmbeddedEngine implements Engine {
       createEmptyBlocks: o.consensus.createEmptyBlocks,
       createEmptyBlocksIntervalMs: o.consensus.createEmptyBlocksInterval,
       logger: o.logger,
+      devLogs: o.dev?.logs,
+      initialBlock: o.dev !== undefined,
     });
     this.health = this.producer.health;
   }
@@ -139,12 +149,55 @@ export function networkTxSubmission(comet: CometEngine, m: EngineModules): TxSub
   };
 }
 
-/** Submissions admitted by this node's own mempools (their CheckTx). */
-export function localTxSubmission(mempool: Mempool, cosmosPool: CosmosPool): TxSubmission {
+/**
+ * Submissions admitted by this node's own mempools (their CheckTx). `untilMined`: an executable
+ * Ethereum tx is answered once a block took it (on-demand mining, as anvil's automine), so the
+ * next request of a script that did not wait for its receipt already sees its effects.
+ */
+export function localTxSubmission(
+  mempool: Mempool,
+  cosmosPool: CosmosPool,
+  untilMined?: (hash: Uint8Array) => Promise<void>,
+): TxSubmission {
   return {
-    submitEthereumTx: (raw) => mempool.checkTx(raw),
+    submitEthereumTx: async (raw) => {
+      const admitted = await mempool.checkTx(raw);
+      if (untilMined && mempool.isPending(admitted.hash)) await untilMined(admitted.hash);
+      return admitted;
+    },
     submitCosmosTx: async (txRaw) => cosmosPool.checkTx(txRaw),
   };
+}
+
+/**
+ * How long a submission waits for its block in on-demand mining before it is answered anyway (the tx
+ * stays pending and is mined when the producer can): a failing producer must not hang the caller.
+ */
+export const MINED_WAIT_MS = 10_000;
+
+/** Resolves once a committed block included or rejected `hash`, or after `MINED_WAIT_MS`. */
+export function untilMinedBy(chain: Chain): (hash: Uint8Array) => Promise<void> {
+  return (hash) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        off();
+        clearTimeout(timer);
+        resolve();
+      };
+      const off = chain.onBlock(({ executed }) => {
+        if (
+          executed.receipts.some((r) => equalBytes(r.txHash, hash)) ||
+          executed.rejected.some((r) => equalBytes(r.hash, hash))
+        )
+          done();
+      });
+      const timer = setTimeout(done, MINED_WAIT_MS);
+    });
+}
+
+/** `[consensus]` that makes a block as soon as transactions wait and none otherwise. */
+export function isOnDemandMining(c: EngineOptions['consensus']): boolean {
+  return c.timeoutCommit === 0 && !c.createEmptyBlocks && c.createEmptyBlocksInterval === 0;
 }
 
 /**
@@ -169,7 +222,11 @@ export function createEngine(
     });
     return { engine: new NetworkEngine(comet), submission: networkTxSubmission(comet, m) };
   }
-  return { engine: new EmbeddedEngine(o, m), submission: localTxSubmission(m.mempool, m.cosmosPool) };
+  const untilMined = isOnDemandMining(o.consensus) ? untilMinedBy(m.chain) : undefined;
+  return {
+    engine: new EmbeddedEngine(o, m),
+    submission: localTxSubmission(m.mempool, m.cosmosPool, untilMined),
+  };
 }
 
 /** What network mode needs beyond the embedded engine's options (node.ts maps the config). */

@@ -6,6 +6,7 @@
  */
 import type { Genesis } from '../app/genesis.ts';
 import type { Chain } from '../chain/chain.ts';
+import type { PendingBlocks } from '../chain/pending-block.ts';
 import type { TxSubmission } from '../chain/engine.ts';
 import type { SyncStatus } from '../chain/sync-status.ts';
 import type { AppToml } from '../config/schema.ts';
@@ -59,6 +60,8 @@ export interface EvmRpcModules {
   submission: TxSubmission;
   /** The engine's health, for eth_syncing. */
   sync: () => SyncStatus;
+  /** The pending block that `pending` state reads and simulations run over. */
+  pending?: PendingBlocks;
 }
 
 /** Calls of one heavy kind that may wait for their turn, per call allowed to run; more are refused as busy. */
@@ -91,7 +94,13 @@ export class EvmRpc {
       maxCriteria: evm.maxLogCriteria,
     };
     this.filters = new FilterStore(this.events, { timeoutMs: evm.filterTimeout, ...filterLimits });
-    const reader = new NodeChainReader({ chain, blocks, ss: m.ss, genesis: o.genesis });
+    const reader = new NodeChainReader({
+      chain,
+      blocks,
+      ss: m.ss,
+      genesis: o.genesis,
+      pending: m.pending,
+    });
     this.backend = {
       chain: reader,
       pool: evmTxPool(mempool, m.submission),
@@ -106,7 +115,7 @@ export class EvmRpc {
     // eth_call's gas cap and deadline apply to debug_traceCall's simulation too
     const simulation = new NodeSimulation(
       { gasCap: BigInt(evm.simulationGasLimit), timeoutMs: evm.simulationEvmTimeout },
-      { chain, reader },
+      { chain, reader, pending: m.pending },
     );
     const tracing = (this.tracing = new Tracing(
       new NodeTracer({ chain, ss: m.ss, simulation, maxTraceBytes: evm.maxTraceResponseBytes }),

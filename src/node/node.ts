@@ -11,6 +11,7 @@ import type { Genesis } from '../app/genesis.ts';
 import type { Chain } from '../chain/chain.ts';
 import type { TxSubmission } from '../chain/engine.ts';
 import type { SyncStatus } from '../chain/sync-status.ts';
+import { PendingBlocks } from '../chain/pending-block.ts';
 import type { NodeConfig } from '../config/schema.ts';
 import type { CosmosPool } from '../mempool/cosmos-pool.ts';
 import type { Mempool } from '../mempool/mempool.ts';
@@ -33,7 +34,7 @@ import {
   startRestApi,
 } from './consensus-services.ts';
 import { fitConnectionCaps, openFileLimit } from './descriptors.ts';
-import { createEngine, NetworkEngine, type NodeEngine } from './engine.ts';
+import { createEngine, type DevChainOptions, NetworkEngine, type NodeEngine } from './engine.ts';
 import { abciQuery, networkSettings } from './network-settings.ts';
 import { resolveCometBinary } from '../cometbft/binary.ts';
 import { rollbackCometTo } from '../cometbft/rollback.ts';
@@ -50,6 +51,8 @@ export interface NodeOptions {
   config: NodeConfig;
   genesis: Genesis;
   logger: Logger;
+  /** Set: a local dev chain (`chaind dev`). */
+  dev?: DevChainOptions;
 }
 
 /**
@@ -157,6 +160,7 @@ export class ChainNode {
             genesis,
             consensus: config.config.consensus,
             logger,
+            dev: this.opts.dev,
             network:
               config.config.consensus.engine === 'cometbft'
                 ? networkSettings(
@@ -183,7 +187,15 @@ export class ChainNode {
         // one dispatcher and one filter store for HTTP and WebSocket
         const rpc = new EvmRpc(
           { evm, genesis, logger, registry: this.metricsRegistry },
-          { chain, ss: stores.ss, sc: stores.sc, mempool, submission, sync },
+          {
+            chain,
+            ss: stores.ss,
+            sc: stores.sc,
+            mempool,
+            submission,
+            sync,
+            pending: new PendingBlocks(chain, { mempool, cosmosPool }),
+          },
         );
         const http = evm.httpEnabled ? rpc.http() : undefined;
         await http?.start();

@@ -21,6 +21,7 @@ import {
   settleCommitted,
 } from '../chain/block-candidates.ts';
 import { cosmosTxHash } from '../app/cosmos-tx.ts';
+import { toChecksumAddress } from '../crypto/accounts.ts';
 import { unwrapEthTransaction } from '../execution/tx-wrap.ts';
 import { equalBytes, toHex } from '../primitives/bytes.ts';
 import { encodeBlock } from '../storage/blocks/block-codec.ts';
@@ -43,6 +44,17 @@ export interface ProducerOptions {
   createEmptyBlocks: boolean;
   createEmptyBlocksIntervalMs: number;
   logger: Logger;
+  /**
+   * A local dev chain's log: each included tx at INFO (hash, sender, status, gas used) and empty
+   * blocks at DEBUG, so a user's own txs are what the log shows.
+   */
+  devLogs?: boolean;
+  /**
+   * Block 1 comes at start even without txs or empty blocks, as CometBFT always makes the initial
+   * height's block: until then the consensus RPC has no latest block, and clients that read its
+   * hash from /status (CosmJS's connect) refuse the node.
+   */
+  initialBlock?: boolean;
 }
 
 /** CometBFT's block protocol version. */
@@ -138,7 +150,8 @@ export class BlockProducer {
     const emptyDue =
       this.o.createEmptyBlocksIntervalMs > 0 &&
       Date.now() - this.lastBlockAt >= this.o.createEmptyBlocksIntervalMs;
-    if (idle && !this.o.createEmptyBlocks && !emptyDue) {
+    const initial = this.o.initialBlock === true && this.o.chain.latestHeight === 0;
+    if (idle && !this.o.createEmptyBlocks && !emptyDue && !initial) {
       if (this.o.createEmptyBlocksIntervalMs > 0)
         this.schedule(this.o.createEmptyBlocksIntervalMs - (Date.now() - this.lastBlockAt));
       return; // the pending-tx hook reschedules
@@ -256,8 +269,47 @@ export class BlockProducer {
       this.log.debug({ tx: toHex(hash), reason }, 'tx left out of block'),
     );
     await settleCommitted(pools, height, executed, chain.latestAccounts);
-    this.log.info(committedBlockFields(committed), 'committed block');
+    if (this.o.devLogs) this.logDev(block, executed, committedBlockFields(committed));
+    else this.log.info(committedBlockFields(committed), 'committed block');
     return block;
+  }
+
+  private logDev(block: Block, executed: ExecutedBlock, fields: Record<string, unknown>): void {
+    const height = block.header.height;
+    if (block.txs.length === 0) {
+      this.log.debug(fields, 'committed block');
+      return;
+    }
+    for (const r of executed.receipts) {
+      this.log.info(
+        {
+          height,
+          tx: '0x' + toHex(r.txHash),
+          from: toChecksumAddress(r.from),
+          ...(r.contractAddress
+            ? { contract: toChecksumAddress(r.contractAddress) }
+            : { to: r.to && toChecksumAddress(r.to) }),
+          status: r.status === 1 ? 'success' : 'failed',
+          gas_used: r.gasUsed.toString(),
+          ...(r.vmError ? { error: r.vmError } : {}),
+        },
+        'transaction included',
+      );
+    }
+    for (const r of executed.cosmosResults) {
+      this.log.info(
+        {
+          height,
+          tx: toHex(cosmosTxHash(block.txs[r.index])).toUpperCase(),
+          kind: 'cosmos',
+          status: r.code === 0 ? 'success' : 'failed',
+          gas_used: r.gasUsed.toString(),
+          ...(r.code !== 0 ? { code: r.code, log: r.log } : {}),
+        },
+        'transaction included',
+      );
+    }
+    this.log.info(fields, 'committed block');
   }
 
   /** The (single-signature) commit of `block`: our precommit, signed once and re-derived identically after a restart. */

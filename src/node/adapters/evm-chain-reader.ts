@@ -11,10 +11,18 @@ import { FEE_COLLECTOR_ADDRESS } from '../../app/evm.ts';
 import type { Genesis } from '../../app/genesis.ts';
 import { readBaseFee } from '../../chain/block-execution.ts';
 import type { Chain } from '../../chain/chain.ts';
-import type { StateAt } from '../../chain/state-at.ts';
+import { type PendingBlocks, withPendingWrites } from '../../chain/pending-block.ts';
+import { AccountReader } from '../../app/accounts.ts';
+import type { StateReader } from '../../state/overlay.ts';
 import { unwrapEthTransaction } from '../../execution/tx-wrap.ts';
 import type { BlockContext, BlockView, MinedTx } from '../../rpc/codecs/views.ts';
-import type { ChainReader, LogMatch, LogSearch } from '../../rpc/evm/index.ts';
+import type {
+  ChainReader,
+  LogMatch,
+  LogSearch,
+  StateAt as RpcStateAt,
+  StatePoint,
+} from '../../rpc/evm/index.ts';
 import { encodeBlock } from '../../storage/blocks/block-codec.ts';
 import type { BlockStore } from '../../storage/blocks/store.ts';
 import type { Block } from '../../storage/blocks/types.ts';
@@ -54,6 +62,8 @@ export interface ChainReaderModules {
   /** How far back state is kept, and why not further (latest-state-store.ts). */
   ss: Pick<StateStore, 'earliestVersion' | 'unavailableReason'>;
   genesis: Genesis;
+  /** The pending block (`pending` reads); absent: `pending` reads the latest state. */
+  pending?: PendingBlocks;
 }
 
 /** About the memory of a block view: its txs and their receipts' logs, beside a fixed part. */
@@ -192,7 +202,7 @@ export class NodeChainReader implements ChainReader {
       );
     }
     const params = this.d.chain.feeParams;
-    const fee = await this.stateAt(height - 1).read((state) => readBaseFee(state, params));
+    const fee = await this.d.chain.stateAt(height - 1).read((state) => readBaseFee(state, params));
     this.baseFees.set(height, fee);
     return fee;
   }
@@ -244,8 +254,22 @@ export class NodeChainReader implements ChainReader {
     return this.d.blocks.getLogs(search);
   }
 
-  stateAt(height: number): StateAt {
-    return this.d.chain.stateAt(height);
+  stateAt(point: StatePoint): RpcStateAt {
+    if (point !== 'pending') return this.d.chain.stateAt(point);
+    const { chain, pending } = this.d;
+    // the pending state: the latest's reads (and version cache) under the pending txs' writes
+    const read = async <T>(fn: (state: StateReader) => T): Promise<T> => {
+      const p = pending ? await pending.current() : undefined;
+      const at = chain.stateAt(p?.parentHeight ?? chain.latestHeight);
+      const writes = p?.execution?.writes;
+      return writes ? at.read((s) => fn(withPendingWrites(writes, s))) : at.read(fn);
+    };
+    return {
+      balance: (a) => read((s) => new AccountReader(s).balance(a)),
+      nonce: (a) => read((s) => new AccountReader(s).nonce(a)),
+      code: (a) => read((s) => new AccountReader(s).code(a)),
+      storage: (a, slot) => read((s) => new AccountReader(s).storage(a, slot)),
+    };
   }
 }
 

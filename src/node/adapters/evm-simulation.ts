@@ -12,7 +12,9 @@ import { createAccessList, estimateGas } from '../../execution/simulation/estima
 import { Simulation, SimulationError } from '../../execution/simulation/simulate.ts';
 import type { AccountOverride, BlockOverrides } from '../../rpc/codecs/overrides.ts';
 import type { CallObject } from '../../rpc/codecs/call.ts';
-import type { ChainReader } from '../../rpc/evm/backend.ts';
+import type { ChainReader, StatePoint } from '../../rpc/evm/backend.ts';
+import type { PendingBlocks } from '../../chain/pending-block.ts';
+import { readId } from '../../execution/version-reads.ts';
 import { HeightPrunedError } from '../../rpc/evm/resolve.ts';
 import type { CallResult, SimulationBackend } from '../../rpc/evm/simulate.ts';
 import { ChainError } from '../../util/errors.ts';
@@ -28,6 +30,8 @@ export interface SimulationModules {
   chain: Chain;
   /** The eth_ block views (for the requested block's time and base fee). */
   reader: ChainReader;
+  /** The pending block (simulations at `pending`); absent: `pending` runs on the latest state. */
+  pending?: PendingBlocks;
 }
 
 export class NodeSimulation implements SimulationBackend {
@@ -64,9 +68,12 @@ export class NodeSimulation implements SimulationBackend {
     };
   }
 
-  /** A simulation on the state after `height`; the caller must `close()` it (debug_traceCall uses it too). */
+  /**
+   * A simulation on the state after `height`, or on the pending state; the caller must `close()` it
+   * (debug_traceCall uses it too).
+   */
   async open(
-    height: number,
+    point: StatePoint,
     call: CallObject,
     stateOverrides?: AccountOverride[],
     blockOverrides?: BlockOverrides,
@@ -79,22 +86,50 @@ export class NodeSimulation implements SimulationBackend {
         `chainId does not match node's (have=${call.chainId}, want=${chainId})`,
       );
     }
+    const pending = point === 'pending' ? await this.m.pending?.current() : undefined;
+    const height = point === 'pending' ? (pending?.parentHeight ?? this.m.chain.latestHeight) : point;
     const version = stateVersion(height);
     const states = this.m.chain.states;
-    return Simulation.create({
+    const shared = {
       common: this.m.chain.common,
-      env: await this.env(height),
-      state: (store, key) => states.source(store, key, version),
       gasCap: this.o.gasCap,
       timeoutMs,
       stateOverrides,
       blockOverrides,
-      readCache: states.reads.at(version),
+    };
+    const exec = pending?.execution;
+    if (!exec) {
+      return Simulation.create({
+        ...shared,
+        env: await this.env(height),
+        state: (store, key) => states.source(store, key, version),
+        readCache: states.reads.at(version),
+      });
+    }
+    // in the pending block, over the pending txs' writes; the version's shared reads are not used, as
+    // they would take in pending values
+    const { writes } = exec;
+    const latest = await this.env(height);
+    return Simulation.create({
+      ...shared,
+      env: {
+        ...latest,
+        height: BigInt(exec.height),
+        timestamp: exec.timestamp,
+        baseFee: exec.baseFee,
+        parentAppHash: this.m.chain.appHash,
+        blockHash: (n) =>
+          n >= 1n && n <= BigInt(height) ? this.m.chain.blocks.blockHashByHeight(Number(n)) : undefined,
+      },
+      state: (store, key) => {
+        const id = readId(store, key);
+        return writes.has(id) ? writes.get(id) : states.source(store, key, version);
+      },
     });
   }
 
   async call(
-    height: number,
+    height: StatePoint,
     call: CallObject,
     stateOverrides?: AccountOverride[],
     blockOverrides?: BlockOverrides,
@@ -115,7 +150,7 @@ export class NodeSimulation implements SimulationBackend {
   }
 
   async estimateGas(
-    height: number,
+    height: StatePoint,
     call: CallObject,
     stateOverrides?: AccountOverride[],
     blockOverrides?: BlockOverrides,
@@ -125,7 +160,7 @@ export class NodeSimulation implements SimulationBackend {
     );
   }
 
-  async createAccessList(height: number, call: CallObject) {
+  async createAccessList(height: StatePoint, call: CallObject) {
     return this.with(this.open(height, call), (sim) => createAccessList(sim, call));
   }
 }

@@ -17,6 +17,13 @@ export interface StateAt {
   storage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array>;
 }
 
+/**
+ * Where a state read or a simulation runs: the state after a block height, or `pending` (the latest
+ * state with the mempool's executable txs applied, as geth's pending block; the latest state when the
+ * pool holds none).
+ */
+export type StatePoint = number | 'pending';
+
 export interface LogMatch extends LogView {
   blockHeight: number;
   blockHash: Uint8Array;
@@ -59,7 +66,7 @@ export interface ChainReader {
   /** The raw Ethereum tx at (height, evmIndex) with its receipt. */
   minedTx(height: number, evmIndex: number): MinedTx | undefined;
   getLogs(search: LogSearch): { logs: LogMatch[]; limitExceeded: boolean };
-  stateAt(height: number): StateAt;
+  stateAt(point: StatePoint): StateAt;
   /** Base fee of the block after the latest (what a tx must pay to be included next). */
   nextBaseFee(): Promise<bigint>;
 }

@@ -1,5 +1,5 @@
 /**
- * Chain information: client and network identity, head, fee suggestions, and the fixed answers of a
+ * Chain information: client and network identity, head, fee suggestions (gas-price-oracle.ts), and the fixed answers of a
  * node without local accounts, mining or uncles.
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
@@ -7,36 +7,9 @@ import { address, data, quantity } from '../codecs/hex.ts';
 import { p } from '../codecs/params.ts';
 import { method, type MethodTable } from '../server/dispatcher.ts';
 import type { SyncStatus } from '../../chain/sync-status.ts';
-import type { ChainReader, EvmBackend } from './backend.ts';
+import type { EvmBackend } from './backend.ts';
+import { GasPriceOracle } from './gas-price-oracle.ts';
 import type { Resolver } from './resolve.ts';
-
-/** Percentile as in geth's gas price oracle: the value at index ⌊(n-1)·p/100⌋ of the sorted list. */
-function percentile(values: bigint[], pct: number): bigint {
-  const sorted = values.slice().sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return sorted[Math.floor(((sorted.length - 1) * pct) / 100)];
-}
-
-/**
- * Fee suggestions from the latest block: gasPrice = the median effective gas price of its
- * EVM txs, never below the next block's base fee (the next base fee when the block is empty); the
- * priority fee = the median tip those txs paid above their block's base fee (0 when empty).
- */
-export async function feeSuggestion(chain: ChainReader): Promise<{ gasPrice: bigint; tip: bigint }> {
-  const [block, next] = await Promise.all([chain.block(chain.latestHeight()), chain.nextBaseFee()]);
-  const receipts = block?.txs.map((t) => t.receipt) ?? [];
-  if (!block || receipts.length === 0) return { gasPrice: next, tip: 0n };
-  const median = percentile(
-    receipts.map((r) => r.effectiveGasPrice),
-    50,
-  );
-  const tip = percentile(
-    receipts.map((r) =>
-      r.effectiveGasPrice > block.baseFeePerGas ? r.effectiveGasPrice - block.baseFeePerGas : 0n,
-    ),
-    50,
-  );
-  return { gasPrice: median > next ? median : next, tip };
-}
 
 /**
  * `eth_syncing` as geth answers it: `false` while the node is current, else a progress object. geth
@@ -57,6 +30,7 @@ export function syncingAnswer(s: SyncStatus): false | Record<string, string | bo
 }
 
 export function chainInfoMethods({ chain, options, sync }: EvmBackend, resolve: Resolver): MethodTable {
+  const oracle = new GasPriceOracle(chain);
   const uncleCount = (h: number | undefined) => (h === undefined ? null : '0x0');
   return {
     web3_clientVersion: method([], () => options.clientVersion),
@@ -68,8 +42,8 @@ export function chainInfoMethods({ chain, options, sync }: EvmBackend, resolve: 
     eth_syncing: method([], () => syncingAnswer(sync())),
     eth_accounts: method([], () => []),
     eth_coinbase: method([], () => address(chain.coinbase)),
-    eth_gasPrice: method([], async () => quantity((await feeSuggestion(chain)).gasPrice)),
-    eth_maxPriorityFeePerGas: method([], async () => quantity((await feeSuggestion(chain)).tip)),
+    eth_gasPrice: method([], async () => quantity(await oracle.suggestGasPrice())),
+    eth_maxPriorityFeePerGas: method([], async () => quantity(await oracle.suggestTip())),
     eth_getUncleCountByBlockNumber: method([p.blockNumber], (ref) => uncleCount(resolve.lookup(ref))),
     eth_getUncleCountByBlockHash: method([p.hash], (hash) =>
       uncleCount(resolve.lookup({ kind: 'hash', hash, requireCanonical: false })),

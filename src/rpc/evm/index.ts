@@ -22,6 +22,7 @@ export type {
   LogMatch,
   LogSearch,
   StateAt,
+  StatePoint,
   TxPool,
 } from './backend.ts';
 

@@ -2,7 +2,8 @@
  * Which height a block reference names, under the watermark rule: a height is served only when it is
  * ≤ the chain's latest committed height (the block store is written first in the pipeline, so a
  * stored block above it is not final yet). `latest`, `safe`, `finalized` name the same block
- * (instant finality); `pending` is latest here (eth_getTransactionCount handles it before this).
+ * (instant finality). `pending` names the latest block for block lookups; for state reads and
+ * simulations `statePoint` keeps it apart, as the pending state (latest + the mempool's executable txs).
  * `earliest` is one height for every method: the lowest height whose block and state are both
  * served, so a block, a balance and a log query at `earliest` all name the same block. That is the
  * genesis block 0 until the State Store prunes, then the earliest height it keeps (blocks below it
@@ -15,7 +16,7 @@
 import type { BlockNumberRef, BlockRef } from '../codecs/block-ref.ts';
 import { hash32 } from '../codecs/hex.ts';
 import { ChainError } from '../../util/errors.ts';
-import type { ChainReader } from './backend.ts';
+import type { ChainReader, StatePoint } from './backend.ts';
 
 export class HeaderNotFoundError extends ChainError {
   constructor(message = 'header not found') {
@@ -76,6 +77,11 @@ export class Resolver {
     if (h < earliest)
       throw new HeightPrunedError(h, earliest, 'state', this.chain.stateUnavailableReason?.());
     return h;
+  }
+
+  /** As `state`, but `pending` stays the pending state rather than the latest height. */
+  statePoint(ref: BlockRef): StatePoint {
+    return ref.kind === 'tag' && ref.tag === 'pending' ? 'pending' : this.state(ref);
   }
 
   assertBlockRetained(h: number): void {

@@ -1,6 +1,7 @@
 /**
  * Simulation: eth_call, eth_estimateGas, eth_createAccessList. Nothing is broadcast or
- * persisted. The block parameter is optional (latest); `pending` is latest.
+ * persisted. The block parameter is optional (latest); `pending` runs on the pending state (the latest
+ * state with the mempool's executable txs applied), in the pending block.
  *
  * Errors, as geth answers them:
  *   a REVERT → 3 "execution reverted[: reason]" with the revert bytes as `data` (Error(string) and
@@ -22,6 +23,7 @@ import { optional, p, type ParamCodec } from '../codecs/params.ts';
 import { method, type MethodTable } from '../server/dispatcher.ts';
 import { LimitExceededError, RpcError } from '../server/errors.ts';
 import { ChainError } from '../../util/errors.ts';
+import type { StatePoint } from './backend.ts';
 import type { Resolver } from './resolve.ts';
 
 export type CallResult =
@@ -40,21 +42,21 @@ export interface AccessListResult {
   error?: string;
 }
 
-/** Simulated execution on the state after block `height` (node/ implements it over execution/). */
+/** Simulated execution on the state after block `height`, or the pending state (node/ implements it over execution/). */
 export interface SimulationBackend {
   call(
-    height: number,
+    height: StatePoint,
     call: CallObject,
     stateOverrides?: AccountOverride[],
     blockOverrides?: BlockOverrides,
   ): Promise<CallResult>;
   estimateGas(
-    height: number,
+    height: StatePoint,
     call: CallObject,
     stateOverrides?: AccountOverride[],
     blockOverrides?: BlockOverrides,
   ): Promise<EstimateResult>;
-  createAccessList(height: number, call: CallObject): Promise<AccessListResult>;
+  createAccessList(height: StatePoint, call: CallObject): Promise<AccessListResult>;
 }
 
 /** Code 3 with the revert bytes: what clients (ethers CALL_EXCEPTION, viem) decode. */
@@ -142,7 +144,7 @@ export function simulateMethods(
     eth_call: method(
       [callObject, optional(p.blockRef), optional(stateOverrides), optional(blockOverrides)],
       async (call, ref, state, block) => {
-        const r = await sim.call(resolve.state(ref ?? LATEST), call, state, block);
+        const r = await sim.call(resolve.statePoint(ref ?? LATEST), call, state, block);
         outcome(r);
         const out = (r as { returnData: Uint8Array }).returnData;
         if (2 * out.length + 64 > maxResponseBytes) {
@@ -157,13 +159,13 @@ export function simulateMethods(
     eth_estimateGas: method(
       [callObject, optional(p.blockRef), optional(stateOverrides), optional(blockOverrides)],
       async (call, ref, state, block) => {
-        const r = await sim.estimateGas(resolve.state(ref ?? LATEST), call, state, block);
+        const r = await sim.estimateGas(resolve.statePoint(ref ?? LATEST), call, state, block);
         outcome(r);
         return quantity((r as { gas: bigint }).gas);
       },
     ),
     eth_createAccessList: method([callObject, optional(p.blockRef)], async (call, ref) => {
-      const r = await sim.createAccessList(resolve.state(ref ?? LATEST), call);
+      const r = await sim.createAccessList(resolve.statePoint(ref ?? LATEST), call);
       // geth's accessListResult field order: accessList, error (omitted when none), gasUsed
       return {
         accessList: r.accessList.map((e) => ({

@@ -1,4 +1,4 @@
-/** Account state at a block: balance, nonce, code, storage (history from the State Store). */
+/** Account state at a block or `pending`: balance, nonce, code, storage (history from the State Store). */
 import { data, quantity } from '../codecs/hex.ts';
 import { p } from '../codecs/params.ts';
 import { method, type MethodTable } from '../server/dispatcher.ts';
@@ -8,19 +8,19 @@ import type { Resolver } from './resolve.ts';
 export function stateMethods({ chain, pool }: EvmBackend, resolve: Resolver): MethodTable {
   return {
     eth_getBalance: method([p.address, p.blockRef], async (addr, ref) =>
-      quantity(await chain.stateAt(resolve.state(ref)).balance(addr)),
+      quantity(await chain.stateAt(resolve.statePoint(ref)).balance(addr)),
     ),
     eth_getTransactionCount: method([p.address, p.blockRef], async (addr, ref) => {
       // `pending` counts the sender's executable txs in the mempool, as geth does, so a wallet can
-      // send several txs in a row.
+      // send several txs in a row (the pool knows it without executing the pending block).
       if (ref.kind === 'tag' && ref.tag === 'pending') return quantity(await pool.pendingNonce(addr));
-      return quantity(await chain.stateAt(resolve.state(ref)).nonce(addr));
+      return quantity(await chain.stateAt(resolve.statePoint(ref)).nonce(addr));
     }),
     eth_getCode: method([p.address, p.blockRef], async (addr, ref) =>
-      data(await chain.stateAt(resolve.state(ref)).code(addr)),
+      data(await chain.stateAt(resolve.statePoint(ref)).code(addr)),
     ),
     eth_getStorageAt: method([p.address, p.storageKey, p.blockRef], async (addr, slot, ref) =>
-      data(await chain.stateAt(resolve.state(ref)).storage(addr, slot)),
+      data(await chain.stateAt(resolve.statePoint(ref)).storage(addr, slot)),
     ),
   };
 }

@@ -138,18 +138,21 @@ test('state at heights, block reference forms, chain info, fee suggestions', asy
     assert.equal(await call('web3_sha3', '0x68656c6c6f'), keccak256('0x68656c6c6f'));
   });
 
-  await t.test('fee suggestions come from the latest block', async () => {
-    // The latest block holds the token transfer: effective price = base fee (1 gwei, the floor) + 1 gwei tip.
-    assert.equal(move.receipt.effectiveGasPrice, hex(2n * GWEI));
-    assert.equal(await call('eth_gasPrice'), hex(2n * GWEI));
-    assert.equal(await call('eth_maxPriorityFeePerGas'), hex(GWEI));
-  });
+  await t.test(
+    'fee suggestions: the tip from the recent blocks, the gas price from the latest block',
+    async () => {
+      // The latest block holds the token transfer: effective price = base fee (1 gwei, the floor) + 1 gwei tip.
+      assert.equal(move.receipt.effectiveGasPrice, hex(2n * GWEI));
+      assert.equal(await call('eth_gasPrice'), hex(2n * GWEI));
+      assert.equal(await call('eth_maxPriorityFeePerGas'), hex(GWEI));
+    },
+  );
 });
 
-test('fee suggestions of an empty latest block: the next base fee and no tip', async (t) => {
+test("fee suggestions of a chain without txs: geth's default tip (1 gwei) over the next base fee", async (t) => {
   const { url } = await rpcNode(t);
-  assert.equal(await result(url, 'eth_gasPrice'), hex(GWEI));
-  assert.equal(await result(url, 'eth_maxPriorityFeePerGas'), '0x0');
+  assert.equal(await result(url, 'eth_maxPriorityFeePerGas'), hex(GWEI));
+  assert.equal(await result(url, 'eth_gasPrice'), hex(2n * GWEI));
 });
 
 test('a pruned height is -32000 naming the earliest available height', async (t) => {

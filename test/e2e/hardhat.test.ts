@@ -1,0 +1,44 @@
+/**
+ * A Hardhat 3 project's mocha + ethers tests (examples/hardhat), written without
+ * waitForDeployment(), run by Hardhat itself against a spawned `chaind dev`. Hardhat is the
+ * example's own dependency, installed by scripts/install-examples.ts (`npm test` runs it first).
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { test } from 'node:test';
+import { startDev } from '../helpers/dev-banner.ts';
+
+const PROJECT = resolve(import.meta.dirname, '../../examples/hardhat');
+const HARDHAT = join(PROJECT, 'node_modules/hardhat/dist/src/cli.js');
+
+function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [HARDHAT, ...args], {
+      cwd: PROJECT,
+      env: { ...process.env, ...env, FORCE_COLOR: '0', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('close', (code) => done({ code, output }));
+  });
+}
+
+test(
+  'Hardhat 3 tests that deploy and call without waitForDeployment() pass on chaind dev',
+  {
+    skip: existsSync(HARDHAT)
+      ? false
+      : 'examples/hardhat is not installed: run node scripts/install-examples.ts',
+  },
+  async (t) => {
+    const { banner } = await startDev(t);
+    const r = await run(['test', 'mocha', '--network', 'chaind'], { CHAIND_RPC_URL: banner.evmUrl });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, /3 passing/, r.output);
+    assert.doesNotMatch(r.output, /failing/, r.output);
+  },
+);
