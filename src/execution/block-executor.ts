@@ -32,7 +32,7 @@ import type { TxTracer } from './tracing/tracer.ts';
 import type { DecodedEthTx } from './transactions.ts';
 import { useSyncSteps } from './sync-steps.ts';
 import { installWordOpcodes } from './word-opcodes.ts';
-import { dropHardforkListeners } from './simulation/common.ts';
+import { dropHardforkListeners, sharedCommon } from './simulation/common.ts';
 
 export interface BlockEnv {
   height: bigint;
@@ -107,7 +107,10 @@ export class BlockExecutor {
     this.auth = new Auth(overlay);
   }
 
-  static async create(common: Common, env: BlockEnv, overlay: StateOverlay): Promise<BlockExecutor> {
+  static async create(chainCommon: Common, env: BlockEnv, overlay: StateOverlay): Promise<BlockExecutor> {
+    // each VM, EVM and header would otherwise merge its parameter set into the Common again (a JSON
+    // deep copy and a params-cache rebuild apiece): most of building an executor, once per block
+    const common = sharedCommon(chainCommon);
     const stateManager = new ChainStateManager(overlay, env.parentAppHash);
     const blockchain = {
       getBlock: async (n: number) => {
