@@ -5,8 +5,26 @@ export interface StateWriter extends StateReader {
   set(store: string, key: Uint8Array, value: Uint8Array | undefined): void;
 }
 
+const TWO_32 = 2 ** 32;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 export function u64be(n: bigint): Uint8Array {
   const out = new Uint8Array(8);
+  if (n >= 0n && n <= MAX_SAFE) {
+    // a nonce is written on every transaction: number arithmetic, no DataView to allocate
+    const v = Number(n);
+    const hi = Math.floor(v / TWO_32);
+    const lo = v >>> 0;
+    out[0] = hi >>> 24;
+    out[1] = (hi >>> 16) & 0xff;
+    out[2] = (hi >>> 8) & 0xff;
+    out[3] = hi & 0xff;
+    out[4] = lo >>> 24;
+    out[5] = (lo >>> 16) & 0xff;
+    out[6] = (lo >>> 8) & 0xff;
+    out[7] = lo & 0xff;
+    return out;
+  }
   new DataView(out.buffer).setBigUint64(0, n);
   return out;
 }

@@ -40,12 +40,23 @@ export function accountsFromMnemonic(mnemonic: string, count: number): Account[]
   );
 }
 
+/**
+ * Checksum forms by lowercase hex: the dev chain logs the sender and recipient of every transaction,
+ * and a few addresses recur; each form costs a keccak. Cleared whole when full.
+ */
+const checksummed = new Map<string, string>();
+const MAX_CHECKSUMMED = 4096;
+
 /** EIP-55 mixed-case checksum form of a 20-byte address. */
 export function toChecksumAddress(address: Uint8Array): string {
   const hex = toHex(address);
+  let out = checksummed.get(hex);
+  if (out !== undefined) return out;
   const hash = toHex(keccak_256(new TextEncoder().encode(hex)));
-  let out = '0x';
+  out = '0x';
   for (let i = 0; i < hex.length; i++) out += parseInt(hash[i], 16) >= 8 ? hex[i].toUpperCase() : hex[i];
+  if (checksummed.size >= MAX_CHECKSUMMED) checksummed.clear();
+  checksummed.set(hex, out);
   return out;
 }
 

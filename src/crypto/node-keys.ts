@@ -7,6 +7,7 @@ import {
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
+  type KeyObject,
   sign,
   verify,
 } from 'node:crypto';
@@ -93,13 +94,28 @@ export function ed25519FromJson(
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
+/**
+ * OpenSSL key objects by key and seed: a validator signs every block with the same key, and parsing
+ * the DER key each time cost more than the signature. The seed is part of the match, so a caller
+ * that changes a key's seed in place still signs with the new one.
+ */
+const privateKeys = new WeakMap<Ed25519Key, { seed: string; key: KeyObject }>();
+
 export function ed25519Sign(key: Ed25519Key, message: Uint8Array): Uint8Array {
-  const privateKey = createPrivateKey({
-    key: Buffer.concat([PKCS8_ED25519_PREFIX, key.seed]),
-    format: 'der',
-    type: 'pkcs8',
-  });
-  return new Uint8Array(sign(null, message, privateKey));
+  const seed = toHex(key.seed);
+  let cached = privateKeys.get(key);
+  if (cached === undefined || cached.seed !== seed) {
+    cached = {
+      seed,
+      key: createPrivateKey({
+        key: Buffer.concat([PKCS8_ED25519_PREFIX, key.seed]),
+        format: 'der',
+        type: 'pkcs8',
+      }),
+    };
+    privateKeys.set(key, cached);
+  }
+  return new Uint8Array(sign(null, message, cached.key));
 }
 
 export function ed25519Verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {

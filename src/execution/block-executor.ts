@@ -14,6 +14,7 @@
 import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { Address } from '@ethereumjs/util';
+import type { EVM } from '@ethereumjs/evm';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
@@ -29,7 +30,9 @@ import './jumpdest-cache.ts';
 import { attachTracer, txStartOf } from './tracing/bridge.ts';
 import type { TxTracer } from './tracing/tracer.ts';
 import type { DecodedEthTx } from './transactions.ts';
-import { dropHardforkListeners } from './simulation/common.ts';
+import { useSyncSteps } from './sync-steps.ts';
+import { installWordOpcodes } from './word-opcodes.ts';
+import { dropHardforkListeners, sharedCommon } from './simulation/common.ts';
 
 export interface BlockEnv {
   height: bigint;
@@ -104,7 +107,10 @@ export class BlockExecutor {
     this.auth = new Auth(overlay);
   }
 
-  static async create(common: Common, env: BlockEnv, overlay: StateOverlay): Promise<BlockExecutor> {
+  static async create(chainCommon: Common, env: BlockEnv, overlay: StateOverlay): Promise<BlockExecutor> {
+    // each VM, EVM and header would otherwise merge its parameter set into the Common again (a JSON
+    // deep copy and a params-cache rebuild apiece): most of building an executor, once per block
+    const common = sharedCommon(chainCommon);
     const stateManager = new ChainStateManager(overlay, env.parentAppHash);
     const blockchain = {
       getBlock: async (n: number) => {
@@ -120,6 +126,9 @@ export class BlockExecutor {
     // The EVM subscribed to the chain's one Common: the listener kept every block's (and every trace
     // replay's) VM, state manager and header alive, about 6 MB a minute under load.
     dropHardforkListeners(common);
+    // the simulator's fast paths, tested against ethereumjs's own steps (docs/adr/0023-block-execution-evm-fast-paths.md)
+    installWordOpcodes(vm.evm as EVM);
+    useSyncSteps(vm.evm);
     const block = createBlock(
       {
         header: {

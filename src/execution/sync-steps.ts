@@ -12,8 +12,8 @@
  * (tracers), debug or profiler mode, the stateless EIPs — is ethereumjs's own, as is every run of EOF
  * code.
  *
- * Only EVMs registered with `useSyncSteps` (the simulation pool's) take this path; block execution
- * runs ethereumjs unchanged. The methods are private to ethereumjs (the pinned 10.1.x): if they are
+ * Only EVMs registered with `useSyncSteps` take this path: the simulation pool's and the block
+ * executor's (docs/adr/0023-block-execution-evm-fast-paths.md). The methods are private to ethereumjs (the pinned 10.1.x): if they are
  * not where expected, nothing is patched and every EVM runs as before.
  */
 import { BIGINT_0, EthereumJSErrorWithoutCode } from '@ethereumjs/util';

@@ -1,8 +1,9 @@
 /**
  * Decoding and stateless validation of raw Ethereum transactions (legacy, EIP-2930, EIP-1559,
  * EIP-7702). The sender is recovered here, once, with the native secp256k1 binding, and cached inside
- * the frozen ethereumjs tx object so that the VM's `getSenderAddress()` during execution is free. Everything the mempool and the block producer need is lifted into plain fields, so
- * layers above execution never touch ethereumjs objects.
+ * the frozen ethereumjs tx object so that the VM's `getSenderAddress()` during execution is free.
+ * Everything the mempool and the block producer need is lifted into plain fields, so layers above
+ * execution never touch ethereumjs objects.
  *
  * Checks that need the chain id or the signature run on the RLP values before ethereumjs constructs the
  * tx: ethereumjs throws generic errors for a foreign chain id or a high-s signature, and clients expect
@@ -22,6 +23,8 @@ import {
 } from '@ethereumjs/tx';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Common } from '@ethereumjs/common';
+import { Address } from '@ethereumjs/util';
+import { ecrecover } from './ecrecover.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
 
 export {
@@ -199,7 +202,8 @@ export function decodeEthTransaction(raw: Uint8Array, common: Common, knownHash?
 
   let tx: EthTx;
   try {
-    const opts = { common: txCommon(common) };
+    // not frozen yet: the sender is cached in it below, then it is frozen as ethereumjs would
+    const opts = { common: txCommon(common), freeze: false };
     // ethereumjs validates the remaining shape: leading zeroes, field sizes, access/authorization lists.
     if (type === 0) tx = createLegacyTxFromBytesArray(values as Uint8Array[], opts);
     else if (type === TYPE_ACCESS_LIST) tx = createAccessList2930TxFromBytesArray(values as never, opts);
@@ -209,13 +213,25 @@ export function decodeEthTransaction(raw: Uint8Array, common: Common, knownHash?
     throw new EthTxError('malformed', errorMessage(err), { cause: err });
   }
 
-  let sender: Uint8Array;
+  let publicKey: Uint8Array;
   try {
-    // Goes through common.customCrypto.ecrecover (native) and caches the public key in the frozen tx.
-    sender = tx.getSenderAddress().bytes;
+    publicKey = ecrecover(
+      signingHash(type, values as Uint8Array[], chainId),
+      v,
+      field(values, n - 2, 'r'),
+      field(values, n - 1, 's'),
+      type === 0 ? chainId : undefined,
+    );
   } catch (err) {
     throw new EthTxError('invalid_sender', 'invalid sender', { cause: err });
   }
+  const sender = keccak_256(publicKey).subarray(12);
+  // What ethereumjs would compute on every getSenderAddress() (a keccak of the public key each time
+  // runTx asks) and on its own signature check (re-serializing every field of the tx to hash it).
+  const senderAddress = new Address(sender);
+  tx.cache.senderPubKey = publicKey;
+  Object.defineProperty(tx, 'getSenderAddress', { value: () => senderAddress });
+  Object.freeze(tx);
 
   const hash = knownHash ?? keccak_256(raw);
   // ethereumjs would re-serialize and hash on tx.hash(); the received bytes are the canonical encoding.
@@ -240,4 +256,32 @@ export function decodeEthTransaction(raw: Uint8Array, common: Common, knownHash?
     intrinsicGas: tx.getMinimumGasLimit(),
     size: raw.length,
   });
+}
+
+/**
+ * keccak-256 of what the sender signed, from the decoded RLP fields: the tx without v, r, s (typed:
+ * behind its type byte; EIP-155 legacy: with chainId, 0, 0 in their place). ethereumjs rebuilds the
+ * same bytes from its parsed fields; the received ones are already canonical, since ethereumjs refuses
+ * leading zeroes in a scalar and this runs after its constructor.
+ */
+function signingHash(type: EthTxType, values: Uint8Array[], chainId: bigint | undefined): Uint8Array {
+  const unsigned = values.slice(0, values.length - 3);
+  if (type !== 0) {
+    const body = RLP.encode(unsigned);
+    const message = new Uint8Array(1 + body.length);
+    message[0] = type;
+    message.set(body, 1);
+    return keccak_256(message);
+  }
+  if (chainId !== undefined) unsigned.push(unpaddedBytes(chainId), EMPTY, EMPTY);
+  return keccak_256(RLP.encode(unsigned));
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** Minimal big-endian bytes of a non-negative integer, as RLP writes scalars. */
+function unpaddedBytes(n: bigint): Uint8Array {
+  const out: number[] = [];
+  for (; n > 0n; n >>= 8n) out.unshift(Number(n & 0xffn));
+  return Uint8Array.from(out);
 }

@@ -1,9 +1,10 @@
 /**
- * One Common per chain Common for simulations. Every eth_call builds a VM, an EVM, a block header
- * and a transaction, and each of those copies its Common and merges its parameter set into it (a
- * JSON deep copy and a params-cache rebuild apiece): most of a cheap call's cost. Simulations share
- * one copy with every parameter set merged once instead, as transactions.ts does for decoded txs;
- * sharing is safe because the chain's hardfork is fixed for its life.
+ * One Common per chain Common for simulations and block executors. Every eth_call (and every block)
+ * builds a VM, an EVM, a block header and a transaction, and each of those copies its Common and
+ * merges its parameter set into it (a JSON deep copy and a params-cache rebuild apiece): most of a
+ * cheap call's cost. They share one copy with every parameter set merged once instead, as
+ * transactions.ts does for decoded txs; sharing is safe because the chain's hardfork is fixed for
+ * its life.
  */
 import { paramsBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
@@ -13,7 +14,7 @@ import { paramsVM } from '@ethereumjs/vm';
 
 const shared = new WeakMap<Common, Common>();
 
-export function simulationCommon(common: Common): Common {
+export function sharedCommon(common: Common): Common {
   let s = shared.get(common);
   if (s === undefined) {
     const c = common.copy();

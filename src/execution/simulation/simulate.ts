@@ -23,7 +23,7 @@ import { toChecksumAddress } from '../../crypto/accounts.ts';
 import { toHex } from '../../primitives/bytes.ts';
 import { ChainError, errorMessage } from '../../util/errors.ts';
 import type { BlockEnv } from '../block-executor.ts';
-import { simulationCommon } from './common.ts';
+import { sharedCommon } from './common.ts';
 import { Deadline } from './deadline.ts';
 import { acquireVm, type PooledVm, releaseVm } from './pool.ts';
 import {
@@ -159,7 +159,7 @@ export class Simulation {
     state: SimulationStateManager,
     deadline: Deadline,
   ) {
-    this.common = simulationCommon(o.common);
+    this.common = sharedCommon(o.common);
     this.gasCap = o.gasCap;
     this.pooled = pooled;
     this.vm = pooled.vm;
@@ -181,7 +181,7 @@ export class Simulation {
     const deadline = new Deadline(o.timeoutMs);
     const state = new SimulationStateManager(o.state, o.env.parentAppHash, o.readCache);
     await state.applyOverrides(o.stateOverrides ?? []);
-    const common = simulationCommon(o.common);
+    const common = sharedCommon(o.common);
     const pooled = await acquireVm(common, { state, deadline, env: o.env });
     return new Simulation(o, pooled, state, deadline);
   }

@@ -64,6 +64,11 @@ export class BoundedJson {
 
   /** JSON.stringify(value), or undefined once the text would be longer than `max` characters. */
   static async stringify(value: unknown, max = Infinity): Promise<string | undefined> {
+    // most answers (a balance, a hash, a block number) are one JSON.stringify with nothing to pace
+    if (!(value instanceof RawJson) && flat(value)) {
+      const s = JSON.stringify(value) ?? 'null';
+      return s.length > max ? undefined : s;
+    }
     const w = new BoundedJson(max);
     try {
       await w.value(value, true);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decimal, readDecimal } from '../../../src/app/state-access.ts';
+import { decimal, readDecimal, readU64be, u64be } from '../../../src/app/state-access.ts';
 import { bankKeys } from '../../../src/app/store-keys.ts';
 import { concatBytes, utf8 } from '../../../src/primitives/bytes.ts';
 
@@ -32,4 +32,23 @@ test('the bank balance key is len-prefixed address ‖ denom, built in one piece
     bankKeys.balance(addr, 'uchain'),
     'a fresh key each call',
   );
+});
+
+test('u64be: the number path gives exactly the DataView bytes, up to 2^64 - 1', () => {
+  for (const n of [
+    0n,
+    1n,
+    255n,
+    256n,
+    2n ** 32n - 1n,
+    2n ** 32n,
+    2n ** 53n - 1n,
+    2n ** 53n,
+    2n ** 64n - 1n,
+  ]) {
+    const want = new Uint8Array(8);
+    new DataView(want.buffer).setBigUint64(0, n);
+    assert.deepEqual(u64be(n), want, String(n));
+    assert.equal(readU64be(u64be(n)), n);
+  }
 });

@@ -9,6 +9,8 @@ import {
 import {
   ed25519FromJson,
   ed25519FromSeed,
+  ed25519Sign,
+  ed25519Verify,
   nodeIdOf,
   nodeKeyJson,
   privValidatorKeyJson,
@@ -61,4 +63,17 @@ test('a key file whose halves disagree is refused', () => {
     () => ed25519FromJson({ priv_key: { type: 'x', value: '' } }, 'k.json'),
     /k\.json: priv_key must be/,
   );
+});
+
+test('ed25519 signatures verify, and a key whose seed changes signs with the new seed', () => {
+  const message = new TextEncoder().encode('block sign bytes');
+  const a = ed25519FromSeed(new Uint8Array(32).fill(1));
+  const b = ed25519FromSeed(new Uint8Array(32).fill(2));
+  const key = { seed: a.seed.slice(), publicKey: a.publicKey };
+  assert.ok(ed25519Verify(a.publicKey, message, ed25519Sign(key, message)));
+  assert.ok(ed25519Verify(a.publicKey, message, ed25519Sign(key, message))); // the kept key object
+  key.seed.set(b.seed);
+  const signature = ed25519Sign(key, message);
+  assert.ok(ed25519Verify(b.publicKey, message, signature));
+  assert.ok(!ed25519Verify(a.publicKey, message, signature));
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RLP } from '@ethereumjs/rlp';
+import { createTxFromRLP } from '@ethereumjs/tx';
 import { TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import { Transaction, Wallet } from 'ethers';
 import { recoverPublicKeyNative } from '../../../src/execution/ecrecover.ts';
@@ -38,6 +39,10 @@ function checkCommon(d: DecodedEthTx, raw: Uint8Array): void {
   assert.equal(hex(d.hash), Transaction.from(hex(raw)).hash);
   assert.deepEqual(d.tx.hash(), d.hash); // served from the cache seeded by the decoder
   assert.deepEqual(d.tx.getSenderAddress().bytes, d.sender);
+  assert.ok(Object.isFrozen(d.tx));
+  // the decoder hashes the signed message itself; ethereumjs's own recovery must agree with it
+  // the decoder hashes the signed message itself; ethereumjs's own recovery agrees with it
+  assert.equal(hex(createTxFromRLP(raw, { common }).getSenderAddress().bytes), hex(d.sender));
   assert.equal(d.size, raw.length);
   assert.deepEqual(d.raw, raw);
   assert.ok(Object.isFrozen(d));

@@ -20,6 +20,12 @@ test('BoundedJson gives up past its bound; RawJson is written as is', async () =
   const text = JSON.stringify(big);
   assert.equal(await BoundedJson.stringify(big, text.length), text);
   assert.equal(await BoundedJson.stringify(big, text.length - 1), undefined);
+  // a one-piece answer too
+  const answer = { jsonrpc: '2.0', id: 1, result: '0x' + 'ab'.repeat(32) };
+  const answerText = JSON.stringify(answer);
+  assert.equal(await BoundedJson.stringify(answer, answerText.length), answerText);
+  assert.equal(await BoundedJson.stringify(answer, answerText.length - 1), undefined);
+  assert.equal(await BoundedJson.stringify(new RawJson('{"a": 1}')), '{"a": 1}');
   const raw = [new RawJson('{"a":1}'), { b: new RawJson('[2]') }];
   assert.equal(await BoundedJson.stringify(raw), '[{"a":1},{"b":[2]}]');
   // elsewhere (JSON.stringify) a RawJson gives the same text
