@@ -23,11 +23,29 @@ export function runChaind(args: string[], env: Record<string, string> = {}): Run
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/**
+ * A temporary home, removed after the test. node:test runs `after` hooks in the order they were
+ * registered and skips the rest once one throws, so a hook registered later (a node's stop) would
+ * run only after this one: the removal first stops every node still running from inside the
+ * directory, or its files would be deleted under it (and a write racing the removal, ENOTEMPTY,
+ * would leave the nodes running after the test).
+ */
 export function tempHome(t: { after(fn: () => void): void }, prefix = 'chaind-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // (the hook is async; node:test awaits it whatever the callback type says)
+  t.after((async () => {
+    await Promise.all([...running].filter((p) => p.home?.startsWith(dir)).map((p) => p.stopWithin(10_000)));
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  }) as () => void);
   return dir;
 }
+
+/** Every spawned chaind not yet exited; a test process that exits leaves none behind. */
+const running = new Set<ChaindProcess>();
+process.on('exit', () => {
+  // SIGTERM: a network-mode node then stops its CometBFT child too (SIGKILL would orphan it)
+  for (const p of running) p.child.kill('SIGTERM');
+});
 
 /** Every listener of a spawned node on a free port (127.0.0.1), as environment variables. */
 export const FREE_PORT_ENV = {
@@ -46,6 +64,8 @@ export class ChaindProcess {
   stderr = '';
   private waiters: { pred: (l: string) => boolean; resolve: (l: string) => void }[] = [];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** The `--home` it runs on, if given. */
+  readonly home: string | undefined;
 
   /**
    * `fdLimit`: the process runs with this many file descriptors at most (soft and hard limit).
@@ -60,6 +80,8 @@ export class ChaindProcess {
       opts.fdLimit === undefined
         ? [process.execPath, [CHAIND, ...args]]
         : ['sh', ['-c', `ulimit -n ${opts.fdLimit} && exec "$0" "$@"`, process.execPath, CHAIND, ...args]];
+    const h = args.indexOf('--home');
+    this.home = h >= 0 ? resolve(args[h + 1]) : undefined;
     this.child = spawn(command, argv, {
       // free JSON-RPC and REST ports, so nodes of concurrently running test files do not contend for 8545/8546/1317
       env: { ...process.env, ...(opts.configuredPorts ? {} : FREE_PORT_ENV), ...env },
@@ -72,7 +94,13 @@ export class ChaindProcess {
     this.child.stderr!.on('data', (d) => (this.stderr += d));
     // 'close', not 'exit': only then has all of the child's output been read (lines a test checks after
     // the exit, such as the last one, are in `lines`)
-    this.exited = new Promise((res) => this.child.on('close', (code, signal) => res({ code, signal })));
+    this.exited = new Promise((res) =>
+      this.child.on('close', (code, signal) => {
+        running.delete(this);
+        res({ code, signal });
+      }),
+    );
+    running.add(this);
   }
 
   /** Resolves with the first line (already seen or future) matching `pred`; rejects after `ms`. */
@@ -102,5 +130,15 @@ export class ChaindProcess {
   async stop(signal: NodeJS.Signals = 'SIGTERM') {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
     return this.exited;
+  }
+
+  /** SIGTERM, then SIGKILL if it has not exited within `ms`. */
+  async stopWithin(ms: number) {
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), ms);
+    try {
+      return await this.stop('SIGTERM');
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

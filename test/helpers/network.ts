@@ -89,7 +89,8 @@ export class TestNetwork {
     if (r.code !== 0) throw new Error(`chaind testnet failed: ${r.stderr}`);
     const manifest = JSON.parse(readFileSync(join(dir, 'testnet.json'), 'utf8')) as TestnetManifest;
     const net = new TestNetwork(dir, manifest, o.flags ?? FAST_NETWORK_FLAGS);
-    // registered after tempHome's cleanup, so it runs first: processes stop before their homes go
+    // after hooks run in registration order: tempHome's removal (registered first) stops whatever
+    // still runs from these homes before deleting them; this stops the rest
     t.after(() => net.stopAll());
     return net;
   }
