@@ -134,46 +134,64 @@ test('grpcurl against chaind dev: list, describe and call every served method', 
     }
   };
 
-  await t.test('the tx service: Simulate, BroadcastTx and GetTx of a CosmJS-signed MsgSend', async () => {
-    const { account } = await call('cosmos.auth.v1beta1.Query/Account', { address: aliceAddress });
-    const wallet = await DirectSecp256k1Wallet.fromKey(alice.privateKey, 'chain');
-    const client = await SigningStargateClient.offline(wallet);
-    const signed = await client.sign(
-      aliceAddress,
-      [
+  await t.test(
+    'the tx service: Simulate, BroadcastTx, GetTx and GetTxsEvent of a CosmJS-signed MsgSend',
+    async () => {
+      const { account } = await call('cosmos.auth.v1beta1.Query/Account', { address: aliceAddress });
+      const wallet = await DirectSecp256k1Wallet.fromKey(alice.privateKey, 'chain');
+      const client = await SigningStargateClient.offline(wallet);
+      const signed = await client.sign(
+        aliceAddress,
+        [
+          {
+            typeUrl: '/cosmos.bank.v1beta1.MsgSend',
+            value: {
+              fromAddress: aliceAddress,
+              toAddress: bob,
+              amount: [{ denom: 'uchain', amount: '777' }],
+            },
+          },
+        ],
+        { amount: [{ denom: 'uchain', amount: '200' }], gas: '200000' },
+        'via grpcurl',
         {
-          typeUrl: '/cosmos.bank.v1beta1.MsgSend',
-          value: { fromAddress: aliceAddress, toAddress: bob, amount: [{ denom: 'uchain', amount: '777' }] },
+          accountNumber: BigInt(account.accountNumber),
+          sequence: Number(account.sequence),
+          chainId: DEV_CHAIN_ID,
         },
-      ],
-      { amount: [{ denom: 'uchain', amount: '200' }], gas: '200000' },
-      'via grpcurl',
-      {
-        accountNumber: BigInt(account.accountNumber),
-        sequence: Number(account.sequence),
-        chainId: DEV_CHAIN_ID,
-      },
-    );
-    const txBytes = Buffer.from(TxRaw.encode(signed).finish()).toString('base64');
+      );
+      const txBytes = Buffer.from(TxRaw.encode(signed).finish()).toString('base64');
 
-    const sim = await call(`${tx}/Simulate`, { txBytes });
-    assert.ok(BigInt(sim.gasInfo.gasUsed) > 0n);
-    const { txResponse } = await call(`${tx}/BroadcastTx`, { txBytes, mode: 'BROADCAST_MODE_SYNC' });
-    assert.equal(txResponse.code, 0, txResponse.rawLog);
-    const found = await getTxWhenIncluded(txResponse.txhash);
-    assert.ok(Number(found.txResponse.height) >= 1);
-    assert.equal(found.txResponse.code, 0);
-    assert.deepEqual(found.tx.body.messages, [
-      {
-        '@type': '/cosmos.bank.v1beta1.MsgSend',
-        fromAddress: aliceAddress,
-        toAddress: bob,
-        amount: [{ denom: 'uchain', amount: '777' }],
-      },
-    ]);
-    assert.equal(found.tx.body.memo, 'via grpcurl');
-    assert.equal(found.tx.authInfo.signerInfos[0].publicKey['@type'], '/cosmos.crypto.secp256k1.PubKey');
-  });
+      const sim = await call(`${tx}/Simulate`, { txBytes });
+      assert.ok(BigInt(sim.gasInfo.gasUsed) > 0n);
+      const { txResponse } = await call(`${tx}/BroadcastTx`, { txBytes, mode: 'BROADCAST_MODE_SYNC' });
+      assert.equal(txResponse.code, 0, txResponse.rawLog);
+      const found = await getTxWhenIncluded(txResponse.txhash);
+      assert.ok(Number(found.txResponse.height) >= 1);
+      assert.equal(found.txResponse.code, 0);
+      assert.deepEqual(found.tx.body.messages, [
+        {
+          '@type': '/cosmos.bank.v1beta1.MsgSend',
+          fromAddress: aliceAddress,
+          toAddress: bob,
+          amount: [{ denom: 'uchain', amount: '777' }],
+        },
+      ]);
+      assert.equal(found.tx.body.memo, 'via grpcurl');
+      assert.equal(found.tx.authInfo.signerInfos[0].publicKey['@type'], '/cosmos.crypto.secp256k1.PubKey');
+
+      // the same tx found by its events: sender and recipient, as CosmJS's searchTx asks
+      const byEvents = await call(`${tx}/GetTxsEvent`, {
+        query: `message.sender='${aliceAddress}' AND transfer.recipient='${bob}'`,
+      });
+      assert.deepEqual(
+        byEvents.txResponses.map((r: { txhash: string }) => r.txhash),
+        [txResponse.txhash],
+      );
+      assert.equal(byEvents.txs[0].body.memo, 'via grpcurl');
+      assert.equal(byEvents.total, '1');
+    },
+  );
 
   await t.test('GetTx of an Ethereum tx: the chaind message in its Any, decoded', async () => {
     const provider = new JsonRpcProvider(evmUrl, undefined, { staticNetwork: true });
