@@ -14,10 +14,17 @@ export function stallBoundMs(timeoutCommitMs: number): number {
 }
 
 /**
+ * How long one attempt may run before it counts as stuck: an attempt still running is working, not
+ * failing, and a large block (an on-demand block takes every waiting tx) on a loaded machine can take
+ * longer than the stall bound of failures; a block that takes this long is a real stall.
+ */
+export const ATTEMPT_BOUND_MS = 10_000;
+
+/**
  * The block producer's health. The producer reports each attempt, each commit and each failure; a
  * stall is declared when no block has been committed for `stallAfterMs` because the producer has been
  * failing all that time: every attempt since the first failed one failed, or one attempt has been
- * running for the bound. A producer that idles because it has nothing to do (no empty blocks, no
+ * running for ATTEMPT_BOUND_MS (at least the bound). A producer that idles because it has nothing to do (no empty blocks, no
  * txs) or has been stopped is not failing, however long since its last block.
  */
 export class ProducerHealth implements EngineHealth {
@@ -82,7 +89,7 @@ export class ProducerHealth implements EngineHealth {
     if (f && now - f.since >= this.stallAfterMs)
       return `no block committed since ${since}: producing block ${f.height} failed ${f.count} time${f.count === 1 ? '' : 's'}, last: ${f.error}`;
     const a = this.attempt;
-    if (a && now - a.since >= this.stallAfterMs)
+    if (a && now - a.since >= Math.max(this.stallAfterMs, ATTEMPT_BOUND_MS))
       return `no block committed since ${since}: producing block ${a.height} has not finished after ${Math.round((now - a.since) / 1000)} s`;
     return undefined;
   }
