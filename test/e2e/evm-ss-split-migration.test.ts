@@ -26,21 +26,11 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import {
-  AbiCoder,
-  Contract,
-  ContractFactory,
-  JsonRpcProvider,
-  Wallet,
-  getAddress,
-  keccak256,
-  parseEther,
-} from 'ethers';
+import { AbiCoder, JsonRpcProvider, getAddress, keccak256, parseEther } from 'ethers';
 import { installedBinaryPath } from '../../src/cometbft/binary.ts';
 import { toAccAddress } from '../../src/crypto/accounts.ts';
 import { type ChaindProcess, runChaind } from '../helpers/chaind.ts';
-import { artifacts } from '../helpers/dev-chain.ts';
-import { cometbftOrSkip, TestNetwork } from '../helpers/network.ts';
+import { cometbftOrSkip, deployTestToken, TestNetwork } from '../helpers/network.ts';
 import { DEV_ACCOUNTS } from '../helpers/node.ts';
 
 const VALIDATORS = ['validator0', 'validator1', 'validator2'];
@@ -148,21 +138,13 @@ test('an RPC node with history moves to the split layout and to rocksdb by state
   await n.waitHeight('validator0', 2);
 
   // traffic: an ERC20, its transfers and value transfers
-  const rpc = new JsonRpcProvider(n.evmUrl('validator0'), undefined, {
-    staticNetwork: true,
-    pollingInterval: 100,
-  });
+  const {
+    provider: rpc,
+    owner,
+    address: tokenAddress,
+    token: erc20,
+  } = await deployTestToken(n.evmUrl('validator0'), 'Split', 'SPL', parseEther('1000000'));
   providers.push(rpc);
-  const owner = new Wallet(hexKey(DEV_ACCOUNTS[0].privateKey), rpc);
-  const art = artifacts.TestToken;
-  const token = await new ContractFactory(art.abi, art.bytecode, owner).deploy(
-    'Split',
-    'SPL',
-    parseEther('1000000'),
-  );
-  await token.waitForDeployment();
-  const tokenAddress = await token.getAddress();
-  const erc20 = new Contract(tokenAddress, art.abi, owner);
   const evmAddr = (i: number) => getAddress(hexKey(DEV_ACCOUNTS[i].evmAddress));
   let nonce = await owner.getNonce('pending');
   /** Sends in nonce order, then waits for every receipt; the height of the last block. */

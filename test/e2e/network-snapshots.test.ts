@@ -14,14 +14,13 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { Contract, ContractFactory, JsonRpcProvider, Wallet, getAddress, parseEther } from 'ethers';
+import { JsonRpcProvider, getAddress, parseEther } from 'ethers';
 import { installedBinaryPath } from '../../src/cometbft/binary.ts';
 import { exportSnapshotArchive, openSnapshotArchive } from '../../src/cometbft/snapshot-archive.ts';
 import { readSnapshotItems, SnapshotStore } from '../../src/cometbft/snapshots.ts';
 import type { SnapshotItem } from '../../src/storage/sc/snapshot-items.ts';
 import { runChaind, tempHome } from '../helpers/chaind.ts';
-import { artifacts } from '../helpers/dev-chain.ts';
-import { cometbftOrSkip, TestNetwork } from '../helpers/network.ts';
+import { cometbftOrSkip, deployTestToken, TestNetwork } from '../helpers/network.ts';
 import { DEV_ACCOUNTS } from '../helpers/node.ts';
 
 const INTERVAL = 10;
@@ -134,23 +133,12 @@ test('A takes multi-chunk snapshots while blocks keep coming; export on A, resto
   t.diagnostic(`height 2 after ${Date.now() - t0} ms`);
 
   // EVM state in the snapshot: an ERC20 with balances in its storage
-  const rpc = new JsonRpcProvider(net!.evmUrl('validator0'), undefined, {
-    staticNetwork: true,
-    pollingInterval: 100,
-  });
-  providers.push(rpc);
-  const owner = new Wallet(hexKey(DEV_ACCOUNTS[0].privateKey), rpc);
-  const art = artifacts.TestToken;
-  const deployed = await new ContractFactory(art.abi, art.bytecode, owner).deploy(
-    'Snap',
-    'SNP',
-    parseEther('1000'),
-  );
-  await deployed.waitForDeployment();
-  token = await deployed.getAddress();
-  const transfer = await new Contract(token, art.abi, owner).transfer(holder, parseEther('3'));
+  const deployed = await deployTestToken(net!.evmUrl('validator0'), 'Snap', 'SNP', parseEther('1000'));
+  providers.push(deployed.provider);
+  token = deployed.address;
+  const transfer = await deployed.token.transfer(holder, parseEther('3'));
   const mined = (await transfer.wait())!;
-  const sent = await owner.sendTransaction({ to: holder, value: parseEther('0.25') });
+  const sent = await deployed.owner.sendTransaction({ to: holder, value: parseEther('0.25') });
   const last = (await sent.wait())!.blockNumber;
 
   // (a) a snapshot above the traffic: the blocks committed after its height and before its

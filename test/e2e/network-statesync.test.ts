@@ -9,11 +9,10 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, test } from 'node:test';
-import { Contract, ContractFactory, JsonRpcProvider, Wallet, getAddress, parseEther } from 'ethers';
+import { JsonRpcProvider, Wallet, getAddress, parseEther } from 'ethers';
 import { installedBinaryPath } from '../../src/cometbft/binary.ts';
 import { runChaind } from '../helpers/chaind.ts';
-import { artifacts } from '../helpers/dev-chain.ts';
-import { cometbftOrSkip, TestNetwork } from '../helpers/network.ts';
+import { cometbftOrSkip, deployTestToken, TestNetwork } from '../helpers/network.ts';
 import { DEV_ACCOUNTS } from '../helpers/node.ts';
 
 const VALIDATORS = ['validator0', 'validator1', 'validator2'];
@@ -53,21 +52,13 @@ test('a late RPC node restores a validator snapshot, serves the same state at an
   await net!.waitHeight('validator0', 2);
 
   // traffic: an ERC20 and its transfers, and plain value transfers, before the snapshot heights
-  const rpc = new JsonRpcProvider(net!.evmUrl('validator0'), undefined, {
-    staticNetwork: true,
-    pollingInterval: 100,
-  });
+  const {
+    provider: rpc,
+    owner,
+    address: tokenAddress,
+    token: erc20,
+  } = await deployTestToken(net!.evmUrl('validator0'), 'Sync', 'SYN', parseEther('1000000'));
   providers.push(rpc);
-  const owner = new Wallet(hexKey(DEV_ACCOUNTS[0].privateKey), rpc);
-  const art = artifacts.TestToken;
-  const token = await new ContractFactory(art.abi, art.bytecode, owner).deploy(
-    'Sync',
-    'SYN',
-    parseEther('1000000'),
-  );
-  await token.waitForDeployment();
-  const tokenAddress = await token.getAddress();
-  const erc20 = new Contract(tokenAddress, art.abi, owner);
   let nonce = await owner.getNonce('pending');
   const sent = [];
   for (let i = 1; i <= 3; i++) {
@@ -140,7 +131,7 @@ test('a late RPC node restores a validator snapshot, serves the same state at an
 
   // state at and after the snapshot height equals a validator's
   const holder = getAddress(hexKey(DEV_ACCOUNTS[2].evmAddress));
-  const balanceOf = new Contract(tokenAddress, art.abi).interface.encodeFunctionData('balanceOf', [holder]);
+  const balanceOf = erc20.interface.encodeFunctionData('balanceOf', [holder]);
   for (const h of [R, R + 1, R + 5]) {
     for (const addr of [holder, owner.address]) {
       const got = await net!.evm('rpc0', 'eth_getBalance', [addr, hexHeight(h)]);

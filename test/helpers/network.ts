@@ -4,14 +4,27 @@
  * JSON-RPC and its consensus RPC like any operator or client would.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { installedBinaryPath } from '../../src/cometbft/binary.ts';
 import type { TestnetManifest, TestnetNode } from '../../src/cli/testnet.ts';
 import { toBech32 } from '../../src/crypto/accounts.ts';
 import { BASE_DENOM, BECH32_ACCOUNT_PREFIX } from '../../src/primitives/identity.ts';
+import { Contract, ContractFactory, JsonRpcProvider, Wallet } from 'ethers';
 import { ChaindProcess, runChaind, tempHome } from './chaind.ts';
+import { artifacts } from './dev-chain.ts';
+import { DEV_ACCOUNTS } from './node.ts';
 
 /** Fast blocks for tests: consensus steps stay well above what loopback needs. */
 export const FAST_NETWORK_FLAGS = [
@@ -42,12 +55,38 @@ async function portFree(port: number): Promise<boolean> {
 }
 
 /** A base port whose 10 × nodes ports are free now. */
-async function freeBasePort(nodes: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + 10 * Math.floor(Math.random() * 3_500);
+/**
+ * A block of 100 free ports (ten per node) for one test network, claimed for this test process: below
+ * the kernel's ephemeral range (32768 and up), where the outgoing connections of every test (and
+ * CometBFT's dials) take their source ports, so a port found free cannot be taken by one before
+ * its node binds it; and claimed by a file created exclusively, so two test files running at once
+ * never pick the same block. The claim is released when the test's hooks run (a claim older than
+ * an hour is from a run that died and is taken over).
+ */
+async function claimPortBlock(t: { after(fn: () => void): void }, nodes: number): Promise<number> {
+  if (nodes > 10) throw new Error(`a test network of ${nodes} nodes needs more than a block of 100 ports`);
+  const claims = join(tmpdir(), 'chaind-test-ports');
+  mkdirSync(claims, { recursive: true });
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const base = 10_000 + 100 * Math.floor(Math.random() * 225);
+    const claim = join(claims, String(base));
+    try {
+      if (Date.now() - statSync(claim).mtimeMs > 3_600_000) rmSync(claim, { force: true });
+    } catch {
+      // no claim yet
+    }
+    try {
+      closeSync(openSync(claim, 'wx'));
+    } catch {
+      continue; // another test process holds it
+    }
     let ok = true;
     for (let p = base; p < base + 10 * nodes && ok; p++) ok = await portFree(p);
-    if (ok) return base;
+    if (ok) {
+      t.after(() => rmSync(claim, { force: true }));
+      return base;
+    }
+    rmSync(claim, { force: true });
   }
   throw new Error('no free block of ports');
 }
@@ -74,7 +113,7 @@ export class TestNetwork {
     o: { validators: number; rpcNodes: number; flags?: string[] },
   ): Promise<TestNetwork> {
     const dir = tempHome(t, 'chaind-net-');
-    const base = await freeBasePort(o.validators + o.rpcNodes);
+    const base = await claimPortBlock(t, o.validators + o.rpcNodes);
     const r = runChaind([
       'testnet',
       '--validators',
@@ -207,4 +246,22 @@ export class TestNetwork {
     if (!r.result) throw new Error(`${name} has no block ${height}: ${JSON.stringify(r)}`);
     return { hash: r.result.hash, stateRoot: r.result.stateRoot };
   }
+}
+
+/**
+ * A TestToken (ERC20) deployed by dev account 0 through the EVM JSON-RPC at `evmUrl`, its whole
+ * supply with the deployer: what the network tests put into state before a snapshot. The caller
+ * destroys `provider` after its tests.
+ */
+export async function deployTestToken(evmUrl: string, name: string, symbol: string, supply: bigint) {
+  const provider = new JsonRpcProvider(evmUrl, undefined, { staticNetwork: true, pollingInterval: 100 });
+  const owner = new Wallet('0x' + Buffer.from(DEV_ACCOUNTS[0].privateKey).toString('hex'), provider);
+  const deployed = await new ContractFactory(
+    artifacts.TestToken.abi,
+    artifacts.TestToken.bytecode,
+    owner,
+  ).deploy(name, symbol, supply);
+  await deployed.waitForDeployment();
+  const address = await deployed.getAddress();
+  return { provider, owner, address, token: new Contract(address, artifacts.TestToken.abi, owner) };
 }
