@@ -1,5 +1,5 @@
 /**
- * Issue 8's client scenario end to end over the node's real listeners: CosmJS talks to the
+ * The CosmJS-and-EVM client scenario end to end over the node's real listeners: CosmJS talks to the
  * consensus RPC, ethers to the EVM JSON-RPC, and both see the same balances.
  */
 import assert from 'node:assert/strict';

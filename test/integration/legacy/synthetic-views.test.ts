@@ -1,5 +1,5 @@
 /**
- * Issue 9's synthetic views on a real node over HTTP. One block is held back so that it holds, in
+ * The legacy surface's synthetic views on a real node over HTTP. One block is held back so that it holds, in
  * block order: a token transfer (a log), a call that reverts, a large value transfer, an EVM tx of the
  * same sender that cannot pay once that transfer ran (it passed admission on its own) and is therefore
  * included but failed before execution (nonce consumed, nothing executed), and two Cosmos txs: a

@@ -73,8 +73,8 @@ test('no code file names a path outside the repository, and what it names is com
 test('pathLiterals finds relative and machine paths, not other strings', () => {
   assert.deepEqual(
     pathLiterals(
-      `import x from '../a/b.ts'; join(d, "../../shared/vectors"); const u = '/api'; f(\`./c\`); g('/work/shared/x')`,
+      `import x from '../a/b.ts'; join(d, "../../outside/vectors"); const u = '/api'; f(\`./c\`); g('/work/elsewhere/x')`,
     ),
-    ['../a/b.ts', '../../shared/vectors', './c', '/work/shared/x'],
+    ['../a/b.ts', '../../outside/vectors', './c', '/work/elsewhere/x'],
   );
 });
