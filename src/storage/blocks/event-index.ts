@@ -15,6 +15,7 @@ import type { KVOp } from '../kv/types.ts';
 import { sha256 } from '../../crypto/hash.ts';
 import { ByteWriter } from '../../primitives/byte-io.ts';
 import { recordReader } from './errors.ts';
+import { heightKey, heightOfKey, readTxIndexes, writeTxIndexes } from './height-index.ts';
 import type { TxEvent } from './types.ts';
 
 export const P_EVENT_INDEX = 0x09;
@@ -47,17 +48,10 @@ export function eventIndexPrefix(compositeKey: string, value?: string): Uint8Arr
   return k;
 }
 
-export function eventIndexKey(prefix: Uint8Array, height: number): Uint8Array {
-  const k = new Uint8Array(prefix.length + 8);
-  k.set(prefix);
-  new DataView(k.buffer).setBigUint64(prefix.length, BigInt(height));
-  return k;
-}
+export const eventIndexKey = heightKey;
 
 /** The height an index key ends with. */
-export function eventIndexKeyHeight(key: Uint8Array): number {
-  return Number(new DataView(key.buffer, key.byteOffset, key.byteLength).getBigUint64(key.length - 8));
-}
+export const eventIndexKeyHeight = heightOfKey;
 
 /** Collects one block's (type.key, value) → txIndexes, tx by tx in block order. */
 export class EventIndexBuilder {
@@ -78,12 +72,7 @@ export class EventIndexBuilder {
   puts(height: number): KVOp[] {
     const ops: KVOp[] = [];
     for (const e of this.entries.values()) {
-      const w = new ByteWriter(e.txs.length * 2 + 3).u8(VERSION);
-      let prev = 0;
-      for (const tx of e.txs) {
-        w.uv(tx - prev);
-        prev = tx;
-      }
+      const w = writeTxIndexes(new ByteWriter(e.txs.length * 2 + 3).u8(VERSION), e.txs);
       ops.push({ type: 'put', key: eventIndexKey(e.prefix, height), value: w.finish() });
     }
     return ops;
@@ -101,11 +90,5 @@ export function decodeEventTxIndexes(value: Uint8Array): number[] {
   const r = recordReader(value, 'event index');
   const v = r.u8();
   if (v !== VERSION) r.fail(`unknown event index record version ${v}`);
-  const out: number[] = [];
-  let prev = 0;
-  while (r.off < value.length) {
-    prev += r.uv();
-    out.push(prev);
-  }
-  return out;
+  return readTxIndexes(r, value.length);
 }

@@ -11,8 +11,9 @@
  * put thousands of distinct items into 2,048 bits, which saturates it (every bloom test passes).
  */
 import type { KVOp } from '../kv/types.ts';
-import { ByteWriter, type ByteReader } from '../../primitives/byte-io.ts';
+import { ByteWriter } from '../../primitives/byte-io.ts';
 import { recordReader } from './errors.ts';
+import { heightKey, readTxIndexes, writeTxIndexes } from './height-index.ts';
 import type { Log } from './types.ts';
 
 export const P_LOG_INDEX = 0x08;
@@ -28,12 +29,7 @@ export function logIndexPrefix(kind: number, item: Uint8Array): Uint8Array {
   return k;
 }
 
-export function logIndexKey(prefix: Uint8Array, height: number): Uint8Array {
-  const k = new Uint8Array(prefix.length + 8);
-  k.set(prefix);
-  new DataView(k.buffer).setBigUint64(prefix.length, BigInt(height));
-  return k;
-}
+export const logIndexKey = heightKey;
 
 /** A string key for Maps: kind byte + the item's bytes as latin1 (exact, cheap in V8). */
 function mapKey(kind: number, item: Uint8Array): string {
@@ -63,12 +59,7 @@ export class LogIndexBuilder {
   puts(height: number): KVOp[] {
     const ops: KVOp[] = [];
     for (const e of this.entries.values()) {
-      const w = new ByteWriter(e.txs.length * 2 + 2);
-      let prev = 0;
-      for (const tx of e.txs) {
-        w.uv(tx - prev);
-        prev = tx;
-      }
+      const w = writeTxIndexes(new ByteWriter(e.txs.length * 2 + 2), e.txs);
       ops.push({ type: 'put', key: logIndexKey(logIndexPrefix(e.kind, e.item), height), value: w.finish() });
     }
     return ops;
@@ -83,12 +74,5 @@ export class LogIndexBuilder {
 }
 
 export function decodeTxIndexes(value: Uint8Array): number[] {
-  const r = recordReader(value, 'log index');
-  const out: number[] = [];
-  let prev = 0;
-  while (r.off < value.length) {
-    prev += r.uv();
-    out.push(prev);
-  }
-  return out;
+  return readTxIndexes(recordReader(value, 'log index'), value.length);
 }
