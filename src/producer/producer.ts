@@ -124,6 +124,11 @@ export class BlockProducer {
     this.timer = undefined;
     for (const off of this.unsubscribe) off();
     await this.inFlight;
+    await this.o.signer
+      .flushed()
+      .catch((err: unknown) =>
+        this.log.error({ err: errorMessage(err) }, 'validator state not saved at stop'),
+      );
   }
 
   private remainingTimeout(): number {
@@ -210,6 +215,8 @@ export class BlockProducer {
 
   private async produceAt(height: number): Promise<Block> {
     const { chain, mempool } = this.o;
+    // the previous block's signature is saved while this one waits for txs: see signer-state.ts
+    await this.o.signer.flushed();
     // The block this producer just committed is the usual parent: its header and commit are kept,
     // so the parent (all its txs) is not read back, decoded and re-encoded for its block ID.
     const last = this.last;

@@ -1,11 +1,25 @@
 /**
- * Double-sign protection: the last height/round/step the validator signed, persisted in
- * data/priv_validator_state.json (CometBFT's shape) BEFORE a signature is released. Signing anything
- * at or below the last signed position is refused, except re-signing the identical bytes (after a
- * crash), which returns the saved signature.
+ * Double-sign protection: the last height/round/step the validator signed, kept in
+ * data/priv_validator_state.json (CometBFT's shape). Signing anything at or below the last signed
+ * position is refused, except re-signing the identical bytes (after a crash), which returns the saved
+ * signature.
+ *
+ * The embedded producer signs a precommit only for a block already durable in the block store, with
+ * the block time as the vote time, so the bytes it signs at a height can never differ from the bytes
+ * it signed there before, even if the file lost its last write: a restart re-derives the identical
+ * signature from the stored block. The file is therefore written off the event loop, one write after
+ * another, and a write must have finished (`flushed`) before the next position is signed and before
+ * the producer stops; a failed write fails the next signing, so production halts with its error
+ * instead of signing on without protection. `chaind rollback` rewinds the file on purpose (`reset`).
  */
 import {
+  close,
   closeSync,
+  fdatasync,
+  fsync,
+  open,
+  rename,
+  write,
   existsSync,
   fsyncSync,
   mkdirSync,
@@ -44,6 +58,10 @@ export class DoubleSignError extends ChainError {
 export class SignerState {
   readonly path: string;
   private state: StateFile;
+  /** The write of the last signed position, in flight or finished; rejects if it failed. */
+  private writing: Promise<void> = Promise.resolve();
+  private writeError: Error | undefined;
+  private writesInFlight = 0;
 
   /**
    * Opens the state file; on a chain that has produced nothing yet a missing file is created at
@@ -113,8 +131,9 @@ export class SignerState {
         `refusing to sign different data at height ${pos.height} round ${pos.round} step ${pos.step}`,
       );
     }
+    if (this.writeError) throw this.writeFailed(this.writeError);
     const signature = sign(signBytes);
-    this.persist({
+    this.persistAsync({
       height: String(pos.height),
       round: pos.round,
       step: pos.step,
@@ -122,6 +141,19 @@ export class SignerState {
       signbytes: Buffer.from(signBytes).toString('hex').toUpperCase(),
     });
     return signature;
+  }
+
+  /** Resolves once the last signed position is on disk; throws if writing it failed. */
+  async flushed(): Promise<void> {
+    await this.writing;
+    if (this.writeError) throw this.writeFailed(this.writeError);
+  }
+
+  private writeFailed(err: Error): ChainError {
+    return new ChainError(
+      'SIGNER_STATE',
+      `${this.path}: cannot write validator state (${err.message}); signing stops until the node restarts with a writable data directory`,
+    );
   }
 
   private compare(pos: SignerPosition): number {
@@ -138,7 +170,29 @@ export class SignerState {
 
   /** Rewinds after a rollback: the operator accepted the double-sign risk (see README). */
   reset(pos: SignerPosition): void {
+    if (this.writesInFlight > 0)
+      throw new ChainError(
+        'SIGNER_STATE',
+        'cannot reset the validator state while a signature is being saved',
+      );
     this.persist({ height: String(pos.height), round: pos.round, step: pos.step });
+  }
+
+  /** Takes `next` as the guard at once and writes it after the writes before it. */
+  private persistAsync(next: StateFile): void {
+    this.state = next;
+    const tmp = join(dirname(this.path), '.priv_validator_state.json.tmp');
+    const text = JSON.stringify(next, null, 2) + '\n';
+    this.writesInFlight++;
+    this.writing = this.writing.then(async () => {
+      try {
+        if (!this.writeError) await replaceFile(tmp, this.path, text);
+      } catch (err) {
+        this.writeError = err as Error;
+      } finally {
+        this.writesInFlight--;
+      }
+    });
   }
 
   private persist(next: StateFile): void {
@@ -159,4 +213,40 @@ export class SignerState {
     }
     this.state = next;
   }
+}
+
+/**
+ * Writes `text` to `tmp`, syncs it, renames it over `path` and syncs the directory: a crash leaves
+ * the old file or the new one. Callback fs calls, not FileHandle's: this runs once per block, and
+ * FileHandle's promises cost the event loop several times as much.
+ */
+function replaceFile(tmp: string, path: string, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const fail = (err: Error, fd?: number) => (fd === undefined ? reject(err) : close(fd, () => reject(err)));
+    open(tmp, 'w', 0o600, (err, fd) => {
+      if (err) return fail(err);
+      const bytes = Buffer.from(text);
+      write(fd, bytes, 0, bytes.length, 0, (err, written) => {
+        if (err) return fail(err, fd);
+        if (written !== bytes.length)
+          return fail(new Error(`short write: ${written} of ${bytes.length} bytes`), fd);
+        fdatasync(fd, (err) => {
+          if (err) return fail(err, fd);
+          close(fd, (err) => {
+            if (err) return fail(err);
+            rename(tmp, path, (err) => {
+              if (err) return fail(err);
+              open(dirname(path), 'r', (err, dir) => {
+                if (err) return fail(err);
+                fsync(dir, (err) => {
+                  if (err) return fail(err, dir);
+                  close(dir, (err) => (err ? reject(err) : resolve()));
+                });
+              });
+            });
+          });
+        });
+      });
+    });
+  });
 }

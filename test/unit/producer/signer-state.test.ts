@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -16,28 +16,49 @@ function stateFile(t: { after(fn: () => void): void }): string {
 const sign = (bytes: Uint8Array) => Uint8Array.from([...bytes].reverse());
 const at = (height: number) => ({ height, round: 0, step: STEP_PRECOMMIT });
 
-test('the signed position is persisted before the signature is returned, and never goes back', (t) => {
+test('the signed position is the guard at once, on disk once flushed, and never goes back', async (t) => {
   const path = stateFile(t);
   const s = new SignerState(path);
-  let persistedWhenSigning: string | undefined;
-  const sig = s.sign(at(1), Uint8Array.of(1, 2), (b) => {
-    persistedWhenSigning = readFileSync(path, 'utf8');
-    return sign(b);
-  });
+  const sig = s.sign(at(1), Uint8Array.of(1, 2), sign);
   assert.deepEqual(sig, Uint8Array.of(2, 1));
-  assert.equal(JSON.parse(persistedWhenSigning!).height, '0', 'signing happens before the write…');
-  const saved = JSON.parse(readFileSync(path, 'utf8'));
-  assert.deepEqual(
-    [saved.height, saved.round, saved.step, saved.signbytes],
-    ['1', 0, 3, '0102'],
-    '…and the write before the return',
+  assert.throws(
+    () => s.sign(at(1), Uint8Array.of(9), sign),
+    DoubleSignError,
+    'refused before the write ends',
   );
+  await s.flushed();
+  const saved = JSON.parse(readFileSync(path, 'utf8'));
+  assert.deepEqual([saved.height, saved.round, saved.step, saved.signbytes], ['1', 0, 3, '0102']);
   assert.throws(() => new SignerState(path).sign(at(0), Uint8Array.of(9), sign), DoubleSignError);
 });
 
-test('re-signing the identical bytes returns the saved signature; different bytes at the same position are refused', (t) => {
+test('writes land in signing order, the last one wins', async (t) => {
   const path = stateFile(t);
-  new SignerState(path).sign(at(5), Uint8Array.of(5), sign);
+  const s = new SignerState(path);
+  for (let h = 1; h <= 20; h++) s.sign(at(h), Uint8Array.of(h), sign);
+  await s.flushed();
+  assert.equal(JSON.parse(readFileSync(path, 'utf8')).height, '20');
+});
+
+test('a failed write stops the next signing with an error naming the file', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'chaind-signer-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'priv_validator_state.json');
+  writeFileSync(path, JSON.stringify({ height: '0', round: 0, step: 0 }));
+  const s = new SignerState(path);
+  // the temporary file's name is taken by a directory: the write cannot open it
+  mkdirSync(join(dir, '.priv_validator_state.json.tmp'));
+  s.sign(at(1), Uint8Array.of(1), sign);
+  await assert.rejects(s.flushed(), /priv_validator_state\.json: cannot write validator state/);
+  assert.throws(() => s.sign(at(2), Uint8Array.of(2), sign), /cannot write validator state/);
+  assert.equal(JSON.parse(readFileSync(path, 'utf8')).height, '0');
+});
+
+test('re-signing the identical bytes returns the saved signature; different bytes at the same position are refused', async (t) => {
+  const path = stateFile(t);
+  const first = new SignerState(path);
+  first.sign(at(5), Uint8Array.of(5), sign);
+  await first.flushed();
   let called = false;
   const again = new SignerState(path).sign(at(5), Uint8Array.of(5), (b) => {
     called = true;
@@ -63,11 +84,12 @@ test('a missing state file is created only for a fresh chain', (t) => {
   assert.deepEqual(s.position, { height: 0, round: 0, step: 0 });
 });
 
-test('assertCanSign refuses, before anything is built, what sign would refuse for new bytes', (t) => {
+test('assertCanSign refuses, before anything is built, what sign would refuse for new bytes', async (t) => {
   const path = stateFile(t);
   const s = new SignerState(path);
   s.assertCanSign(at(1));
   s.sign(at(1), new Uint8Array([1]), sign);
+  await s.flushed();
   assert.throws(() => s.assertCanSign(at(1)), DoubleSignError);
   assert.throws(
     () => s.assertCanSign(at(0)),
