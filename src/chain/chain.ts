@@ -1,10 +1,11 @@
 /**
- * The block pipeline and the chain's committed height. Per block, in this order:
- *   execute → block store (block, receipts, indexes: one durable write) → State Store change set →
- *   State Commit (app hash for the next header) → notify.
- * So after any crash: block store ≥ SS ≥ SC in height. On open, every block the block store has but
- * SC lacks is re-executed from its stored transactions (deterministic), and each store takes only
- * the versions it is missing, so the three end at one height with unchanged app hashes. Each state is
+ * The block pipeline and the chain's committed height. Per block:
+ *   execute → block store (block, receipts, indexes: one durable write), and beside it the State
+ *   Store change set → State Commit (app hash for the next header) → notify once all are written.
+ * So after any crash: SS ≥ SC in height, and each is at most one block ahead of the block store. On
+ * open, what is ahead of the block store is rolled back, every block the block store has but SC lacks
+ * is re-executed from its stored transactions (deterministic), and each store takes only the
+ * versions it is missing, so the three end at one height with unchanged app hashes. Each state is
  * checked against the app hash of the stored block above it before it is written (see replayTo), so a
  * mismatch stops the node without changing any store.
  *
@@ -83,7 +84,7 @@ export class Chain {
     const maxGas = BigInt(o.genesis.consensus_params.block.max_gas);
     this.gasLimit = maxGas < 0n ? 2n ** 63n - 1n : maxGas;
     this.decode = createEthTxDecoder(o.common);
-    this.states = new VersionedState({ sc: o.sc, ss: o.ss, blocks: o.blocks });
+    this.states = new VersionedState({ sc: o.sc, ss: o.ss });
   }
 
   /** Height of the last committed block (0: only genesis). */
@@ -172,7 +173,14 @@ export class Chain {
       );
       await this.sc.rollback(stateVersion(blockHeight));
     }
-    if (ssHeight > blockHeight) {
+    if (ssHeight === blockHeight + 1) {
+      // the block store and SS take a block's writes side by side: a crash can land between them
+      this.log.warn(
+        { ss: ssHeight, blocks: blockHeight },
+        'state store is one block ahead of the block store; rolling it back',
+      );
+      await this.ss.rollback(stateVersion(blockHeight));
+    } else if (ssHeight > blockHeight) {
       throw new ChainError(
         'STORES_INCONSISTENT',
         `the state store is at height ${ssHeight} but the block store only at ${blockHeight}; restore from a snapshot`,
@@ -300,22 +308,40 @@ export class Chain {
       throw new ChainError('BAD_HEIGHT', `cannot commit block ${h} on top of ${this.height}`);
   }
 
-  /** block store → SS → SC → listeners; `scApplied`: finalize already gave SC the change sets. */
+  /**
+   * Block store ∥ (SS → SC) → listeners; `scApplied`: finalize already gave SC the change sets. The
+   * block store's write runs beside the State Store's and State Commit's, which stay in that order:
+   * recovery can roll SC back to SS's version but cannot rebuild an SS version it lacks. Readers of
+   * the latest state leave SC while it commits (state-at.ts), so it may commit before the block is
+   * stored; recovery rolls back whatever got ahead of the block store.
+   */
   private async persist(block: Block, executed: ExecutedBlock, scApplied: boolean): Promise<CommittedBlock> {
     const h = block.header.height;
-    const t0 = performance.now();
-    await this.blocks.putBlock(block, executed.receipts, executed.cosmosResults);
     const changes = executed.overlay.changes();
-    const t1 = performance.now();
-    await this.ss.applyChangeSet(stateVersion(h), toStoreChanges(changes));
-    const t2 = performance.now();
-    if (!scApplied) this.sc.applyChangeSets(stateVersion(h), toChangeSets(changes));
-    const { appHash } = await this.sc.commit();
-    const t3 = performance.now();
+    const t0 = performance.now();
+    let t1 = t0;
+    const stored = this.blocks.putBlock(block, executed.receipts, executed.cosmosResults).then(() => {
+      t1 = performance.now();
+    });
+    let t2 = t0;
+    let t3 = t0;
+    const stateWritten = (async () => {
+      await this.ss.applyChangeSet(stateVersion(h), toStoreChanges(changes));
+      t2 = performance.now();
+      if (!scApplied) this.sc.applyChangeSets(stateVersion(h), toChangeSets(changes));
+      const result = await this.sc.commit();
+      t3 = performance.now();
+      return result;
+    })();
+    // both writes end before a failure is reported: nothing of this block is still being written then
+    const [storedResult, committedResult] = await Promise.allSettled([stored, stateWritten]);
+    if (storedResult.status === 'rejected') throw storedResult.reason;
+    if (committedResult.status === 'rejected') throw committedResult.reason;
+    const { appHash } = committedResult.value;
     this.height = h;
     const timings = {
       blockStore: (t1 - t0) / 1000,
-      stateStore: (t2 - t1) / 1000,
+      stateStore: (t2 - t0) / 1000,
       stateCommit: (t3 - t2) / 1000,
     };
     const committed = { block, executed, appHash, timings };

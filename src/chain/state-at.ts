@@ -1,8 +1,8 @@
 /**
  * The state after block h, for every reader outside block execution (the RPC, the Cosmos queries,
  * admission). Version h + 1 (chain.ts) is read from State Commit while SC provably holds it (SC is at
- * that version and block h + 1 is not stored yet: the pipeline stores a block before it touches SC),
- * and from the State Store otherwise; both give the same bytes. The answers are kept per version
+ * that version and not committing the next one: the pipeline gives a block to the State Store before
+ * SC starts committing it), and from the State Store otherwise; both give the same bytes. The answers are kept per version
  * (execution/version-reads.ts), so repeated reads of a height cost no engine seek.
  *
  * Accounts are read with the app modules' own synchronous readers (app/accounts.ts): a read runs them
@@ -13,7 +13,6 @@
 import { AccountReader } from '../app/accounts.ts';
 import { readId, type VersionReadCache, VersionReadCaches } from '../execution/version-reads.ts';
 import type { StateReader } from '../state/overlay.ts';
-import type { BlockStore } from '../storage/blocks/store.ts';
 import type { KVEntry } from '../storage/kv/types.ts';
 import type { CommitStore } from '../storage/sc/commit-store.ts';
 import type { StateStore } from '../storage/ss/types.ts';
@@ -26,7 +25,6 @@ export type MaybeAsync<T> = T | Promise<T>;
 export interface StateSources {
   sc: CommitStore;
   ss: StateStore;
-  blocks: BlockStore;
 }
 
 /** Every retained version of the chain's state, read where it is held and cached per version. */
@@ -41,24 +39,22 @@ export class VersionedState {
 
   /** (store, key) at `version`, uncached: SC's answer when it holds that version, else SS's. */
   source(store: string, key: Uint8Array, version: number): MaybeAsync<Uint8Array | undefined> {
-    const { sc, ss, blocks } = this.s;
-    return sc.version === version && blocks.latestHeight() === version - 1
-      ? sc.get(store, key)
-      : ss.get(store, key, version);
+    const { sc, ss } = this.s;
+    return sc.version === version && !sc.committing ? sc.get(store, key) : ss.get(store, key, version);
   }
 
   /**
    * (store, key) at `version` from State Commit, for runs that can only read synchronously (the
-   * pending block); undefined once SC no longer holds that version alone (a block above it is being
-   * stored), as the run must then start again.
+   * pending block); undefined once SC no longer holds that version alone (it is committing the next
+   * one, or has), as the run must then start again.
    */
   committedGet(
     store: string,
     key: Uint8Array,
     version: number,
   ): { value: Uint8Array | undefined } | undefined {
-    const { sc, blocks } = this.s;
-    if (sc.version !== version || (blocks.latestHeight() ?? 0) !== version - 1) return undefined;
+    const { sc } = this.s;
+    if (sc.version !== version || sc.committing) return undefined;
     return { value: sc.get(store, key) };
   }
 

@@ -1,7 +1,7 @@
 /**
  * chaind as CometBFT's ABCI++ application. CometBFT decides blocks; this side keeps the state machine
  * and runs every decided block through the same pipeline as the embedded producer
- * (execute → block store → SS → SC → notify):
+ * (execute → block store beside SS → SC → notify):
  *
  * - PrepareProposal builds the proposal from the application mempool (fee priority, per-sender nonce
  *   order, block gas and byte limits), executing it as the embedded producer does; candidates that

@@ -30,7 +30,7 @@ export class LatestOnlyStateStore implements StateStore {
   private readonly window: number;
   /**
    * Version v → the value at version v - 1 of every key that version v wrote (undefined: absent),
-   * recorded when the change set arrives, before State Commit commits it (chain.ts: SS first).
+   * recorded when the change set arrives, before State Commit commits it (chain.ts: SS before SC).
    */
   private readonly undo = new Map<number, Map<string, Uint8Array | undefined>>();
 
@@ -108,7 +108,8 @@ export class LatestOnlyStateStore implements StateStore {
   async close(): Promise<void> {}
 
   private read(store: string, key: Uint8Array, version: number): Uint8Array | undefined {
-    const latest = this.check(version);
+    // while State Commit commits the next version, its stores may already answer at that version
+    const latest = this.check(version) + (this.sc.committing ? 1 : 0);
     if (version < latest) {
       const id = idOf(store, key);
       // the value at `version` is the one the first later write replaced, if any

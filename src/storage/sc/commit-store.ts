@@ -94,6 +94,8 @@ export class CommitStore {
   private readonly infos = new Map<number, CommitInfo>();
   private readonly retain: number;
   private closed = false;
+  /** The version `commit` is writing, while it runs. */
+  private committingVersion: number | undefined;
 
   private constructor(
     dir: string,
@@ -260,15 +262,28 @@ export class CommitStore {
   async commit(): Promise<CommitResult> {
     this.assertOpen();
     const version = this.info.version + 1;
-    // flatkv first: if the process dies between the two, open() rolls flatkv back one block
-    const lattice = this.flat ? await this.flat.commit(version) : undefined;
-    const res = await this.iavl.commit();
-    if (res.version !== version)
-      throw new CommitStateError(`memiavl committed ${res.version}, expected ${version}`);
-    this.info = this.infoFrom(version, res.stores, lattice);
-    this.infos.set(version, this.info);
-    this.infos.delete(version - this.retain);
-    return { version, appHash: commitInfoHash(this.info.stores) };
+    this.committingVersion = version;
+    try {
+      // flatkv first: if the process dies between the two, open() rolls flatkv back one block
+      const lattice = this.flat ? await this.flat.commit(version) : undefined;
+      const res = await this.iavl.commit();
+      if (res.version !== version)
+        throw new CommitStateError(`memiavl committed ${res.version}, expected ${version}`);
+      this.info = this.infoFrom(version, res.stores, lattice);
+      this.infos.set(version, this.info);
+      this.infos.delete(version - this.retain);
+      return { version, appHash: commitInfoHash(this.info.stores) };
+    } finally {
+      this.committingVersion = undefined;
+    }
+  }
+
+  /**
+   * True from the start of `commit` to its end: `get` may then answer some stores at the version
+   * being committed (flatkv commits before memiavl) while `version` still names the one before.
+   */
+  get committing(): boolean {
+    return this.committingVersion !== undefined;
   }
 
   /** Value at the latest committed version. */

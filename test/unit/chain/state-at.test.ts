@@ -10,7 +10,6 @@ import { bankKeys, evmKeys, STORES } from '../../../src/app/store-keys.ts';
 import { VersionedState } from '../../../src/chain/state-at.ts';
 import { BASE_DENOM } from '../../../src/primitives/identity.ts';
 import { VersionReadCaches } from '../../../src/execution/version-reads.ts';
-import type { BlockStore } from '../../../src/storage/blocks/store.ts';
 import type { CommitStore } from '../../../src/storage/sc/commit-store.ts';
 import type { StateStore } from '../../../src/storage/ss/types.ts';
 
@@ -19,7 +18,7 @@ const KEY = Uint8Array.of(1, 2, 3);
 /** A chain whose state is `values[version]` for KEY, with SC holding `latest` + 1. */
 function fixture(values: Record<number, number>, latest: number) {
   const calls = { ss: 0, sc: 0 };
-  const state = { latest, earliest: 1, failNext: false };
+  const state = { latest, earliest: 1, failNext: false, committing: false };
   const ss = {
     get: async (_store: string, _key: Uint8Array, version: number) => {
       calls.ss++;
@@ -35,13 +34,15 @@ function fixture(values: Record<number, number>, latest: number) {
     get version() {
       return state.latest + 1;
     },
+    get committing() {
+      return state.committing;
+    },
     get: () => {
       calls.sc++;
       return Uint8Array.of(values[state.latest + 1]);
     },
   } as unknown as CommitStore;
-  const blocks = { latestHeight: () => state.latest } as unknown as BlockStore;
-  const reads = new VersionedState({ ss, sc, blocks });
+  const reads = new VersionedState({ ss, sc });
   return { reads, calls, state };
 }
 
@@ -63,6 +64,16 @@ test('a version is read once; a new block is a new version, read afresh', async 
   // another key of the same version is its own read
   assert.deepEqual(await f.reads.get('bank', Uint8Array.of(1, 2), 5), Uint8Array.of(10));
   assert.equal(f.calls.ss, 2);
+});
+
+test('while State Commit commits the next version, its current version is read from the State Store', async () => {
+  const f = fixture({ 5: 10 }, 4);
+  f.state.committing = true;
+  assert.deepEqual(await f.reads.get('bank', KEY, 5), Uint8Array.of(10));
+  assert.deepEqual(f.calls, { ss: 1, sc: 0 });
+  assert.equal(f.reads.committedGet('bank', KEY, 5), undefined, 'a synchronous run must start again');
+  f.state.committing = false;
+  assert.deepEqual(f.reads.committedGet('bank', KEY, 5), { value: Uint8Array.of(10) });
 });
 
 test('nothing is kept from a failed read or from a version pruned while it was read', async () => {
@@ -110,9 +121,8 @@ test('an account read at a past height loads what only the State Store holds and
     },
     earliestVersion: () => 1,
   } as unknown as StateStore;
-  const sc = { version: 10 } as unknown as CommitStore;
-  const blocks = { latestHeight: () => 9 } as unknown as BlockStore;
-  const state = new VersionedState({ ss, sc, blocks }).at(3);
+  const sc = { version: 10, committing: false } as unknown as CommitStore;
+  const state = new VersionedState({ ss, sc }).at(3);
   // the association first (its cast's bank keys are read on the guess that there is none), then its bank keys
   assert.equal(await state.balance(evm), 2n * 10n ** 12n + 5n);
   assert.equal(ssReads, 5);
