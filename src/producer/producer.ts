@@ -215,8 +215,6 @@ export class BlockProducer {
 
   private async produceAt(height: number): Promise<Block> {
     const { chain, mempool } = this.o;
-    // the previous block's signature is saved while this one waits for txs: see signer-state.ts
-    await this.o.signer.flushed();
     // The block this producer just committed is the usual parent: its header and commit are kept,
     // so the parent (all its txs) is not read back, decoded and re-encoded for its block ID.
     const last = this.last;
@@ -269,7 +267,9 @@ export class BlockProducer {
     const block: Block = { header, hash: headerHash(header)!, txs: executed.txs, lastCommit };
     const committed = await chain.commit(block, executed);
     this.rememberResults(height, executed);
-    // sign now: the signature is durable before the next block needs it
+    // The previous block's signature was saved while this block was built and stored (the bytes
+    // signed for a stored block cannot change: see signer-state.ts); at most one save is in flight.
+    await this.o.signer.flushed();
     this.last = { height, time: header.time, commit: this.commitFor(block) };
     this.lastBlockAt = Date.now();
     dropRejected(pools, executed, (hash, reason) =>
