@@ -122,37 +122,41 @@ export async function executeBlock(
     rejected.push({ hash, reason });
   };
   const last = hooks?.lastTxIndex ?? candidates.length - 1;
-  for (let i = 0; i <= last; i++) {
-    const c = candidates[i];
-    if (hooks?.beforeTx) await hooks.beforeTx(i);
-    if (c.kind === 'eth') {
-      const r = await executor.execute(c.tx, cosmosGas, hooks?.execOptions?.(i));
-      if (isRejection(r)) {
-        reject(c.tx.hash, r.reason);
-        continue;
+  try {
+    for (let i = 0; i <= last; i++) {
+      const c = candidates[i];
+      if (hooks?.beforeTx) await hooks.beforeTx(i);
+      if (c.kind === 'eth') {
+        const r = await executor.execute(c.tx, cosmosGas, hooks?.execOptions?.(i));
+        if (isRejection(r)) {
+          reject(c.tx.hash, r.reason);
+          continue;
+        }
+        hooks?.onEthOutcome?.(i, r);
+        ethOutcomes.push({ outcome: r, blockTxIndex: txs.length });
+        txs.push(wrapEthTransaction(c.tx.raw));
+        gasLimits.push(c.tx.gasLimit);
+      } else {
+        if (executor.blockGasUsed + cosmosGas + c.tx.gasLimit > ctx.gasLimit) {
+          reject(c.tx.hash, `block gas limit reached, tx gas limit ${c.tx.gasLimit}`);
+          continue;
+        }
+        let result;
+        try {
+          result = deliverCosmosTx(c.tx, overlay, cosmosCtx);
+        } catch (err) {
+          if (!(err instanceof CosmosTxError)) throw err;
+          reject(c.tx.hash, err.message);
+          continue;
+        }
+        cosmosGas += c.tx.gasLimit;
+        cosmosResults.push({ index: txs.length, ...result });
+        txs.push(c.tx.raw);
+        gasLimits.push(c.tx.gasLimit);
       }
-      hooks?.onEthOutcome?.(i, r);
-      ethOutcomes.push({ outcome: r, blockTxIndex: txs.length });
-      txs.push(wrapEthTransaction(c.tx.raw));
-      gasLimits.push(c.tx.gasLimit);
-    } else {
-      if (executor.blockGasUsed + cosmosGas + c.tx.gasLimit > ctx.gasLimit) {
-        reject(c.tx.hash, `block gas limit reached, tx gas limit ${c.tx.gasLimit}`);
-        continue;
-      }
-      let result;
-      try {
-        result = deliverCosmosTx(c.tx, overlay, cosmosCtx);
-      } catch (err) {
-        if (!(err instanceof CosmosTxError)) throw err;
-        reject(c.tx.hash, err.message);
-        continue;
-      }
-      cosmosGas += c.tx.gasLimit;
-      cosmosResults.push({ index: txs.length, ...result });
-      txs.push(c.tx.raw);
-      gasLimits.push(c.tx.gasLimit);
     }
+  } finally {
+    executor.release();
   }
   const gasUsed = executor.blockGasUsed + cosmosResults.reduce((s, r) => s + r.gasUsed, 0n);
   overlay.set(

@@ -1,6 +1,7 @@
 /**
  * Executes a block's Ethereum transactions on ethereumjs over the block's StateOverlay. One executor
- * per block: it owns the VM, the block environment, the running gas total and the receipts.
+ * per block: it holds a pooled VM until `release`, the block environment, the running gas total and
+ * the receipts.
  *
  * Chain rules applied around ethereumjs's runTx (docs/adr/0013-one-key-two-addresses.md,
  * docs/adr/0007-failed-before-execution-inclusion.md):
@@ -24,7 +25,8 @@ import { Bank } from '../app/bank.ts';
 import { Evm } from '../app/evm.ts';
 import { toChecksumAddress } from '../crypto/accounts.ts';
 import type { StateOverlay } from '../state/overlay.ts';
-import { errorMessage } from '../util/errors.ts';
+import { ChainError, errorMessage } from '../util/errors.ts';
+import { ForwardingStateManager } from './forwarding-state.ts';
 import { ChainStateManager } from './state-manager.ts';
 import './jumpdest-cache.ts';
 import { attachTracer, txStartOf } from './tracing/bridge.ts';
@@ -87,20 +89,71 @@ export interface ExecuteOptions {
   tracer?: TxTracer;
 }
 
+/**
+ * A VM kept for the next block. Its state manager and BLOCKHASH source forward to its current
+ * executor's (`slot`), so nothing of one block stays with it; a VM whose run threw is not kept (an
+ * aborted run may leave EVM-side state behind, such as transient storage).
+ */
+class BlockVm {
+  readonly vm: VM;
+  /** The shared Common the VM was built for: its pool's key. */
+  readonly common: Common;
+  readonly slot: { state?: ChainStateManager; env?: BlockEnv };
+  tainted = false;
+  constructor(vm: VM, common: Common, slot: BlockVm['slot']) {
+    this.vm = vm;
+    this.common = common;
+    this.slot = slot;
+  }
+}
+
+const MAX_IDLE_VMS = 4;
+const idleVms = new WeakMap<Common, BlockVm[]>();
+
+async function buildBlockVm(common: Common): Promise<BlockVm> {
+  const slot: BlockVm['slot'] = {};
+  const blockchain = {
+    getBlock: async (n: number) => {
+      const hash = slot.env?.blockHash(BigInt(n));
+      return { hash: () => hash ?? new Uint8Array(32) };
+    },
+    putBlock: async () => {},
+    shallowCopy() {
+      return this;
+    },
+  };
+  const stateManager = new ForwardingStateManager(() => slot.state, 'EXECUTION_INTERNAL');
+  const vm = await createVM({ common, stateManager, blockchain: blockchain as never });
+  // The EVM subscribed to the chain's one Common: the listener kept every VM alive.
+  dropHardforkListeners(common);
+  // the simulator's fast paths, tested against ethereumjs's own steps (docs/adr/0023-block-execution-evm-fast-paths.md)
+  installWordOpcodes(vm.evm as EVM);
+  useSyncSteps(vm.evm);
+  return new BlockVm(vm, common, slot);
+}
+
 export class BlockExecutor {
   readonly env: BlockEnv;
   readonly overlay: StateOverlay;
+  private readonly pooled: BlockVm;
   private readonly vm: VM;
+  private released = false;
   private readonly block: ReturnType<typeof createBlock>;
   private readonly evm: Evm;
   private readonly bank: Bank;
   private readonly auth: Auth;
   private gasUsed = 0n;
 
-  private constructor(env: BlockEnv, overlay: StateOverlay, vm: VM, block: ReturnType<typeof createBlock>) {
+  private constructor(
+    env: BlockEnv,
+    overlay: StateOverlay,
+    pooled: BlockVm,
+    block: ReturnType<typeof createBlock>,
+  ) {
     this.env = env;
     this.overlay = overlay;
-    this.vm = vm;
+    this.pooled = pooled;
+    this.vm = pooled.vm;
     this.block = block;
     this.evm = new Evm(overlay);
     this.bank = new Bank(overlay);
@@ -109,26 +162,11 @@ export class BlockExecutor {
 
   static async create(chainCommon: Common, env: BlockEnv, overlay: StateOverlay): Promise<BlockExecutor> {
     // each VM, EVM and header would otherwise merge its parameter set into the Common again (a JSON
-    // deep copy and a params-cache rebuild apiece): most of building an executor, once per block
+    // deep copy and a params-cache rebuild apiece)
     const common = sharedCommon(chainCommon);
-    const stateManager = new ChainStateManager(overlay, env.parentAppHash);
-    const blockchain = {
-      getBlock: async (n: number) => {
-        const hash = env.blockHash(BigInt(n));
-        return { hash: () => hash ?? new Uint8Array(32) };
-      },
-      putBlock: async () => {},
-      shallowCopy() {
-        return this;
-      },
-    };
-    const vm = await createVM({ common, stateManager, blockchain: blockchain as never });
-    // The EVM subscribed to the chain's one Common: the listener kept every block's (and every trace
-    // replay's) VM, state manager and header alive, about 6 MB a minute under load.
-    dropHardforkListeners(common);
-    // the simulator's fast paths, tested against ethereumjs's own steps (docs/adr/0023-block-execution-evm-fast-paths.md)
-    installWordOpcodes(vm.evm as EVM);
-    useSyncSteps(vm.evm);
+    const pooled = idleVms.get(common)?.pop() ?? (await buildBlockVm(common));
+    pooled.slot.state = new ChainStateManager(overlay, env.parentAppHash);
+    pooled.slot.env = env;
     const block = createBlock(
       {
         header: {
@@ -144,7 +182,20 @@ export class BlockExecutor {
       },
       { common, setHardfork: false, skipConsensusFormatValidation: true },
     );
-    return new BlockExecutor(env, overlay, vm, block);
+    return new BlockExecutor(env, overlay, pooled, block);
+  }
+
+  /** Gives the VM back for the next block; the executor runs nothing after this. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    const p = this.pooled;
+    p.slot.state = undefined;
+    p.slot.env = undefined;
+    if (p.tainted) return;
+    let list = idleVms.get(p.common);
+    if (!list) idleVms.set(p.common, (list = []));
+    if (list.length < MAX_IDLE_VMS) list.push(p);
   }
 
   get blockGasUsed(): bigint {
@@ -158,6 +209,8 @@ export class BlockExecutor {
     otherGas = 0n,
     opts?: ExecuteOptions,
   ): Promise<EthTxOutcome | EthTxRejection> {
+    if (this.released)
+      throw new ChainError('EXECUTION_INTERNAL', 'a block executor was used after its VM was released');
     if (this.gasUsed + otherGas + tx.gasLimit > this.env.gasLimit) {
       return {
         tx,
@@ -219,6 +272,7 @@ export class BlockExecutor {
         returnData: exec.returnValue,
       };
     } catch (err) {
+      this.pooled.tainted = true;
       this.overlay.revert();
       // an aborted trace (timeout, abort()) is the caller's error, not a property of the transaction
       const stop = opts?.tracer?.abortReason;

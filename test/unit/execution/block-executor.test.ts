@@ -323,3 +323,40 @@ test("executors leave no listener on the chain's shared Common (each kept its VM
   for (let i = 0; i < 5; i++) await executor(devState().overlay, BigInt(i + 1));
   assert.equal(common.events.listenerCount('hardforkChanged'), 0);
 });
+
+test('a released VM serves the next block with nothing of the last one: its state and its BLOCKHASH', async () => {
+  // init code: SSTORE(0, BLOCKHASH(NUMBER - 1)), no runtime code
+  const storeParentHash = '0x600143034060005500';
+  const runBlock = async (parentHash: number) => {
+    const { overlay } = devState();
+    const ex = await BlockExecutor.create(
+      common,
+      {
+        height: 7n,
+        timestamp: 1_800_000_000n,
+        gasLimit: 30_000_000n,
+        baseFee: GWEI,
+        coinbase: FEE_COLLECTOR_ADDRESS,
+        parentAppHash: new Uint8Array(32),
+        blockHash: (n) => (n === 6n ? new Uint8Array(32).fill(parentHash) : undefined),
+      },
+      overlay,
+    );
+    const tx = {
+      type: 2,
+      data: storeParentHash,
+      gasLimit: 100_000,
+      maxFeePerGas: 2n * GWEI,
+      maxPriorityFeePerGas: 0n,
+    };
+    const out = await run(ex, await signed(devWallets[0], { ...tx, nonce: 0 }));
+    ex.release();
+    await assert.rejects(
+      ex.execute(decodeEthTransaction(await signed(devWallets[0], { ...tx, nonce: 1 }), common)),
+      /used after its VM was released/,
+    );
+    return new Evm(overlay).storage(out.contractAddress!, new Uint8Array(32));
+  };
+  assert.deepEqual(await runBlock(0xaa), new Uint8Array(32).fill(0xaa));
+  assert.deepEqual(await runBlock(0xbb), new Uint8Array(32).fill(0xbb));
+});
