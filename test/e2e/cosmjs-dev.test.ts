@@ -47,6 +47,16 @@ function collect<T>(stream: Stream<T>) {
   return { items, waitFor };
 }
 
+/**
+ * CosmJS 0.39's ReconnectingSocket also schedules a reconnect when it is disconnected on purpose, and
+ * retries forever once the server is gone: its timer would keep this test's process alive. Cleared
+ * right after `disconnect()`, which sets it synchronously.
+ */
+function stopReconnecting(ws: WebsocketClient): void {
+  const socket = (ws as unknown as { socket?: { reconnectTimeout?: NodeJS.Timeout | null } }).socket;
+  if (socket?.reconnectTimeout) clearTimeout(socket.reconnectTimeout);
+}
+
 async function endpoint(node: ChaindProcess, name: string): Promise<string> {
   const line = await node.waitForLine((l) => l.trimStart().startsWith(name));
   return line.trim().split(/\s+/).pop()!;
@@ -68,8 +78,12 @@ test('CosmJS: sendTokens with fee "auto", searchTx by sender and recipient, bloc
   const recipient = toAccAddress(accountFromPrivateKey(new Uint8Array(32).fill(0x33)).cosmosAddress);
 
   // Subscriptions first, so the send's block and tx are among what they receive.
-  const comet = Comet38Client.create(new WebsocketClient(rpc.replace(/^http/, 'ws')));
-  cleanups.push(() => comet.disconnect());
+  const ws = new WebsocketClient(rpc.replace(/^http/, 'ws'));
+  const comet = Comet38Client.create(ws);
+  cleanups.push(() => {
+    comet.disconnect();
+    stopReconnecting(ws);
+  });
   const headers = collect(comet.subscribeNewBlockHeader());
   const txEvents = collect(comet.subscribeTx(`transfer.recipient='${recipient}'`));
   // a subscription whose condition no tx meets receives nothing
