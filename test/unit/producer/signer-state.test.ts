@@ -70,7 +70,9 @@ test('re-signing the identical bytes returns the saved signature; different byte
     () => new SignerState(path).sign(at(5), Uint8Array.of(6), sign),
     /refusing to sign different data at height 5/,
   );
-  new SignerState(path).sign(at(6), Uint8Array.of(6), sign);
+  const next = new SignerState(path);
+  next.sign(at(6), Uint8Array.of(6), sign);
+  await next.flushed();
 });
 
 test('a missing state file is created only for a fresh chain', (t) => {
