@@ -25,6 +25,7 @@ import { ChainError, errorMessage } from '../../util/errors.ts';
 import type { BlockEnv } from '../block-executor.ts';
 import { sharedCommon } from './common.ts';
 import { Deadline } from './deadline.ts';
+import { type NativeSimulator, packBlock } from './native-binding.ts';
 import { acquireVm, type PooledVm, releaseVm } from './pool.ts';
 import {
   type AccountOverride,
@@ -380,6 +381,65 @@ export class Simulation {
   }
 
   /**
+   * eth_call's run on the native simulator, for the messages `call` starts directly (a call to an
+   * address at a zero gas price, no access list or authorizations); undefined for any other message.
+   * Same state reads (state.ts `nativeHost`), same block context, same pre-checks as `call`.
+   */
+  async callNative(native: NativeSimulator, msg: CallMessage, gas: bigint): Promise<RunResult | undefined> {
+    const fees = resolveFees(msg, this.env.baseFee);
+    if (
+      !msg.to ||
+      msg.authorizationList?.length ||
+      msg.accessList?.length ||
+      fees.feeCap !== 0n ||
+      fees.tip !== 0n ||
+      !directCalls(this.common)
+    )
+      return undefined;
+    this.deadline.check();
+    const from = msg.from ?? ZERO_ADDRESS;
+    const value = msg.value ?? 0n;
+    if (value > 0n) {
+      const have = await this.balanceOf(from);
+      if (have < value) {
+        throw new SimulationError(
+          'funds',
+          `insufficient funds for gas * price + value: address ${hexAddr(from)} have ${have} want ${value}`,
+        );
+      }
+    }
+    const host = this.state.nativeHost((n) => this.env.blockHash(n));
+    const message = { from, to: msg.to, value, gasLimit: gas, gasPrice: 0n, data: msg.data ?? EMPTY };
+    const block = this.nativeBlock();
+    const out = await this.state.settle(() => native.call(message, block, host));
+    const gasUsed = BigInt(out.gasUsed);
+    if (out.status === 0) return { status: 'success', returnData: out.output, refund: 0n, gasUsed };
+    if (out.status === 1) return { status: 'revert', returnData: out.output, gasUsed };
+    if (out.status === 2) return { status: 'failure', error: out.error ?? 'halt', gasUsed };
+    throw new SimulationError('invalid', out.error ?? 'invalid message');
+  }
+
+  /** The block context of a zero-priced call, packed for the native simulator (shared as callBlock). */
+  private nativeBlock(): Uint8Array {
+    const e = this.env;
+    const key = `${e.height}:${e.timestamp}:${e.gasLimit}:${toHex(e.coinbase)}:${toHex(this.prevRandao)}`;
+    const last = lastNativeBlock;
+    if (last?.common === this.common && last.key === key) return last.block;
+    const block = packBlock({
+      number: e.height,
+      timestamp: e.timestamp,
+      coinbase: e.coinbase,
+      baseFee: 0n,
+      gasLimit: e.gasLimit,
+      prevRandao: this.prevRandao,
+      chainId: this.common.chainId(),
+      spec: this.common.gteHardfork('osaka') ? 'osaka' : 'prague',
+    });
+    lastNativeBlock = { common: this.common, key, block };
+    return block;
+  }
+
+  /**
    * The message as an unsigned transaction. ethereumjs checks every field's range as it builds one; a
    * value it refuses is the caller's (-32000 with its reason), not a fault of the node.
    */
@@ -469,6 +529,8 @@ export class Simulation {
 }
 
 let lastCallBlock: { common: Common; key: string; block: ReturnType<typeof createBlock> } | undefined;
+let lastNativeBlock: { common: Common; key: string; block: Uint8Array } | undefined;
+const EMPTY = new Uint8Array(0);
 
 /** Forks whose gas rules (EIP-8037 state gas, EIP-7928 access lists, EIP-7864 witnesses) runTx applies around the EVM call. */
 const directCalls = (common: Common) =>

@@ -21,6 +21,7 @@ import { StateOverlay, type StateReader } from '../../state/overlay.ts';
 import { ChainError } from '../../util/errors.ts';
 import { ChainStateManager } from '../state-manager.ts';
 import { readId as idOf, type VersionReadCache } from '../version-reads.ts';
+import { type NativeHost, packAccount } from './native-binding.ts';
 
 export { VersionReadCache } from '../version-reads.ts';
 
@@ -158,6 +159,34 @@ export class SimulationStateManager implements StateManagerInterface {
   /** Any read, settled: for callers outside ethereumjs that read state through the keepers. */
   read<T>(fn: (evm: Evm, bank: Bank) => T): Promise<T> {
     return this.source.settle(() => fn(new Evm(this.overlay), new Bank(this.overlay)));
+  }
+
+  /**
+   * The state reads of a native call (native-binding.ts): the same overlay, cache and account rules
+   * as getAccount/getCode/getStorage below, answered synchronously. A read the source can only answer
+   * later throws out of the native call; `settle` loads it and runs the call again.
+   */
+  nativeHost(blockHash: (height: bigint) => Uint8Array | undefined): NativeHost {
+    const evm = new Evm(this.overlay);
+    const bank = new Bank(this.overlay);
+    return {
+      account: (a) => {
+        const nonce = evm.nonce(a);
+        const balance = bank.wei(evm.balanceAddressOf(a));
+        const hasCode = evm.hasCode(a);
+        // EIP-161, as ChainStateManager.getAccount: no nonce, balance or code is no account
+        if (nonce === 0n && balance === 0n && !hasCode) return undefined;
+        return packAccount(balance, nonce, hasCode ? evm.codeHash(a) : EMPTY_CODE_HASH);
+      },
+      code: (a) => evm.code(a),
+      storage: (a, slot) => evm.storage(a, slot),
+      blockHash: (n) => blockHash(BigInt(n)),
+    };
+  }
+
+  /** Runs `fn` (which reads through `nativeHost`), loading each missing key and running it again. */
+  settle<T>(fn: () => T): Promise<T> {
+    return this.source.settle(fn);
   }
 
   /**

@@ -1,0 +1,154 @@
+/**
+ * The optional native simulator: revm behind N-API (native/evm-sim, built by
+ * `npm run build:native-sim` into a git-ignored file). It is loaded at most once, on first use; when
+ * the file is absent or does not load, `nativeSimulator()` says why and simulations stay on the JS
+ * EVM. Block execution never uses it.
+ *
+ * A call's message and block context cross as two packed byte arrays (the layouts are the crate's
+ * TX_LEN/BLOCK_LEN), and every state read is a synchronous callback into a `NativeHost`.
+ */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Where the build script puts the addon and where it is loaded from. */
+export const NATIVE_SIM_PATH = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  '..',
+  'native',
+  'evm-sim',
+  'build',
+  'evm-sim.node',
+);
+
+/** The state reads of one call, each answered synchronously (or by throwing; the call is then abandoned). */
+export interface NativeHost {
+  /** balance[32] nonce[8] codeHash[32], big-endian; undefined: no account */
+  account(address: Uint8Array): Uint8Array | undefined;
+  code(address: Uint8Array): Uint8Array;
+  /** the slot's value, up to 32 bytes, big-endian */
+  storage(address: Uint8Array, slot: Uint8Array): Uint8Array;
+  blockHash(height: number): Uint8Array | undefined;
+}
+
+export interface NativeCallOutput {
+  /** 0 success, 1 revert, 2 halt, 3 the message could not run */
+  status: 0 | 1 | 2 | 3;
+  output: Uint8Array;
+  /** before refunds, intrinsic gas included */
+  gasUsed: number;
+  /** the halt reason (revm's name) or why the message could not run */
+  error?: string;
+  /** state callbacks made */
+  reads: number;
+}
+
+interface Addon {
+  call(
+    tx: Uint8Array,
+    block: Uint8Array,
+    data: Uint8Array,
+    account: NativeHost['account'],
+    code: NativeHost['code'],
+    storage: NativeHost['storage'],
+    blockHash: NativeHost['blockHash'],
+  ): NativeCallOutput;
+}
+
+export interface NativeMessage {
+  from: Uint8Array;
+  /** undefined: a contract creation */
+  to?: Uint8Array;
+  value: bigint;
+  gasLimit: bigint;
+  gasPrice: bigint;
+  data: Uint8Array;
+}
+
+export interface NativeBlock {
+  number: bigint;
+  timestamp: bigint;
+  coinbase: Uint8Array;
+  baseFee: bigint;
+  gasLimit: bigint;
+  prevRandao: Uint8Array;
+  chainId: bigint;
+  spec: 'prague' | 'osaka';
+}
+
+export class NativeSimulator {
+  private readonly addon: Addon;
+  constructor(addon: Addon) {
+    this.addon = addon;
+  }
+
+  /** Runs `msg` over `host`'s state and undoes it; a callback's exception is rethrown as is. */
+  call(msg: NativeMessage, block: Uint8Array, host: NativeHost): NativeCallOutput {
+    const tx = new Uint8Array(97);
+    const v = new DataView(tx.buffer);
+    tx.set(msg.from, 0);
+    if (msg.to) {
+      tx[20] = 1;
+      tx.set(msg.to, 21);
+    }
+    putUint(v, 41, 32, msg.value);
+    putUint(v, 73, 8, msg.gasLimit);
+    putUint(v, 81, 16, msg.gasPrice);
+    return this.addon.call(tx, block, msg.data, host.account, host.code, host.storage, host.blockHash);
+  }
+}
+
+/** The block context packed for `NativeSimulator.call` (one per block context; calls may share it). */
+export function packBlock(b: NativeBlock): Uint8Array {
+  const out = new Uint8Array(93);
+  const v = new DataView(out.buffer);
+  putUint(v, 0, 8, b.number);
+  putUint(v, 8, 8, b.timestamp);
+  out.set(b.coinbase, 16);
+  putUint(v, 36, 8, b.baseFee);
+  putUint(v, 44, 8, b.gasLimit);
+  out.set(b.prevRandao, 52);
+  putUint(v, 84, 8, b.chainId);
+  out[92] = b.spec === 'prague' ? 0 : 1;
+  return out;
+}
+
+/** An account as `NativeHost.account` answers it. */
+export function packAccount(balance: bigint, nonce: bigint, codeHash: Uint8Array): Uint8Array {
+  const out = new Uint8Array(72);
+  const v = new DataView(out.buffer);
+  putUint(v, 0, 32, balance);
+  putUint(v, 32, 8, nonce);
+  out.set(codeHash, 40);
+  return out;
+}
+
+/** Writes `n` big-endian into `len` bytes (a multiple of 8) at `at`; it must fit. */
+function putUint(v: DataView, at: number, len: number, n: bigint): void {
+  if (n < 0n || n >> BigInt(len * 8) !== 0n) throw new RangeError(`${n} does not fit in ${len} bytes`);
+  for (let i = len - 8; i >= 0; i -= 8) {
+    v.setBigUint64(at + i, BigInt.asUintN(64, n));
+    n >>= 64n;
+  }
+}
+
+let loaded: NativeSimulator | string | undefined;
+
+/** The native simulator, or why there is none (not built, or it does not load here). */
+export function nativeSimulator(): NativeSimulator | string {
+  if (loaded === undefined) {
+    try {
+      const addon = createRequire(import.meta.url)(NATIVE_SIM_PATH) as Addon;
+      loaded = new NativeSimulator(addon);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      loaded =
+        code === 'MODULE_NOT_FOUND'
+          ? `not built (npm run build:native-sim)`
+          : `${NATIVE_SIM_PATH} does not load: ${(err as Error).message}`;
+    }
+  }
+  return loaded;
+}
