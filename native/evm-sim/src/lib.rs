@@ -10,8 +10,10 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 
-use napi::bindgen_prelude::{Buffer, Function, FnArgs};
-use napi::{Error, Status};
+use std::{ptr, slice};
+
+use napi::bindgen_prelude::{Buffer, Function, Unknown};
+use napi::{sys, Error, JsValue, Status};
 use napi_derive::napi;
 use revm::context::{BlockEnv, CfgEnv, Context, Journal, TxEnv};
 use revm::context_interface::block::BlobExcessGasAndPrice;
@@ -20,7 +22,7 @@ use revm::database_interface::{DBErrorMarker, Database};
 use revm::primitives::hardfork::SpecId;
 use revm::primitives::{Address, Bytes, StorageKey, StorageValue, TxKind, B256, KECCAK_EMPTY, U256};
 use revm::state::{AccountInfo, Bytecode};
-use revm::{ExecuteEvm, MainBuilder};
+use revm::{ExecuteEvm, MainBuilder, MainnetEvm};
 
 /// `tx`: from[20] hasTo[1] to[20] value[32] gasLimit[8] gasPrice[16], big-endian.
 const TX_LEN: usize = 97;
@@ -50,40 +52,117 @@ impl fmt::Display for HostError {
 impl std::error::Error for HostError {}
 impl DBErrorMarker for HostError {}
 
-fn host_err(e: Error) -> HostError {
-    HostError { js: e.status == Status::PendingException, message: e.reason.clone() }
+fn fault(message: String) -> HostError {
+    HostError { js: false, message }
 }
 
-type AccountFn<'a> = Function<'a, Buffer, Option<&'a [u8]>>;
-type CodeFn<'a> = Function<'a, Buffer, &'a [u8]>;
-type StorageFn<'a> = Function<'a, FnArgs<(Buffer, Buffer)>, &'a [u8]>;
-type BlockHashFn<'a> = Function<'a, f64, Option<&'a [u8]>>;
+/// The JS side of one call: its env and the four callbacks, valid only while that call runs (the
+/// values live in its handle scope). Raw handles, so the EVM holding them can outlive the call.
+#[derive(Clone, Copy)]
+struct Callbacks {
+    env: sys::napi_env,
+    account: sys::napi_value,
+    code: sys::napi_value,
+    storage: sys::napi_value,
+    block_hash: sys::napi_value,
+}
+
+impl Callbacks {
+    const NONE: Callbacks = Callbacks {
+        env: ptr::null_mut(),
+        account: ptr::null_mut(),
+        code: ptr::null_mut(),
+        storage: ptr::null_mut(),
+        block_hash: ptr::null_mut(),
+    };
+
+    /// Calls `f` with byte-array arguments; `read` gets the answer's bytes (None: null/undefined)
+    /// inside a handle scope of its own, so a long call does not pile up handles.
+    fn call<T>(
+        &self,
+        f: sys::napi_value,
+        args: &[&[u8]],
+        read: impl FnOnce(Option<&[u8]>) -> Result<T, HostError>,
+    ) -> Result<T, HostError> {
+        let env = self.env;
+        unsafe {
+            let mut scope = ptr::null_mut();
+            if sys::napi_open_handle_scope(env, &mut scope) != sys::Status::napi_ok {
+                return Err(fault("no handle scope".into()));
+            }
+            let out = self.call_in_scope(f, args, read);
+            sys::napi_close_handle_scope(env, scope);
+            out
+        }
+    }
+
+    unsafe fn call_in_scope<T>(
+        &self,
+        f: sys::napi_value,
+        args: &[&[u8]],
+        read: impl FnOnce(Option<&[u8]>) -> Result<T, HostError>,
+    ) -> Result<T, HostError> {
+        let env = self.env;
+        let mut argv = [ptr::null_mut(); 2];
+        for (i, a) in args.iter().enumerate() {
+            let mut data = ptr::null_mut();
+            let status =
+                sys::napi_create_buffer_copy(env, a.len(), a.as_ptr().cast(), &mut data, &mut argv[i]);
+            if status != sys::Status::napi_ok {
+                return Err(fault("cannot make an argument".into()));
+            }
+        }
+        let mut undefined = ptr::null_mut();
+        sys::napi_get_undefined(env, &mut undefined);
+        let mut result = ptr::null_mut();
+        let status = sys::napi_call_function(env, undefined, f, args.len(), argv.as_ptr(), &mut result);
+        if status != sys::Status::napi_ok {
+            let mut pending = false;
+            sys::napi_is_exception_pending(env, &mut pending);
+            return Err(HostError { js: pending, message: "state callback failed".into() });
+        }
+        let mut kind = 0;
+        sys::napi_typeof(env, result, &mut kind);
+        if kind == sys::ValueType::napi_null || kind == sys::ValueType::napi_undefined {
+            return read(None);
+        }
+        let (mut ty, mut len, mut data, mut buffer, mut offset) = (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
+        let status = sys::napi_get_typedarray_info(env, result, &mut ty, &mut len, &mut data, &mut buffer, &mut offset);
+        if status != sys::Status::napi_ok || ty != sys::TypedarrayType::uint8_array {
+            return Err(fault("a state callback answered something other than a Uint8Array".into()));
+        }
+        let bytes: &[u8] = if len == 0 { &[] } else { slice::from_raw_parts(data.cast(), len) };
+        read(Some(bytes))
+    }
+}
 
 /// revm's database: every read is a JS callback.
-struct Host<'a> {
-    account: &'a AccountFn<'a>,
-    code: &'a CodeFn<'a>,
-    storage: &'a StorageFn<'a>,
-    block_hash: &'a BlockHashFn<'a>,
+struct Host {
+    js: Callbacks,
     /// addresses whose code hash was not in the cache, by hash (for code_by_hash)
     uncached: HashMap<B256, Address>,
     /// callbacks made in this call
     reads: u32,
 }
 
-impl Database for Host<'_> {
+impl Database for Host {
     type Error = HostError;
 
     fn basic(&mut self, address: Address) -> Result<Option<AccountInfo>, HostError> {
         self.reads += 1;
-        let raw = self.account.call(Buffer::from(address.as_slice())).map_err(host_err)?;
-        let Some(raw) = raw else { return Ok(None) };
-        if raw.len() != ACCOUNT_LEN {
-            return Err(HostError { js: false, message: format!("account of {address}: {} bytes", raw.len()) });
-        }
-        let balance = U256::from_be_slice(&raw[..32]);
-        let nonce = u64::from_be_bytes(raw[32..40].try_into().unwrap());
-        let code_hash = B256::from_slice(&raw[40..72]);
+        let js = self.js;
+        let info = js.call(js.account, &[address.as_slice()], |raw| {
+            let Some(raw) = raw else { return Ok(None) };
+            if raw.len() != ACCOUNT_LEN {
+                return Err(fault(format!("account of {address}: {} bytes", raw.len())));
+            }
+            Ok(Some((
+                U256::from_be_slice(&raw[..32]),
+                u64::from_be_bytes(raw[32..40].try_into().unwrap()),
+                B256::from_slice(&raw[40..72]),
+            )))
+        })?;
+        let Some((balance, nonce, code_hash)) = info else { return Ok(None) };
         let code = if code_hash == KECCAK_EMPTY {
             Some(Bytecode::default())
         } else {
@@ -100,11 +179,13 @@ impl Database for Host<'_> {
             return Ok(code);
         }
         let Some(address) = self.uncached.get(&code_hash).copied() else {
-            return Err(HostError { js: false, message: format!("code {code_hash} of no loaded account") });
+            return Err(fault(format!("code {code_hash} of no loaded account")));
         };
         self.reads += 1;
-        let raw = self.code.call(Buffer::from(address.as_slice())).map_err(host_err)?;
-        let code = Bytecode::new_raw(Bytes::copy_from_slice(raw));
+        let js = self.js;
+        let code = js.call(js.code, &[address.as_slice()], |raw| {
+            Ok(Bytecode::new_raw(Bytes::copy_from_slice(raw.unwrap_or_default())))
+        })?;
         CODE.with(|c| {
             let mut c = c.borrow_mut();
             if c.len() >= CODE_CACHE_MAX {
@@ -118,22 +199,34 @@ impl Database for Host<'_> {
     fn storage(&mut self, address: Address, index: StorageKey) -> Result<StorageValue, HostError> {
         self.reads += 1;
         let key = index.to_be_bytes::<32>();
-        let args = FnArgs::from((Buffer::from(address.as_slice()), Buffer::from(&key[..])));
-        let raw = self.storage.call(args).map_err(host_err)?;
-        if raw.len() > 32 {
-            return Err(HostError { js: false, message: format!("storage of {address}: {} bytes", raw.len()) });
-        }
-        Ok(U256::from_be_slice(raw))
+        let js = self.js;
+        js.call(js.storage, &[address.as_slice(), &key[..]], |raw| {
+            let raw = raw.unwrap_or_default();
+            if raw.len() > 32 {
+                return Err(fault(format!("storage of {address}: {} bytes", raw.len())));
+            }
+            Ok(U256::from_be_slice(raw))
+        })
     }
 
     fn block_hash(&mut self, number: u64) -> Result<B256, HostError> {
         self.reads += 1;
-        let raw = self.block_hash.call(number as f64).map_err(host_err)?;
-        Ok(match raw {
-            Some(h) if h.len() == 32 => B256::from_slice(h),
-            _ => B256::ZERO,
+        let js = self.js;
+        js.call(js.block_hash, &[&number.to_be_bytes()[..]], |raw| {
+            Ok(match raw {
+                Some(h) if h.len() == 32 => B256::from_slice(h),
+                _ => B256::ZERO,
+            })
         })
     }
+}
+
+type SimEvm = MainnetEvm<Context<BlockEnv, TxEnv, CfgEnv, Host, Journal<Host>, ()>>;
+
+thread_local! {
+    /// One EVM per spec, reused call after call: building one (frame stacks, instruction table) costs
+    /// more than a cheap call. Between calls it holds no callbacks and an empty journal.
+    static EVMS: RefCell<Vec<(SpecId, SimEvm)>> = const { RefCell::new(Vec::new()) };
 }
 
 #[napi(object)]
@@ -155,15 +248,17 @@ fn be_u64(b: &[u8]) -> u64 {
 }
 
 /// Runs one message (see the layouts above) and undoes it. A callback's exception is rethrown.
+/// `blockHash` gets the height as 8 big-endian bytes.
 #[napi]
-pub fn call<'a>(
+#[allow(clippy::too_many_arguments)]
+pub fn call(
     tx: &[u8],
     block: &[u8],
     data: &[u8],
-    account: AccountFn<'a>,
-    code: CodeFn<'a>,
-    storage: StorageFn<'a>,
-    block_hash: BlockHashFn<'a>,
+    account: Function<Unknown, Unknown>,
+    code: Function<Unknown, Unknown>,
+    storage: Function<Unknown, Unknown>,
+    block_hash: Function<Unknown, Unknown>,
 ) -> napi::Result<CallOutput> {
     if tx.len() != TX_LEN || block.len() != BLOCK_LEN {
         return Err(Error::new(Status::InvalidArg, format!("tx {} / block {} bytes", tx.len(), block.len())));
@@ -173,21 +268,13 @@ pub fn call<'a>(
         1 => SpecId::OSAKA,
         s => return Err(Error::new(Status::InvalidArg, format!("unknown spec {s}"))),
     };
-    let host = Host {
-        account: &account,
-        code: &code,
-        storage: &storage,
-        block_hash: &block_hash,
-        uncached: HashMap::new(),
-        reads: 0,
+    let js = Callbacks {
+        env: account.value().env,
+        account: account.raw(),
+        code: code.raw(),
+        storage: storage.raw(),
+        block_hash: block_hash.raw(),
     };
-    let mut cfg = CfgEnv::new_with_spec(spec);
-    cfg.chain_id = be_u64(&block[84..92]);
-    cfg.disable_nonce_check = true;
-    cfg.disable_balance_check = true;
-    cfg.disable_block_gas_limit = true;
-    cfg.disable_eip3607 = true;
-    cfg.tx_gas_limit_cap = Some(u64::MAX);
     let block_env = BlockEnv {
         number: U256::from(be_u64(&block[0..8])),
         timestamp: U256::from(be_u64(&block[8..16])),
@@ -210,30 +297,40 @@ pub fn call<'a>(
         chain_id: None,
         ..Default::default()
     };
-    let ctx = Context::<BlockEnv, TxEnv, CfgEnv, Host, Journal<Host>, ()>::new(host, spec)
-        .with_cfg(cfg)
-        .with_block(block_env);
-    let mut evm = ctx.build_mainnet();
+    let chain_id = be_u64(&block[84..92]);
+    // taken out for the call: a callback that called back in would find none and build its own
+    let mut evm = EVMS
+        .with(|e| {
+            let mut e = e.borrow_mut();
+            let i = e.iter().position(|(s, _)| *s == spec)?;
+            Some(e.swap_remove(i).1)
+        })
+        .unwrap_or_else(|| new_evm(spec));
+    evm.ctx.cfg.chain_id = chain_id;
+    evm.ctx.block = block_env;
+    evm.ctx.journaled_state.database = Host { js, uncached: HashMap::new(), reads: 0 };
     let result = evm.transact(tx_env);
     let reads = evm.ctx.journaled_state.database.reads;
+    evm.ctx.journaled_state.database.js = Callbacks::NONE;
     let res = match result {
         Ok(r) => r.result,
+        // an abandoned run is not reused (as the JS pool drops a VM whose run threw)
         Err(EVMError::Database(e)) => {
-            if e.js {
-                return Err(Error::new(Status::PendingException, e.message));
-            }
-            return Err(Error::new(Status::GenericFailure, e.message));
+            let status = if e.js { Status::PendingException } else { Status::GenericFailure };
+            return Err(Error::new(status, e.message));
         }
         Err(e) => {
+            keep(spec, evm);
             return Ok(CallOutput {
                 status: 3,
                 output: Buffer::from(Vec::new()),
                 gas_used: 0.0,
                 error: Some(e.to_string()),
                 reads,
-            })
+            });
         }
     };
+    keep(spec, evm);
     Ok(match res {
         ExecutionResult::Success { gas, output, .. } => {
             let bytes = match output {
@@ -263,4 +360,21 @@ pub fn call<'a>(
             reads,
         },
     })
+}
+
+fn new_evm(spec: SpecId) -> SimEvm {
+    let host = Host { js: Callbacks::NONE, uncached: HashMap::new(), reads: 0 };
+    let mut cfg = CfgEnv::new_with_spec(spec);
+    cfg.disable_nonce_check = true;
+    cfg.disable_balance_check = true;
+    cfg.disable_block_gas_limit = true;
+    cfg.disable_eip3607 = true;
+    cfg.tx_gas_limit_cap = Some(u64::MAX);
+    Context::<BlockEnv, TxEnv, CfgEnv, Host, Journal<Host>, ()>::new(host, spec)
+        .with_cfg(cfg)
+        .build_mainnet()
+}
+
+fn keep(spec: SpecId, evm: SimEvm) {
+    EVMS.with(|e| e.borrow_mut().push((spec, evm)));
 }

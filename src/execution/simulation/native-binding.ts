@@ -30,7 +30,8 @@ export interface NativeHost {
   code(address: Uint8Array): Uint8Array;
   /** the slot's value, up to 32 bytes, big-endian */
   storage(address: Uint8Array, slot: Uint8Array): Uint8Array;
-  blockHash(height: number): Uint8Array | undefined;
+  /** `height`: 8 bytes, big-endian */
+  blockHash(height: Uint8Array): Uint8Array | undefined;
 }
 
 export interface NativeCallOutput {

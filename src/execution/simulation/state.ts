@@ -117,6 +117,8 @@ class CachedSource implements StateReader {
  */
 export class SimulationStateManager implements StateManagerInterface {
   private readonly source: CachedSource;
+  /** The version's shared reads; undefined once overrides make this state differ from the version's. */
+  private shared: VersionReadCache | undefined;
   private readonly inner: ChainStateManager;
   readonly overlay: StateOverlay;
   readonly originalStorageCache: StateManagerInterface['originalStorageCache'];
@@ -124,6 +126,7 @@ export class SimulationStateManager implements StateManagerInterface {
   /** `shared`: reads of the same state version made by earlier simulations (see VersionReadCache). */
   constructor(source: StateSource, stateRoot: Uint8Array, shared?: VersionReadCache) {
     this.source = new CachedSource(source, shared);
+    this.shared = shared;
     this.overlay = new StateOverlay(this.source);
     this.inner = new ChainStateManager(this.overlay, stateRoot);
     this.originalStorageCache = {
@@ -136,6 +139,7 @@ export class SimulationStateManager implements StateManagerInterface {
   async applyOverrides(overrides: readonly AccountOverride[]): Promise<void> {
     const evm = new Evm(this.overlay);
     const bank = new Bank(this.overlay);
+    if (overrides.length > 0) this.shared = undefined;
     for (const o of overrides) {
       if (o.state && o.stateDiff) {
         throw new StateOverrideError(`account 0x${toHex(o.address)} has both 'state' and 'stateDiff'`);
@@ -169,18 +173,28 @@ export class SimulationStateManager implements StateManagerInterface {
   nativeHost(blockHash: (height: bigint) => Uint8Array | undefined): NativeHost {
     const evm = new Evm(this.overlay);
     const bank = new Bank(this.overlay);
+    const read = (a: Uint8Array) => {
+      const nonce = evm.nonce(a);
+      const balance = bank.wei(evm.balanceAddressOf(a));
+      const hasCode = evm.hasCode(a);
+      // EIP-161, as ChainStateManager.getAccount: no nonce, balance or code is no account
+      if (nonce === 0n && balance === 0n && !hasCode) return null;
+      return packAccount(balance, nonce, hasCode ? evm.codeHash(a) : EMPTY_CODE_HASH);
+    };
+    // an account is five or six keys and two decimal decodings: the version's state is immutable, so
+    // the packed account is kept beside its keys (the native simulator never writes the overlay)
+    const accounts = this.shared?.nativeAccounts;
     return {
       account: (a) => {
-        const nonce = evm.nonce(a);
-        const balance = bank.wei(evm.balanceAddressOf(a));
-        const hasCode = evm.hasCode(a);
-        // EIP-161, as ChainStateManager.getAccount: no nonce, balance or code is no account
-        if (nonce === 0n && balance === 0n && !hasCode) return undefined;
-        return packAccount(balance, nonce, hasCode ? evm.codeHash(a) : EMPTY_CODE_HASH);
+        if (!accounts) return read(a) ?? undefined;
+        const id = idOf('', a);
+        let packed = accounts.get(id);
+        if (packed === undefined) accounts.set(id, (packed = read(a)));
+        return packed ?? undefined;
       },
       code: (a) => evm.code(a),
       storage: (a, slot) => evm.storage(a, slot),
-      blockHash: (n) => blockHash(BigInt(n)),
+      blockHash: (n) => blockHash(new DataView(n.buffer, n.byteOffset, 8).getBigUint64(0)),
     };
   }
 
