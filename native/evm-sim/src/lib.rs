@@ -12,7 +12,7 @@ use std::fmt;
 
 use std::{ptr, slice};
 
-use napi::bindgen_prelude::{Buffer, Function, Unknown};
+use napi::bindgen_prelude::{Function, Unknown};
 use napi::{sys, Error, JsValue, Status};
 use napi_derive::napi;
 use revm::context::{BlockEnv, CfgEnv, Context, Journal, TxEnv};
@@ -61,6 +61,8 @@ fn fault(message: String) -> HostError {
 #[derive(Clone, Copy)]
 struct Callbacks {
     env: sys::napi_env,
+    /// the caller's scratch array (off-heap, so it stays put): a callback's arguments go here
+    scratch: *mut u8,
     account: sys::napi_value,
     code: sys::napi_value,
     storage: sys::napi_value,
@@ -70,6 +72,7 @@ struct Callbacks {
 impl Callbacks {
     const NONE: Callbacks = Callbacks {
         env: ptr::null_mut(),
+        scratch: ptr::null_mut(),
         account: ptr::null_mut(),
         code: ptr::null_mut(),
         storage: ptr::null_mut(),
@@ -103,19 +106,15 @@ impl Callbacks {
         read: impl FnOnce(Option<&[u8]>) -> Result<T, HostError>,
     ) -> Result<T, HostError> {
         let env = self.env;
-        let mut argv = [ptr::null_mut(); 2];
-        for (i, a) in args.iter().enumerate() {
-            let mut data = ptr::null_mut();
-            let status =
-                sys::napi_create_buffer_copy(env, a.len(), a.as_ptr().cast(), &mut data, &mut argv[i]);
-            if status != sys::Status::napi_ok {
-                return Err(fault("cannot make an argument".into()));
-            }
+        let mut at = 0;
+        for a in args {
+            ptr::copy_nonoverlapping(a.as_ptr(), self.scratch.add(at), a.len());
+            at += a.len();
         }
         let mut undefined = ptr::null_mut();
         sys::napi_get_undefined(env, &mut undefined);
         let mut result = ptr::null_mut();
-        let status = sys::napi_call_function(env, undefined, f, args.len(), argv.as_ptr(), &mut result);
+        let status = sys::napi_call_function(env, undefined, f, 0, ptr::null(), &mut result);
         if status != sys::Status::napi_ok {
             let mut pending = false;
             sys::napi_is_exception_pending(env, &mut pending);
@@ -229,39 +228,84 @@ thread_local! {
     static EVMS: RefCell<Vec<(SpecId, SimEvm)>> = const { RefCell::new(Vec::new()) };
 }
 
-#[napi(object)]
-pub struct CallOutput {
-    /// 0 success, 1 revert, 2 halt, 3 invalid (the message could not run)
-    pub status: u32,
-    /// return data (success) or revert data
-    pub output: Buffer,
-    /// gas spent before refunds, intrinsic gas included
-    pub gas_used: f64,
-    /// the halt reason or why the message was invalid
-    pub error: Option<String>,
-    /// state callbacks made
-    pub reads: u32,
-}
-
 fn be_u64(b: &[u8]) -> u64 {
     u64::from_be_bytes(b.try_into().unwrap())
 }
 
-/// Runs one message (see the layouts above) and undoes it. A callback's exception is rethrown.
-/// `blockHash` gets the height as 8 big-endian bytes.
+/// A Uint8Array holding a copy of `bytes` (a plain one: a Node Buffer costs a prototype change).
+unsafe fn uint8_array(env: sys::napi_env, bytes: &[u8]) -> napi::Result<sys::napi_value> {
+    let mut data = ptr::null_mut();
+    let mut buffer = ptr::null_mut();
+    check(sys::napi_create_arraybuffer(env, bytes.len(), &mut data, &mut buffer))?;
+    if !bytes.is_empty() {
+        ptr::copy_nonoverlapping(bytes.as_ptr(), data.cast::<u8>(), bytes.len());
+    }
+    let mut array = ptr::null_mut();
+    check(sys::napi_create_typedarray(env, sys::TypedarrayType::uint8_array, bytes.len(), buffer, 0, &mut array))?;
+    Ok(array)
+}
+
+unsafe fn string(env: sys::napi_env, s: &str) -> napi::Result<sys::napi_value> {
+    let mut v = ptr::null_mut();
+    check(sys::napi_create_string_utf8(env, s.as_ptr().cast(), s.len() as isize, &mut v))?;
+    Ok(v)
+}
+
+/// The bytes of a Uint8Array, writable: the caller's scratch array, which only this call uses while it runs.
+unsafe fn bytes_of<'a>(env: sys::napi_env, value: sys::napi_value) -> napi::Result<&'a mut [u8]> {
+    let (mut ty, mut len, mut data, mut buffer, mut offset) = (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
+    check(sys::napi_get_typedarray_info(env, value, &mut ty, &mut len, &mut data, &mut buffer, &mut offset))?;
+    if ty != sys::TypedarrayType::uint8_array || len == 0 {
+        return Err(Error::new(Status::InvalidArg, "scratch is not a Uint8Array".to_string()));
+    }
+    Ok(slice::from_raw_parts_mut(data.cast(), len))
+}
+
+fn check(status: sys::napi_status) -> napi::Result<()> {
+    if status == sys::Status::napi_ok {
+        Ok(())
+    } else {
+        Err(Error::new(Status::GenericFailure, format!("N-API status {status}")))
+    }
+}
+
+/// What one call ended as, written to scratch[0..16]: status[1] (0 success, 1 revert, 2 halt,
+/// 3 the message could not run), 3 bytes unused, reads[4] (state callbacks made), gasUsed[8] (before
+/// refunds, intrinsic gas included), little-endian.
+fn write_outcome(scratch: &mut [u8], status: u8, reads: u32, gas_used: u64) {
+    scratch[0] = status;
+    scratch[4..8].copy_from_slice(&reads.to_le_bytes());
+    scratch[8..16].copy_from_slice(&gas_used.to_le_bytes());
+}
+
+/// The smallest scratch array: the outcome, or a storage callback's address and slot.
+const SCRATCH_LEN: usize = 64;
+
+/// Runs one message (see the layouts above) and undoes it. The callbacks take no arguments: each
+/// finds its own in `scratch` (account, code: the address in [0..20]; storage: the address, then the
+/// slot in [20..52]; blockHash: the height in [0..8], big-endian). Answers the return or revert
+/// data (a Uint8Array), or the halt reason / why the message could not run (a string), with the
+/// outcome in scratch (write_outcome). A callback's exception is rethrown.
 #[napi]
 #[allow(clippy::too_many_arguments)]
 pub fn call(
+    env: napi::Env,
     tx: &[u8],
     block: &[u8],
     data: &[u8],
+    scratch: Unknown,
     account: Function<Unknown, Unknown>,
     code: Function<Unknown, Unknown>,
     storage: Function<Unknown, Unknown>,
     block_hash: Function<Unknown, Unknown>,
-) -> napi::Result<CallOutput> {
-    if tx.len() != TX_LEN || block.len() != BLOCK_LEN {
-        return Err(Error::new(Status::InvalidArg, format!("tx {} / block {} bytes", tx.len(), block.len())));
+) -> napi::Result<Unknown<'static>> {
+    let raw_env = env.raw();
+    let scratch = unsafe { bytes_of(raw_env, scratch.raw())? };
+    if tx.len() != TX_LEN || block.len() != BLOCK_LEN || scratch.len() < SCRATCH_LEN {
+        return Err(Error::new(
+            Status::InvalidArg,
+            format!("tx {} / block {} / scratch {} bytes", tx.len(), block.len(), scratch.len()),
+        ));
     }
     let spec = match block[92] {
         0 => SpecId::PRAGUE,
@@ -269,7 +313,8 @@ pub fn call(
         s => return Err(Error::new(Status::InvalidArg, format!("unknown spec {s}"))),
     };
     let js = Callbacks {
-        env: account.value().env,
+        env: raw_env,
+        scratch: scratch.as_mut_ptr(),
         account: account.raw(),
         code: code.raw(),
         storage: storage.raw(),
@@ -312,54 +357,36 @@ pub fn call(
     let result = evm.transact(tx_env);
     let reads = evm.ctx.journaled_state.database.reads;
     evm.ctx.journaled_state.database.js = Callbacks::NONE;
-    let res = match result {
-        Ok(r) => r.result,
+    let (status, gas_used, bytes, error) = match result {
+        Ok(r) => match r.result {
+            ExecutionResult::Success { gas, output, .. } => {
+                let bytes = match output {
+                    Output::Call(b) => b,
+                    Output::Create(b, _) => b,
+                };
+                (0, gas.total_gas_spent(), bytes, None)
+            }
+            ExecutionResult::Revert { gas, output, .. } => (1, gas.total_gas_spent(), output, None),
+            ExecutionResult::Halt { reason, gas, .. } => {
+                (2, gas.total_gas_spent(), Bytes::new(), Some(format!("{reason:?}")))
+            }
+        },
         // an abandoned run is not reused (as the JS pool drops a VM whose run threw)
         Err(EVMError::Database(e)) => {
             let status = if e.js { Status::PendingException } else { Status::GenericFailure };
             return Err(Error::new(status, e.message));
         }
-        Err(e) => {
-            keep(spec, evm);
-            return Ok(CallOutput {
-                status: 3,
-                output: Buffer::from(Vec::new()),
-                gas_used: 0.0,
-                error: Some(e.to_string()),
-                reads,
-            });
-        }
+        Err(e) => (3, 0, Bytes::new(), Some(e.to_string())),
     };
     keep(spec, evm);
-    Ok(match res {
-        ExecutionResult::Success { gas, output, .. } => {
-            let bytes = match output {
-                Output::Call(b) => b,
-                Output::Create(b, _) => b,
-            };
-            CallOutput {
-                status: 0,
-                output: Buffer::from(bytes.to_vec()),
-                gas_used: gas.total_gas_spent() as f64,
-                error: None,
-                reads,
-            }
-        }
-        ExecutionResult::Revert { gas, output, .. } => CallOutput {
-            status: 1,
-            output: Buffer::from(output.to_vec()),
-            gas_used: gas.total_gas_spent() as f64,
-            error: None,
-            reads,
-        },
-        ExecutionResult::Halt { reason, gas, .. } => CallOutput {
-            status: 2,
-            output: Buffer::from(Vec::new()),
-            gas_used: gas.total_gas_spent() as f64,
-            error: Some(format!("{reason:?}")),
-            reads,
-        },
-    })
+    write_outcome(scratch, status, reads, gas_used);
+    unsafe {
+        let value = match error {
+            Some(e) => string(raw_env, &e)?,
+            None => uint8_array(raw_env, &bytes)?,
+        };
+        Ok(Unknown::from_raw_unchecked(raw_env, value))
+    }
 }
 
 fn new_evm(spec: SpecId) -> SimEvm {

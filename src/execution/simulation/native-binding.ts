@@ -35,27 +35,29 @@ export interface NativeHost {
 }
 
 export interface NativeCallOutput {
-  /** 0 success, 1 revert, 2 halt, 3 the message could not run */
-  status: 0 | 1 | 2 | 3;
+  /** `invalid`: the message could not run at all */
+  status: (typeof STATUS)[number];
   output: Uint8Array;
   /** before refunds, intrinsic gas included */
-  gasUsed: number;
+  gasUsed: bigint;
   /** the halt reason (revm's name) or why the message could not run */
   error?: string;
   /** state callbacks made */
   reads: number;
 }
 
+/** The addon's own signature (native/evm-sim/src/lib.rs `call`). */
 interface Addon {
   call(
     tx: Uint8Array,
     block: Uint8Array,
     data: Uint8Array,
-    account: NativeHost['account'],
-    code: NativeHost['code'],
-    storage: NativeHost['storage'],
-    blockHash: NativeHost['blockHash'],
-  ): NativeCallOutput;
+    scratch: Uint8Array,
+    account: () => Uint8Array | undefined,
+    code: () => Uint8Array,
+    storage: () => Uint8Array,
+    blockHash: () => Uint8Array | undefined,
+  ): Uint8Array | string;
 }
 
 export interface NativeMessage {
@@ -79,8 +81,24 @@ export interface NativeBlock {
   spec: 'prague' | 'osaka';
 }
 
+const STATUS = ['success', 'revert', 'halt', 'invalid'] as const;
+
 export class NativeSimulator {
   private readonly addon: Addon;
+  /**
+   * Arguments of the callbacks and the outcome of a call cross here rather than as N-API values (a
+   * Buffer made on the native side costs more than the read it carries). Backed by an ArrayBuffer,
+   * so its bytes stay put while the addon holds their address.
+   */
+  private readonly scratch = new Uint8Array(new ArrayBuffer(64));
+  private readonly view = new DataView(this.scratch.buffer);
+  /** The host of the call running now; the callbacks below read through it. */
+  private host: NativeHost | undefined;
+  private readonly account = () => this.host!.account(this.scratch.slice(0, 20));
+  private readonly code = () => this.host!.code(this.scratch.slice(0, 20));
+  private readonly storage = () => this.host!.storage(this.scratch.slice(0, 20), this.scratch.slice(20, 52));
+  private readonly blockHash = () => this.host!.blockHash(this.scratch.slice(0, 8));
+
   constructor(addon: Addon) {
     this.addon = addon;
   }
@@ -97,7 +115,28 @@ export class NativeSimulator {
     putUint(v, 41, 32, msg.value);
     putUint(v, 73, 8, msg.gasLimit);
     putUint(v, 81, 16, msg.gasPrice);
-    return this.addon.call(tx, block, msg.data, host.account, host.code, host.storage, host.blockHash);
+    const outer = this.host;
+    this.host = host;
+    try {
+      const answer = this.addon.call(
+        tx,
+        block,
+        msg.data,
+        this.scratch,
+        this.account,
+        this.code,
+        this.storage,
+        this.blockHash,
+      );
+      const status = STATUS[this.scratch[0]];
+      const reads = this.view.getUint32(4, true);
+      const gasUsed = this.view.getBigUint64(8, true);
+      return typeof answer === 'string'
+        ? { status, output: new Uint8Array(0), gasUsed, error: answer, reads }
+        : { status, output: answer, gasUsed, reads };
+    } finally {
+      this.host = outer;
+    }
   }
 }
 

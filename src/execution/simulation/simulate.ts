@@ -412,10 +412,10 @@ export class Simulation {
     const message = { from, to: msg.to, value, gasLimit: gas, gasPrice: 0n, data: msg.data ?? EMPTY };
     const block = this.nativeBlock();
     const out = await this.state.settle(() => native.call(message, block, host));
-    const gasUsed = BigInt(out.gasUsed);
-    if (out.status === 0) return { status: 'success', returnData: out.output, refund: 0n, gasUsed };
-    if (out.status === 1) return { status: 'revert', returnData: out.output, gasUsed };
-    if (out.status === 2) return { status: 'failure', error: out.error ?? 'halt', gasUsed };
+    const gasUsed = out.gasUsed;
+    if (out.status === 'success') return { status: 'success', returnData: out.output, refund: 0n, gasUsed };
+    if (out.status === 'revert') return { status: 'revert', returnData: out.output, gasUsed };
+    if (out.status === 'halt') return { status: 'failure', error: out.error ?? 'halt', gasUsed };
     throw new SimulationError('invalid', out.error ?? 'invalid message');
   }
 
