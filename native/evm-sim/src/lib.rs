@@ -8,7 +8,10 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::cell::Cell;
+use std::sync::OnceLock;
 use std::fmt;
+use std::time::{Duration, Instant};
 
 use std::{ptr, slice};
 
@@ -22,6 +25,14 @@ use revm::database_interface::{DBErrorMarker, Database};
 use revm::primitives::hardfork::SpecId;
 use revm::primitives::{Address, Bytes, StorageKey, StorageValue, TxKind, B256, KECCAK_EMPTY, U256};
 use revm::state::{AccountInfo, Bytecode};
+use revm::handler::validation::validate_initial_tx_gas;
+use revm::handler::EthPrecompiles;
+use revm::precompile::{
+    kzg_point_evaluation, Precompile, PrecompileHalt, PrecompileId, PrecompileOutput, PrecompileResult, Precompiles,
+};
+use revm::interpreter::instructions::control;
+use revm::interpreter::interpreter::EthInterpreter;
+use revm::interpreter::{Instruction, InstructionContext, InstructionExecResult, InstructionResult};
 use revm::{ExecuteEvm, MainBuilder, MainnetEvm};
 
 /// `tx`: from[20] hasTo[1] to[20] value[32] gasLimit[8] gasPrice[16], big-endian.
@@ -220,7 +231,78 @@ impl Database for Host {
     }
 }
 
-type SimEvm = MainnetEvm<Context<BlockEnv, TxEnv, CfgEnv, Host, Journal<Host>, ()>>;
+type SimCtx = Context<BlockEnv, TxEnv, CfgEnv, Host, Journal<Host>, ()>;
+type SimEvm = MainnetEvm<SimCtx>;
+
+/// How long one call may hold the JS thread. The JS EVM yields to the event loop every 8 ms of a
+/// long call; this one cannot, so a call still running after that is given up (status 4) and run
+/// again on the JS EVM, which yields and applies the request's deadline.
+const SLICE: Duration = Duration::from_millis(8);
+
+thread_local! {
+    static JUMPS: Cell<u32> = const { Cell::new(0) };
+    static SLICE_END: Cell<Option<Instant>> = const { Cell::new(None) };
+    /// Why this call's result is to be dropped and the call run by the JS EVM: 0 it is not,
+    /// GIVE_UP_SLOW, GIVE_UP_KZG
+    static GIVE_UP: Cell<u8> = const { Cell::new(0) };
+}
+
+const GIVE_UP_SLOW: u8 = 4;
+const GIVE_UP_KZG: u8 = 5;
+
+/// The JS EVM has no KZG setup: its point evaluation precompile (0x0a) fails every call that reaches
+/// it, whatever the input, with an error of its own. A call that reaches it here is run there instead.
+fn point_evaluation_elsewhere(_input: &[u8], _gas: u64, reservoir: u64) -> PrecompileResult {
+    GIVE_UP.with(|g| g.set(GIVE_UP_KZG));
+    Ok(PrecompileOutput::halt(PrecompileHalt::OutOfGas, reservoir))
+}
+
+/// The spec's precompiles with point evaluation replaced (see point_evaluation_elsewhere).
+fn precompiles(spec: SpecId) -> &'static Precompiles {
+    static PRAGUE: OnceLock<Precompiles> = OnceLock::new();
+    static OSAKA: OnceLock<Precompiles> = OnceLock::new();
+    let (cell, stock) = match spec {
+        SpecId::PRAGUE => (&PRAGUE, Precompiles::prague()),
+        _ => (&OSAKA, Precompiles::osaka()),
+    };
+    cell.get_or_init(|| {
+        let mut p = stock.clone();
+        p.extend([Precompile::new(
+            PrecompileId::KzgPointEvaluation,
+            kzg_point_evaluation::ADDRESS,
+            point_evaluation_elsewhere,
+        )]);
+        p
+    })
+}
+
+/// Every loop jumps: the clock is read every 1024th jump, as deadline.ts does. Past the slice every
+/// further jump halts its frame, so the call unwinds at once; its result is dropped.
+fn within_slice() -> Result<(), InstructionResult> {
+    if GIVE_UP.with(Cell::get) != 0 {
+        return Err(InstructionResult::OutOfGas);
+    }
+    let n = JUMPS.with(|j| {
+        let n = j.get().wrapping_add(1);
+        j.set(n);
+        n
+    });
+    if n & 1023 == 0 && SLICE_END.with(Cell::get).is_some_and(|end| Instant::now() > end) {
+        GIVE_UP.with(|g| g.set(GIVE_UP_SLOW));
+        return Err(InstructionResult::OutOfGas);
+    }
+    Ok(())
+}
+
+fn timed_jump(ctx: InstructionContext<'_, SimCtx, EthInterpreter>) -> InstructionExecResult {
+    within_slice()?;
+    control::jump(ctx)
+}
+
+fn timed_jumpi(ctx: InstructionContext<'_, SimCtx, EthInterpreter>) -> InstructionExecResult {
+    within_slice()?;
+    control::jumpi(ctx)
+}
 
 thread_local! {
     /// One EVM per spec, reused call after call: building one (frame stacks, instruction table) costs
@@ -270,7 +352,8 @@ fn check(status: sys::napi_status) -> napi::Result<()> {
 }
 
 /// What one call ended as, written to scratch[0..16]: status[1] (0 success, 1 revert, 2 halt,
-/// 3 the message could not run), 3 bytes unused, reads[4] (state callbacks made), gasUsed[8] (before
+/// 3 the message could not run, 4 given up after its time slice, 5 given up at the point evaluation
+/// precompile), 3 bytes unused, reads[4] (state callbacks made), gasUsed[8] (before
 /// refunds, intrinsic gas included), little-endian.
 fn write_outcome(scratch: &mut [u8], status: u8, reads: u32, gas_used: u64) {
     scratch[0] = status;
@@ -343,6 +426,12 @@ pub fn call(
         ..Default::default()
     };
     let chain_id = be_u64(&block[84..92]);
+    // intrinsic gas and the EIP-7623 floor are checked here and the floor is then off: the JS EVM's
+    // eth_call refuses a gas limit below either, and reports the gas used without the floor
+    if let Err(e) = validate_initial_tx_gas(&tx_env, spec, false, false, u64::MAX, None) {
+        write_outcome(scratch, 3, 0, 0);
+        return unsafe { Ok(Unknown::from_raw_unchecked(raw_env, string(raw_env, &e.to_string())?)) };
+    }
     // taken out for the call: a callback that called back in would find none and build its own
     let mut evm = EVMS
         .with(|e| {
@@ -354,7 +443,11 @@ pub fn call(
     evm.ctx.cfg.chain_id = chain_id;
     evm.ctx.block = block_env;
     evm.ctx.journaled_state.database = Host { js, uncached: HashMap::new(), reads: 0 };
+    JUMPS.with(|j| j.set(0));
+    GIVE_UP.with(|g| g.set(0));
+    SLICE_END.with(|e| e.set(Some(Instant::now() + SLICE)));
     let result = evm.transact(tx_env);
+    SLICE_END.with(|e| e.set(None));
     let reads = evm.ctx.journaled_state.database.reads;
     evm.ctx.journaled_state.database.js = Callbacks::NONE;
     let (status, gas_used, bytes, error) = match result {
@@ -379,6 +472,10 @@ pub fn call(
         Err(e) => (3, 0, Bytes::new(), Some(e.to_string())),
     };
     keep(spec, evm);
+    let status = match GIVE_UP.with(Cell::get) {
+        0 => status,
+        reason => reason,
+    };
     write_outcome(scratch, status, reads, gas_used);
     unsafe {
         let value = match error {
@@ -396,10 +493,17 @@ fn new_evm(spec: SpecId) -> SimEvm {
     cfg.disable_balance_check = true;
     cfg.disable_block_gas_limit = true;
     cfg.disable_eip3607 = true;
+    cfg.disable_eip7623 = true;
     cfg.tx_gas_limit_cap = Some(u64::MAX);
-    Context::<BlockEnv, TxEnv, CfgEnv, Host, Journal<Host>, ()>::new(host, spec)
-        .with_cfg(cfg)
-        .build_mainnet()
+    let mut evm = SimCtx::new(host, spec).with_cfg(cfg).build_mainnet();
+    evm.precompiles = EthPrecompiles { precompiles: precompiles(spec), spec };
+    let jump = Instruction::new(timed_jump);
+    let jumpi = Instruction::new(timed_jumpi);
+    for (opcode, instruction) in [(0x56u8, jump), (0x57u8, jumpi)] {
+        let gas = evm.instruction.gas_table()[opcode as usize];
+        evm.instruction.insert_instruction(opcode, instruction, gas);
+    }
+    evm
 }
 
 fn keep(spec: SpecId, evm: SimEvm) {

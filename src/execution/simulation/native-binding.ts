@@ -35,7 +35,11 @@ export interface NativeHost {
 }
 
 export interface NativeCallOutput {
-  /** `invalid`: the message could not run at all */
+  /**
+   * `invalid`: the message could not run at all; given up, for the JS EVM to run: `slow` after the
+   * time slice (8 ms), `kzg` at the point evaluation precompile (ethereumjs runs it without a KZG
+   * setup: every call reaching it fails there with an error of its own)
+   */
   status: (typeof STATUS)[number];
   output: Uint8Array;
   /** before refunds, intrinsic gas included */
@@ -81,7 +85,23 @@ export interface NativeBlock {
   spec: 'prague' | 'osaka';
 }
 
-const STATUS = ['success', 'revert', 'halt', 'invalid'] as const;
+const STATUS = ['success', 'revert', 'halt', 'invalid', 'slow', 'kzg'] as const;
+
+/**
+ * revm's halt reasons (their Debug names) that ethereumjs reports with one fixed message, and that
+ * message. A halt not listed (a precompile's failure, an invalid operand, ...) has no known twin:
+ * such a call is answered by the JS EVM instead.
+ */
+// (an invalid jump is not here: ethereumjs names the code hash, address and pc in its message)
+export const JS_HALT_MESSAGES: Readonly<Record<string, string>> = {
+  'OutOfGas(Basic)': 'out of gas',
+  'OutOfGas(Memory)': 'out of gas',
+  'OutOfGas(Precompile)': 'out of gas',
+  OpcodeNotFound: 'invalid opcode',
+  InvalidFEOpcode: 'invalid opcode',
+  StackUnderflow: 'stack underflow',
+  StackOverflow: 'stack overflow',
+};
 
 export class NativeSimulator {
   private readonly addon: Addon;

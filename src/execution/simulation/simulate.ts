@@ -25,7 +25,7 @@ import { ChainError, errorMessage } from '../../util/errors.ts';
 import type { BlockEnv } from '../block-executor.ts';
 import { sharedCommon } from './common.ts';
 import { Deadline } from './deadline.ts';
-import { type NativeSimulator, packBlock } from './native-binding.ts';
+import { JS_HALT_MESSAGES, type NativeSimulator, packBlock } from './native-binding.ts';
 import { acquireVm, type PooledVm, releaseVm } from './pool.ts';
 import {
   type AccountOverride,
@@ -381,24 +381,30 @@ export class Simulation {
   }
 
   /**
-   * eth_call's run on the native simulator, for the messages `call` starts directly (a call to an
-   * address at a zero gas price, no access list or authorizations); undefined for any other message.
-   * Same state reads (state.ts `nativeHost`), same block context, same pre-checks as `call`.
+   * eth_call's run on the native simulator (native-binding.ts), for the messages `call` starts
+   * directly (a call to an address at a zero gas price, without access list, authorizations or
+   * nonce), answering exactly what `call` answers: same state reads (state.ts `nativeHost`), same
+   * block context, same pre-checks and errors. Undefined when `call` must answer instead: another
+   * kind of message, one that cannot run (its error is the JS EVM's), a halt whose ethereumjs
+   * wording is not known, a call past the native time slice, or one reading many keys not loaded yet.
    */
   async callNative(native: NativeSimulator, msg: CallMessage, gas: bigint): Promise<RunResult | undefined> {
     const fees = resolveFees(msg, this.env.baseFee);
+    const value = msg.value ?? 0n;
     if (
       !msg.to ||
       msg.authorizationList?.length ||
       msg.accessList?.length ||
+      msg.nonce !== undefined ||
       fees.feeCap !== 0n ||
       fees.tip !== 0n ||
+      value >= MAX_VALUE ||
+      gas >= MAX_GAS ||
       !directCalls(this.common)
     )
       return undefined;
     this.deadline.check();
     const from = msg.from ?? ZERO_ADDRESS;
-    const value = msg.value ?? 0n;
     if (value > 0n) {
       const have = await this.balanceOf(from);
       if (have < value) {
@@ -411,12 +417,27 @@ export class Simulation {
     const host = this.state.nativeHost((n) => this.env.blockHash(n));
     const message = { from, to: msg.to, value, gasLimit: gas, gasPrice: 0n, data: msg.data ?? EMPTY };
     const block = this.nativeBlock();
-    const out = await this.state.settle(() => native.call(message, block, host));
+    let out;
+    try {
+      out = await this.state.settleNative(() => native.call(message, block, host), NATIVE_MISSES);
+    } catch (err) {
+      if (err instanceof ChainError) throw err;
+      throw new SimulationError('invalid', errorMessage(err));
+    }
+    if (!out) return undefined;
     const gasUsed = out.gasUsed;
-    if (out.status === 'success') return { status: 'success', returnData: out.output, refund: 0n, gasUsed };
-    if (out.status === 'revert') return { status: 'revert', returnData: out.output, gasUsed };
-    if (out.status === 'halt') return { status: 'failure', error: out.error ?? 'halt', gasUsed };
-    throw new SimulationError('invalid', out.error ?? 'invalid message');
+    switch (out.status) {
+      case 'success':
+        return { status: 'success', returnData: out.output, refund: 0n, gasUsed };
+      case 'revert':
+        return { status: 'revert', returnData: out.output, gasUsed };
+      case 'halt': {
+        const error = JS_HALT_MESSAGES[out.error ?? ''];
+        return error === undefined ? undefined : { status: 'failure', error, gasUsed };
+      }
+      default:
+        return undefined;
+    }
   }
 
   /** The block context of a zero-priced call, packed for the native simulator (shared as callBlock). */
@@ -531,6 +552,11 @@ export class Simulation {
 let lastCallBlock: { common: Common; key: string; block: ReturnType<typeof createBlock> } | undefined;
 let lastNativeBlock: { common: Common; key: string; block: Uint8Array } | undefined;
 const EMPTY = new Uint8Array(0);
+/** Past these a value or gas limit does not fit a transaction: the JS EVM words the refusal. */
+const MAX_VALUE = 1n << 256n;
+const MAX_GAS = 1n << 64n;
+/** Keys a native call may find missing (each reruns it) before the JS EVM takes the call over. */
+const NATIVE_MISSES = 8;
 
 /** Forks whose gas rules (EIP-8037 state gas, EIP-7928 access lists, EIP-7864 witnesses) runTx applies around the EVM call. */
 const directCalls = (common: Common) =>

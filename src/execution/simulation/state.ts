@@ -97,8 +97,11 @@ class CachedSource implements StateReader {
   }
 
   /** Runs `fn`, loading each missing key and running it again, until it completes. */
-  async settle<T>(fn: () => T | Promise<T>): Promise<T> {
-    for (;;) {
+  async settle<T>(fn: () => T | Promise<T>): Promise<T>;
+  /** The same, giving up (undefined) once `misses` keys were loaded. */
+  async settle<T>(fn: () => T | Promise<T>, misses: number): Promise<T | undefined>;
+  async settle<T>(fn: () => T | Promise<T>, misses = Infinity): Promise<T | undefined> {
+    for (let loaded = 0; ; loaded++) {
       try {
         return await fn();
       } catch (err) {
@@ -106,6 +109,7 @@ class CachedSource implements StateReader {
         const v = await err.pending;
         this.cache.set(err.id, v);
         this.shared?.set(err.id, v);
+        if (loaded + 1 >= misses) return undefined;
       }
     }
   }
@@ -198,9 +202,13 @@ export class SimulationStateManager implements StateManagerInterface {
     };
   }
 
-  /** Runs `fn` (which reads through `nativeHost`), loading each missing key and running it again. */
-  settle<T>(fn: () => T): Promise<T> {
-    return this.source.settle(fn);
+  /**
+   * Runs `fn` (which reads through `nativeHost`), loading each missing key and running it again, at
+   * most `misses` times; undefined past that (each miss reruns all of `fn`, unlike a state-manager
+   * call, so a call that reads many keys not loaded yet is better run by the JS EVM).
+   */
+  settleNative<T>(fn: () => T, misses: number): Promise<T | undefined> {
+    return this.source.settle(fn, misses);
   }
 
   /**
