@@ -6,8 +6,10 @@
  *   npm run bench -- native-sim [seconds per figure = 4] [holders = 1000]
  *
  * Two workloads: the balance of one holder, and of a random holder each call (the same sequence for
- * both engines). Rounds alternate the engines so machine noise hits both. Before timing, every
- * holder's balance is read through both engines and must match.
+ * both engines), each called through `NodeSimulation.call` and, as `<workload>_rpc`, through the
+ * eth_call method of the JSON-RPC dispatcher (params decoded, result encoded; no HTTP) of two
+ * `EvmRpc`s, `[evm] native_simulator` on and off. Rounds alternate the engines so machine noise hits
+ * both. Before timing, every holder's balance is read through both engines and must match.
  * Figures per engine (label `engine`) and workload: `<workload>_us` (wall µs per call, one call at a
  * time), `<workload>_cpu_us` (this process's CPU µs per call), `<workload>_calls_per_s`; then
  * `<workload>_native_vs_js` = the native rate ÷ the JS rate.
@@ -20,7 +22,10 @@ import { Interface } from 'ethers';
 import { nativeSimulator } from '../src/execution/simulation/native-binding.ts';
 import { NodeChainReader } from '../src/node/adapters/evm-chain-reader.ts';
 import { NodeSimulation } from '../src/node/adapters/evm-simulation.ts';
+import { EvmRpc } from '../src/node/evm-rpc.ts';
 import type { ChainNode } from '../src/node/node.ts';
+import { silentLogger } from '../src/util/logger.ts';
+import { Registry } from 'prom-client';
 import { benchWallets, bytes, startBenchNode } from './bench-node.ts';
 import { report } from './report.ts';
 
@@ -74,6 +79,27 @@ try {
   if (typeof native === 'string')
     report('native-sim', 'skip', 0, '', { reason: `native simulator ${native}` });
   else engines.push(['native', new NodeSimulation({ ...options, native }, { chain, reader })]);
+  const dispatcherOf = (nativeSimulator: boolean) => {
+    const rpc = new EvmRpc(
+      {
+        evm: { ...evm, nativeSimulator },
+        genesis: started.genesis,
+        logger: silentLogger,
+        registry: new Registry(),
+      },
+      {
+        chain,
+        ss: node!.modules.ss,
+        sc: node!.modules.sc,
+        mempool,
+        submission: node!.modules.submission,
+        sync: () => node!.syncStatus(),
+      },
+    );
+    rpc.close(); // only its dispatcher is used: no filter sweepers left running
+    return rpc.dispatcher;
+  };
+  const dispatchers = engines.map(([name]) => [name, dispatcherOf(name === 'native')] as const);
   const height = chain.latestHeight;
   const callOf = (i: number) => ({
     to: tokenAddress,
@@ -96,14 +122,27 @@ try {
     { length: 1 << 16 },
     (_, i) => (Math.imul(i + 1, 2654435761) >>> 0) % HOLDERS,
   );
-  const workloads: [string, (n: number) => (typeof calls)[number]][] = [
-    ['eth_call_balanceOf', () => calls[0]],
-    ['eth_call_balanceOf_random', (n) => calls[sequence[n & 0xffff]]],
+  const tokenHex = '0x' + Buffer.from(tokenAddress).toString('hex');
+  const block = '0x' + height.toString(16);
+  const params = Array.from({ length: HOLDERS }, (_, i) => [
+    { to: tokenHex, input: token.encodeFunctionData('balanceOf', [holder(i)]) },
+    block,
+  ]);
+  type Run = (n: number) => Promise<unknown>;
+  const workloads: [string, (engine: number) => Run][] = [
+    ['eth_call_balanceOf', (e) => () => engines[e][1].call(height, calls[0])],
+    ['eth_call_balanceOf_random', (e) => (n) => engines[e][1].call(height, calls[sequence[n & 0xffff]])],
+    ['eth_call_balanceOf_rpc', (e) => () => dispatchers[e][1].call('eth_call', params[0])],
+    [
+      'eth_call_balanceOf_random_rpc',
+      (e) => (n) => dispatchers[e][1].call('eth_call', params[sequence[n & 0xffff]]),
+    ],
   ];
   const totals = new Map<string, { calls: number; wallMs: number; cpuUs: number }>();
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [workload, pick] of workloads) {
-      for (const [name, sim] of engines) {
+    for (const [workload, runOf] of workloads) {
+      for (const [e, [name]] of engines.entries()) {
+        const run = runOf(e);
         const key = `${name}:${workload}`;
         const t = totals.get(key) ?? { calls: 0, wallMs: 0, cpuUs: 0 };
         const cpu0 = process.cpuUsage();
@@ -111,7 +150,7 @@ try {
         const until = t0 + (SECONDS * 1000) / ROUNDS;
         let n = 0;
         while (performance.now() < until) {
-          for (let k = 0; k < 50; k++, n++) await sim.call(height, pick(n));
+          for (let k = 0; k < 50; k++, n++) await run(n);
         }
         const cpu = process.cpuUsage(cpu0);
         t.calls += n;
