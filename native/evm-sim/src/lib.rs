@@ -42,11 +42,13 @@ const TX_LEN: usize = 97;
 const BLOCK_LEN: usize = 93;
 /// An account from the `account` callback: balance[32] nonce[8] codeHash[32].
 const ACCOUNT_LEN: usize = 72;
-/// Compiled code kept at most; the whole cache is dropped when it is full.
-const CODE_CACHE_MAX: usize = 4096;
+/// Code kept at most, in bytes (a contract is up to 24 KB, its analysis a bit more); the whole
+/// cache is dropped when it is full, a simple bound for a cache that mostly serves hot contracts.
+const CODE_CACHE_BYTES: usize = 32 << 20;
 
 thread_local! {
-    static CODE: RefCell<HashMap<B256, Bytecode>> = RefCell::new(HashMap::new());
+    /// analysed code by code hash, and the bytes of code it holds
+    static CODE: RefCell<(HashMap<B256, Bytecode>, usize)> = RefCell::new((HashMap::new(), 0));
 }
 
 #[derive(Debug)]
@@ -176,7 +178,7 @@ impl Database for Host {
         let code = if code_hash == KECCAK_EMPTY {
             Some(Bytecode::default())
         } else {
-            CODE.with(|c| c.borrow().get(&code_hash).cloned())
+            CODE.with(|c| c.borrow().0.get(&code_hash).cloned())
         };
         if code.is_none() {
             self.uncached.insert(code_hash, address);
@@ -185,7 +187,7 @@ impl Database for Host {
     }
 
     fn code_by_hash(&mut self, code_hash: B256) -> Result<Bytecode, HostError> {
-        if let Some(code) = CODE.with(|c| c.borrow().get(&code_hash).cloned()) {
+        if let Some(code) = CODE.with(|c| c.borrow().0.get(&code_hash).cloned()) {
             return Ok(code);
         }
         let Some(address) = self.uncached.get(&code_hash).copied() else {
@@ -197,11 +199,14 @@ impl Database for Host {
             Ok(Bytecode::new_raw(Bytes::copy_from_slice(raw.unwrap_or_default())))
         })?;
         CODE.with(|c| {
-            let mut c = c.borrow_mut();
-            if c.len() >= CODE_CACHE_MAX {
-                c.clear();
+            let (map, bytes) = &mut *c.borrow_mut();
+            let size = code.len() + 64;
+            if *bytes + size > CODE_CACHE_BYTES {
+                map.clear();
+                *bytes = 0;
             }
-            c.insert(code_hash, code.clone());
+            map.insert(code_hash, code.clone());
+            *bytes += size;
         });
         Ok(code)
     }
@@ -369,7 +374,7 @@ const SCRATCH_LEN: usize = 64;
 /// slot in [20..52]; blockHash: the height in [0..8], big-endian). Answers the return or revert
 /// data (a Uint8Array), or the halt reason / why the message could not run (a string), with the
 /// outcome in scratch (write_outcome). A callback's exception is rethrown.
-#[napi]
+#[napi(catch_unwind)]
 #[allow(clippy::too_many_arguments)]
 pub fn call(
     env: napi::Env,

@@ -428,6 +428,37 @@ test('eth_call: the native simulator answers exactly as the JS EVM', { skip }, a
     });
   }
 
+  // An older height is read from the State Store, asynchronously: a native call that finds a key not
+  // loaded yet is run again once it is (up to 8 times), else the JS EVM takes it over.
+  await t.test('an older height, read asynchronously', async () => {
+    const old = height - 3;
+    const balanceOf = (who: string): CallMessage => ({
+      to: tokenAddress,
+      data: bytes(token.encodeFunctionData('balanceOf', [who])),
+    });
+    const both = async (msg: CallMessage) => {
+      const js = await simulation.open(old, msg);
+      const nat = await simulation.open(old, msg);
+      try {
+        const gas = js.callGas(msg);
+        return {
+          nat: await outcome(() => nat.callNative(native, msg, gas)),
+          js: await outcome(() => js.call(msg, gas)),
+        };
+      } finally {
+        js.close();
+        nat.close();
+      }
+    };
+    // cold: whichever engine answers, the answer is the JS EVM's
+    const cold = await both(balanceOf(w0.address));
+    if (cold.nat) assert.deepEqual(cold.nat, cold.js);
+    // warm but for the new holder's slot: one miss, one rerun, answered natively
+    const warm = await both(balanceOf(addr(0x5107)));
+    assert.ok(warm.nat, 'answered natively');
+    assert.deepEqual(warm.nat, warm.js);
+  });
+
   // the same calls as JSON-RPC eth_call, through two dispatchers: the native simulator on and off
   const rpcWith = (nativeSimulator: boolean) => {
     const logger = memoryLogger();
