@@ -55,6 +55,8 @@ const RUNTIMES = {
   /** 0x0c is no opcode */
   undefinedOp: '0c',
   stackUnderflow: '01',
+  /** pushes a word and jumps back, forever: the stack overflows at 1024 */
+  stackOverflow: '5b5f5f56',
   badJump: '600356',
   /** SLOAD(calldata word 0) */
   sload: '5f35545f5260205ff3',
@@ -312,6 +314,7 @@ test('eth_call: the native simulator answers exactly as the JS EVM', { skip }, a
     { name: 'invalid opcode 0xfe', msg: { to: c.invalid }, native: true },
     { name: 'undefined opcode', msg: { to: c.undefinedOp }, native: true },
     { name: 'stack underflow', msg: { to: c.stackUnderflow }, native: true },
+    { name: 'stack overflow', msg: { to: c.stackOverflow }, native: true },
     // ethereumjs names the code hash, address and pc of a bad jump: left to it
     { name: 'invalid jump', msg: { to: c.badJump }, native: false },
     { name: 'a callee with an invalid jump', msg: viaProxy(c.badJump, ''), native: true },
