@@ -10,6 +10,7 @@
  * eth_call method of the JSON-RPC dispatcher (params decoded, result encoded; no HTTP) of two
  * `EvmRpc`s, `[evm] native_simulator` on and off. Rounds alternate the engines so machine noise hits
  * both. Before timing, every holder's balance is read through both engines and must match.
+ * `state_callbacks_per_balanceOf`: the state reads one native balanceOf makes (each a call into JS).
  * Figures per engine (label `engine`) and workload: `<workload>_us` (wall µs per call, one call at a
  * time), `<workload>_cpu_us` (this process's CPU µs per call), `<workload>_calls_per_s`; then
  * `<workload>_native_vs_js` = the native rate ÷ the JS rate.
@@ -19,7 +20,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Interface } from 'ethers';
-import { nativeSimulator } from '../src/execution/simulation/native-binding.ts';
+import { nativeSimulator, packBlock } from '../src/execution/simulation/native-binding.ts';
 import { NodeChainReader } from '../src/node/adapters/evm-chain-reader.ts';
 import { NodeSimulation } from '../src/node/adapters/evm-simulation.ts';
 import { EvmRpc } from '../src/node/evm-rpc.ts';
@@ -114,6 +115,37 @@ try {
       const r = await sim.call(height, calls[i]);
       if (r.status !== 'success' || BigInt('0x' + Buffer.from(r.returnData).toString('hex')) !== want)
         throw new Error(`${name}: balanceOf(holder ${i}) answered ${JSON.stringify(r)}`);
+    }
+  }
+
+  // what one native balanceOf asks of the state (each a callback into JS)
+  if (typeof native !== 'string') {
+    const sim = await engines[0][1].open(height, calls[0]);
+    try {
+      const out = native.call(
+        {
+          from: new Uint8Array(20),
+          to: tokenAddress,
+          value: 0n,
+          gasLimit: 1_000_000n,
+          gasPrice: 0n,
+          data: calls[0].data,
+        },
+        packBlock({
+          number: BigInt(height + 1),
+          timestamp: 0n,
+          coinbase: new Uint8Array(20),
+          baseFee: 0n,
+          gasLimit: 30_000_000n,
+          prevRandao: new Uint8Array(32),
+          chainId: chain.common.chainId(),
+          spec: 'prague',
+        }),
+        sim.state.nativeHost(() => undefined),
+      );
+      report('native-sim', 'state_callbacks_per_balanceOf', out.reads, 'callbacks', { status: out.status });
+    } finally {
+      sim.close();
     }
   }
 
