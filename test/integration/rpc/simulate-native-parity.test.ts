@@ -26,7 +26,7 @@ import { memoryLogger } from '../../../src/util/logger.ts';
 import { artifacts } from '../../helpers/dev-chain.ts';
 import { FREE_PORT_FLAGS, makeHome, startNode } from '../../helpers/node.ts';
 import { GWEI, sendAndWait, wallets } from './rpc-helpers.ts';
-import { SPIN } from './simulate-helpers.ts';
+import { CREATE_PROBE, SPIN } from './simulate-helpers.ts';
 
 const native = nativeSimulator();
 const skip = typeof native === 'string' ? `native simulator ${native}` : false;
@@ -55,6 +55,8 @@ const RUNTIMES = {
   /** 0x0c is no opcode */
   undefinedOp: '0c',
   stackUnderflow: '01',
+  /** CREATEs an empty contract and returns its address (which follows this account's nonce) */
+  create: CREATE_PROBE.slice(2),
   /** pushes a word and jumps back, forever: the stack overflows at 1024 */
   stackOverflow: '5b5f5f56',
   badJump: '600356',
@@ -259,6 +261,13 @@ test('eth_call: the native simulator answers exactly as the JS EVM', { skip }, a
     {
       name: 'the sender is a contract',
       msg: { from: c.echoReturn, to: c.echoReturn, data: bytes('0x01') },
+      native: true,
+    },
+    { name: 'CREATE from a contract', msg: { from, to: c.create }, native: true },
+    // the sender's nonce goes up before the call runs: the address it CREATEs follows it
+    {
+      name: 'CREATE from a contract that sends the call',
+      msg: { from: c.create, to: c.create },
       native: true,
     },
     { name: 'block and message context', msg: { from, to: c.env, value: 9n }, native: true },
