@@ -25,7 +25,7 @@ import { ChainError } from '../../../src/util/errors.ts';
 import { memoryLogger } from '../../../src/util/logger.ts';
 import { artifacts } from '../../helpers/dev-chain.ts';
 import { FREE_PORT_FLAGS, makeHome, startNode } from '../../helpers/node.ts';
-import { GWEI, sendAndWait, wallets } from './rpc-helpers.ts';
+import { CHAIN_ID, GWEI, sendAndWait, wallets } from './rpc-helpers.ts';
 import { CREATE_PROBE, SPIN } from './simulate-helpers.ts';
 
 const native = nativeSimulator();
@@ -57,6 +57,8 @@ const RUNTIMES = {
   stackUnderflow: '01',
   /** CREATEs an empty contract and returns its address (which follows this account's nonce) */
   create: CREATE_PROBE.slice(2),
+  /** EXTCODESIZE and EXTCODEHASH of the address in calldata word 0 */
+  extcode: '5f353b5f52' + '5f353f602052' + '60405ff3',
   /** pushes a word and jumps back, forever: the stack overflows at 1024 */
   stackOverflow: '5b5f5f56',
   badJump: '600356',
@@ -167,6 +169,19 @@ test('eth_call: the native simulator answers exactly as the JS EVM', { skip }, a
   for (let i = 0; i < 3; i++)
     await sendAndWait(url, w0, { ...fee, nonce: nonce++, to: w1.address, gasLimit: 21_000, value: 1n });
 
+  // an EOA delegating to echoReturn (EIP-7702)
+  const delegated = wallets[2];
+  const auth = await delegated.authorize({ address: hexOf(c.echoReturn), nonce: 1, chainId: CHAIN_ID });
+  const delegation = await sendAndWait(url, delegated, {
+    ...fee,
+    type: 4,
+    nonce: 0,
+    to: delegated.address,
+    gasLimit: 100_000,
+    authorizationList: [auth],
+  });
+  assert.equal(delegation.receipt.status, '0x1');
+
   const chain = node.modules.chain;
   const { config } = loadConfig({ home, env: {}, flags: { ...FREE_PORT_FLAGS, ...flags } });
   const genesis = parseGenesis(readFileSync(join(home, 'config', 'genesis.json'), 'utf8'));
@@ -261,6 +276,27 @@ test('eth_call: the native simulator answers exactly as the JS EVM', { skip }, a
     {
       name: 'the sender is a contract',
       msg: { from: c.echoReturn, to: c.echoReturn, data: bytes('0x01') },
+      native: true,
+    },
+    {
+      name: 'call to a delegated EOA',
+      msg: { from, to: bytes(delegated.address), data: bytes('0xc0ffee') },
+      native: true,
+    },
+    { name: 'a delegated EOA sends', msg: { from: bytes(delegated.address), to: c.env }, native: true },
+    {
+      name: 'EXTCODESIZE/EXTCODEHASH of a delegated EOA',
+      msg: { to: c.extcode, data: bytes('0x' + word(BigInt(delegated.address))) },
+      native: true,
+    },
+    {
+      name: 'EXTCODESIZE/EXTCODEHASH of a contract',
+      msg: { to: c.extcode, data: bytes('0x' + word(BigInt(hexOf(tokenAddress)))) },
+      native: true,
+    },
+    {
+      name: 'EXTCODESIZE/EXTCODEHASH of an EOA',
+      msg: { to: c.extcode, data: bytes('0x' + word(BigInt(w1.address))) },
       native: true,
     },
     { name: 'CREATE from a contract', msg: { from, to: c.create }, native: true },
