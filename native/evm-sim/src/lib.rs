@@ -35,6 +35,15 @@ use revm::interpreter::interpreter::EthInterpreter;
 use revm::interpreter::{Instruction, InstructionContext, InstructionExecResult, InstructionResult};
 use revm::{ExecuteEvm, MainBuilder, MainnetEvm};
 
+/// The layouts and statuses below; the binding refuses an addon of another version (a stale build).
+const ABI_VERSION: u32 = 1;
+
+/// What `call` expects and answers (see ABI_VERSION).
+#[napi]
+pub fn abi_version() -> u32 {
+    ABI_VERSION
+}
+
 /// `tx`: from[20] hasTo[1] to[20] value[32] gasLimit[8] gasPrice[16], big-endian.
 const TX_LEN: usize = 97;
 /// `block`: number[8] timestamp[8] coinbase[20] basefee[8] gasLimit[8] prevrandao[32] chainId[8]

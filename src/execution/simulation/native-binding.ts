@@ -50,8 +50,12 @@ export interface NativeCallOutput {
   reads: number;
 }
 
-/** The addon's own signature (native/evm-sim/src/lib.rs `call`). */
+/** The crate's ABI_VERSION this binding speaks. */
+const ABI_VERSION = 1;
+
+/** The addon's own signatures (native/evm-sim/src/lib.rs). */
 interface Addon {
+  abiVersion(): number;
   call(
     tx: Uint8Array,
     block: Uint8Array,
@@ -201,7 +205,11 @@ export function nativeSimulator(): NativeSimulator | string {
   if (loaded === undefined) {
     try {
       const addon = createRequire(import.meta.url)(NATIVE_SIM_PATH) as Addon;
-      loaded = new NativeSimulator(addon);
+      const version = typeof addon.abiVersion === 'function' ? addon.abiVersion() : 0;
+      loaded =
+        version === ABI_VERSION
+          ? new NativeSimulator(addon)
+          : `${NATIVE_SIM_PATH} is of another version (${version}, not ${ABI_VERSION}): rebuild it (npm run build:native-sim)`;
     } catch (err) {
       const code = (err as { code?: string }).code;
       loaded =
