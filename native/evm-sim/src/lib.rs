@@ -4,15 +4,14 @@
 //! by code hash, which is exact because a hash names one code.
 //!
 //! The message and block context arrive packed in two byte arrays (layouts below, written by
-//! src/execution/simulation/native-binding.ts) so a call converts two arguments instead of a dozen fields.
+//! src/execution/simulation/native-binding.ts) so a call converts two arguments instead of a dozen
+//! fields; the callbacks' arguments and the call's outcome cross through a scratch array.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::cell::Cell;
-use std::sync::OnceLock;
 use std::fmt;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-
 use std::{ptr, slice};
 
 use napi::bindgen_prelude::{Function, Unknown};
@@ -22,17 +21,22 @@ use revm::context::{BlockEnv, CfgEnv, Context, Journal, TxEnv};
 use revm::context_interface::block::BlobExcessGasAndPrice;
 use revm::context_interface::result::{EVMError, ExecutionResult, Output};
 use revm::database_interface::{DBErrorMarker, Database};
-use revm::primitives::hardfork::SpecId;
-use revm::primitives::{Address, Bytes, StorageKey, StorageValue, TxKind, B256, KECCAK_EMPTY, U256};
-use revm::state::{AccountInfo, Bytecode};
 use revm::handler::validation::validate_initial_tx_gas;
 use revm::handler::EthPrecompiles;
-use revm::precompile::{
-    kzg_point_evaluation, Precompile, PrecompileHalt, PrecompileId, PrecompileOutput, PrecompileResult, Precompiles,
-};
 use revm::interpreter::instructions::control;
 use revm::interpreter::interpreter::EthInterpreter;
-use revm::interpreter::{Instruction, InstructionContext, InstructionExecResult, InstructionResult};
+use revm::interpreter::{
+    Instruction, InstructionContext, InstructionExecResult, InstructionResult,
+};
+use revm::precompile::{
+    kzg_point_evaluation, Precompile, PrecompileHalt, PrecompileId, PrecompileOutput,
+    PrecompileResult, Precompiles,
+};
+use revm::primitives::hardfork::SpecId;
+use revm::primitives::{
+    Address, Bytes, StorageKey, StorageValue, TxKind, B256, KECCAK_EMPTY, U256,
+};
+use revm::state::{AccountInfo, Bytecode};
 use revm::{ExecuteEvm, MainBuilder, MainnetEvm};
 
 /// The layouts and statuses below; the binding refuses an addon of another version (a stale build).
@@ -140,19 +144,37 @@ impl Callbacks {
         if status != sys::Status::napi_ok {
             let mut pending = false;
             sys::napi_is_exception_pending(env, &mut pending);
-            return Err(HostError { js: pending, message: "state callback failed".into() });
+            return Err(HostError {
+                js: pending,
+                message: "state callback failed".into(),
+            });
         }
         let mut kind = 0;
         sys::napi_typeof(env, result, &mut kind);
         if kind == sys::ValueType::napi_null || kind == sys::ValueType::napi_undefined {
             return read(None);
         }
-        let (mut ty, mut len, mut data, mut buffer, mut offset) = (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
-        let status = sys::napi_get_typedarray_info(env, result, &mut ty, &mut len, &mut data, &mut buffer, &mut offset);
+        let (mut ty, mut len, mut data, mut buffer, mut offset) =
+            (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
+        let status = sys::napi_get_typedarray_info(
+            env,
+            result,
+            &mut ty,
+            &mut len,
+            &mut data,
+            &mut buffer,
+            &mut offset,
+        );
         if status != sys::Status::napi_ok || ty != sys::TypedarrayType::uint8_array {
-            return Err(fault("a state callback answered something other than a Uint8Array".into()));
+            return Err(fault(
+                "a state callback answered something other than a Uint8Array".into(),
+            ));
         }
-        let bytes: &[u8] = if len == 0 { &[] } else { slice::from_raw_parts(data.cast(), len) };
+        let bytes: &[u8] = if len == 0 {
+            &[]
+        } else {
+            slice::from_raw_parts(data.cast(), len)
+        };
         read(Some(bytes))
     }
 }
@@ -183,7 +205,9 @@ impl Database for Host {
                 B256::from_slice(&raw[40..72]),
             )))
         })?;
-        let Some((balance, nonce, code_hash)) = info else { return Ok(None) };
+        let Some((balance, nonce, code_hash)) = info else {
+            return Ok(None);
+        };
         let code = if code_hash == KECCAK_EMPTY {
             Some(Bytecode::default())
         } else {
@@ -192,7 +216,13 @@ impl Database for Host {
         if code.is_none() {
             self.uncached.insert(code_hash, address);
         }
-        Ok(Some(AccountInfo { balance, nonce, code_hash, code, ..Default::default() }))
+        Ok(Some(AccountInfo {
+            balance,
+            nonce,
+            code_hash,
+            code,
+            ..Default::default()
+        }))
     }
 
     fn code_by_hash(&mut self, code_hash: B256) -> Result<Bytecode, HostError> {
@@ -205,7 +235,9 @@ impl Database for Host {
         self.reads += 1;
         let js = self.js;
         let code = js.call(js.code, &[address.as_slice()], |raw| {
-            Ok(Bytecode::new_raw(Bytes::copy_from_slice(raw.unwrap_or_default())))
+            Ok(Bytecode::new_raw(Bytes::copy_from_slice(
+                raw.unwrap_or_default(),
+            )))
         })?;
         CODE.with(|c| {
             let (map, bytes) = &mut *c.borrow_mut();
@@ -301,7 +333,11 @@ fn within_slice() -> Result<(), InstructionResult> {
         j.set(n);
         n
     });
-    if n & 1023 == 0 && SLICE_END.with(Cell::get).is_some_and(|end| Instant::now() > end) {
+    if n & 1023 == 0
+        && SLICE_END
+            .with(Cell::get)
+            .is_some_and(|end| Instant::now() > end)
+    {
         GIVE_UP.with(|g| g.set(GIVE_UP_SLOW));
         return Err(InstructionResult::OutOfGas);
     }
@@ -332,27 +368,56 @@ fn be_u64(b: &[u8]) -> u64 {
 unsafe fn uint8_array(env: sys::napi_env, bytes: &[u8]) -> napi::Result<sys::napi_value> {
     let mut data = ptr::null_mut();
     let mut buffer = ptr::null_mut();
-    check(sys::napi_create_arraybuffer(env, bytes.len(), &mut data, &mut buffer))?;
+    check(sys::napi_create_arraybuffer(
+        env,
+        bytes.len(),
+        &mut data,
+        &mut buffer,
+    ))?;
     if !bytes.is_empty() {
         ptr::copy_nonoverlapping(bytes.as_ptr(), data.cast::<u8>(), bytes.len());
     }
     let mut array = ptr::null_mut();
-    check(sys::napi_create_typedarray(env, sys::TypedarrayType::uint8_array, bytes.len(), buffer, 0, &mut array))?;
+    check(sys::napi_create_typedarray(
+        env,
+        sys::TypedarrayType::uint8_array,
+        bytes.len(),
+        buffer,
+        0,
+        &mut array,
+    ))?;
     Ok(array)
 }
 
 unsafe fn string(env: sys::napi_env, s: &str) -> napi::Result<sys::napi_value> {
     let mut v = ptr::null_mut();
-    check(sys::napi_create_string_utf8(env, s.as_ptr().cast(), s.len() as isize, &mut v))?;
+    check(sys::napi_create_string_utf8(
+        env,
+        s.as_ptr().cast(),
+        s.len() as isize,
+        &mut v,
+    ))?;
     Ok(v)
 }
 
 /// The bytes of a Uint8Array, writable: the caller's scratch array, which only this call uses while it runs.
 unsafe fn bytes_of<'a>(env: sys::napi_env, value: sys::napi_value) -> napi::Result<&'a mut [u8]> {
-    let (mut ty, mut len, mut data, mut buffer, mut offset) = (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
-    check(sys::napi_get_typedarray_info(env, value, &mut ty, &mut len, &mut data, &mut buffer, &mut offset))?;
+    let (mut ty, mut len, mut data, mut buffer, mut offset) =
+        (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
+    check(sys::napi_get_typedarray_info(
+        env,
+        value,
+        &mut ty,
+        &mut len,
+        &mut data,
+        &mut buffer,
+        &mut offset,
+    ))?;
     if ty != sys::TypedarrayType::uint8_array || len == 0 {
-        return Err(Error::new(Status::InvalidArg, "scratch is not a Uint8Array".to_string()));
+        return Err(Error::new(
+            Status::InvalidArg,
+            "scratch is not a Uint8Array".to_string(),
+        ));
     }
     Ok(slice::from_raw_parts_mut(data.cast(), len))
 }
@@ -361,7 +426,10 @@ fn check(status: sys::napi_status) -> napi::Result<()> {
     if status == sys::Status::napi_ok {
         Ok(())
     } else {
-        Err(Error::new(Status::GenericFailure, format!("N-API status {status}")))
+        Err(Error::new(
+            Status::GenericFailure,
+            format!("N-API status {status}"),
+        ))
     }
 }
 
@@ -401,7 +469,12 @@ pub fn call(
     if tx.len() != TX_LEN || block.len() != BLOCK_LEN || scratch.len() < SCRATCH_LEN {
         return Err(Error::new(
             Status::InvalidArg,
-            format!("tx {} / block {} / scratch {} bytes", tx.len(), block.len(), scratch.len()),
+            format!(
+                "tx {} / block {} / scratch {} bytes",
+                tx.len(),
+                block.len(),
+                scratch.len()
+            ),
         ));
     }
     let spec = match block[92] {
@@ -431,7 +504,11 @@ pub fn call(
     let tx_env = TxEnv {
         tx_type: 0,
         caller: Address::from_slice(&tx[0..20]),
-        kind: if tx[20] == 1 { TxKind::Call(Address::from_slice(&tx[21..41])) } else { TxKind::Create },
+        kind: if tx[20] == 1 {
+            TxKind::Call(Address::from_slice(&tx[21..41]))
+        } else {
+            TxKind::Create
+        },
         value: U256::from_be_slice(&tx[41..73]),
         gas_limit: be_u64(&tx[73..81]),
         gas_price: u128::from_be_bytes(tx[81..97].try_into().unwrap()),
@@ -444,7 +521,12 @@ pub fn call(
     // eth_call refuses a gas limit below either, and reports the gas used without the floor
     if let Err(e) = validate_initial_tx_gas(&tx_env, spec, false, false, u64::MAX, None) {
         write_outcome(scratch, 3, 0, 0);
-        return unsafe { Ok(Unknown::from_raw_unchecked(raw_env, string(raw_env, &e.to_string())?)) };
+        return unsafe {
+            Ok(Unknown::from_raw_unchecked(
+                raw_env,
+                string(raw_env, &e.to_string())?,
+            ))
+        };
     }
     // taken out for the call: a callback that called back in would find none and build its own
     let mut evm = EVMS
@@ -456,7 +538,11 @@ pub fn call(
         .unwrap_or_else(|| new_evm(spec));
     evm.ctx.cfg.chain_id = chain_id;
     evm.ctx.block = block_env;
-    evm.ctx.journaled_state.database = Host { js, uncached: HashMap::new(), reads: 0 };
+    evm.ctx.journaled_state.database = Host {
+        js,
+        uncached: HashMap::new(),
+        reads: 0,
+    };
     JUMPS.with(|j| j.set(0));
     GIVE_UP.with(|g| g.set(0));
     SLICE_END.with(|e| e.set(Some(Instant::now() + SLICE)));
@@ -474,13 +560,20 @@ pub fn call(
                 (0, gas.total_gas_spent(), bytes, None)
             }
             ExecutionResult::Revert { gas, output, .. } => (1, gas.total_gas_spent(), output, None),
-            ExecutionResult::Halt { reason, gas, .. } => {
-                (2, gas.total_gas_spent(), Bytes::new(), Some(format!("{reason:?}")))
-            }
+            ExecutionResult::Halt { reason, gas, .. } => (
+                2,
+                gas.total_gas_spent(),
+                Bytes::new(),
+                Some(format!("{reason:?}")),
+            ),
         },
         // an abandoned run is not reused (as the JS pool drops a VM whose run threw)
         Err(EVMError::Database(e)) => {
-            let status = if e.js { Status::PendingException } else { Status::GenericFailure };
+            let status = if e.js {
+                Status::PendingException
+            } else {
+                Status::GenericFailure
+            };
             return Err(Error::new(status, e.message));
         }
         Err(e) => (3, 0, Bytes::new(), Some(e.to_string())),
@@ -501,7 +594,11 @@ pub fn call(
 }
 
 fn new_evm(spec: SpecId) -> SimEvm {
-    let host = Host { js: Callbacks::NONE, uncached: HashMap::new(), reads: 0 };
+    let host = Host {
+        js: Callbacks::NONE,
+        uncached: HashMap::new(),
+        reads: 0,
+    };
     let mut cfg = CfgEnv::new_with_spec(spec);
     cfg.disable_nonce_check = true;
     cfg.disable_balance_check = true;
@@ -510,7 +607,10 @@ fn new_evm(spec: SpecId) -> SimEvm {
     cfg.disable_eip7623 = true;
     cfg.tx_gas_limit_cap = Some(u64::MAX);
     let mut evm = SimCtx::new(host, spec).with_cfg(cfg).build_mainnet();
-    evm.precompiles = EthPrecompiles { precompiles: precompiles(spec), spec };
+    evm.precompiles = EthPrecompiles {
+        precompiles: precompiles(spec),
+        spec,
+    };
     let jump = Instruction::new(timed_jump);
     let jumpi = Instruction::new(timed_jumpi);
     for (opcode, instruction) in [(0x56u8, jump), (0x57u8, jumpi)] {
