@@ -22,8 +22,10 @@
  *
  * Figures: `<workload>` per node (label `node`), then `<workload>_vs_<peer>` = chaind's rate ÷ the
  * peer's and `<workload>_cpu_vs_<peer>` = the peer's CPU per request ÷ chaind's (for each chaind
- * variant; above 1 is chaind ahead). The machine's load average is a label of each figure: other processes on
- * shared cores lower every rate, so compare ratios from one run.
+ * variant; above 1 is chaind ahead). When the native simulator is built (`npm run build:native-sim`)
+ * `chaind` runs eth_call on it, and `chaind_js` is chaind with `--evm.native_simulator false`. The
+ * machine's load average is a label of each figure: other processes on shared cores lower every
+ * rate, so compare ratios from one run.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -58,6 +60,7 @@ import {
   type Peer,
 } from './peers.ts';
 import { CHAIND } from '../test/helpers/chaind.ts';
+import { nativeSimulator } from '../src/execution/simulation/native-binding.ts';
 import { CONFIG_TOML } from '../src/config/schema.ts';
 
 const BENCH = 'peers';
@@ -317,6 +320,15 @@ try {
         };
       };
       starters.push(['chaind', () => chaind([], 'chaind')]);
+      // eth_call on the JS EVM, when the native simulator is built (and so what `chaind` runs on)
+      if (typeof nativeSimulator() !== 'string')
+        starters.push([
+          'chaind_js',
+          async () => ({
+            ...(await chaind(['--evm.native_simulator', 'false'], 'chaind_js')),
+            mining: 'dev defaults, --evm.native_simulator false',
+          }),
+        ]);
       if (blockTime)
         starters.push([
           'chaind_400ms',

@@ -117,8 +117,9 @@ export const LAYERS: Layer[][] = [
         },
         {
           folder: 'execution/simulation',
-          owns: 'eth_call, eth_estimateGas and eth_createAccessList: `Simulation` (`simulate.ts`) over pooled VMs (`pool.ts`), state and block overrides over a read-only view of a height (`state.ts`), the simulation deadline (`deadline.ts`), gas estimation and access lists (`estimate.ts`)',
-          mustNot: 'write to stores; share a VM with block execution',
+          owns: 'eth_call, eth_estimateGas and eth_createAccessList: `Simulation` (`simulate.ts`) over pooled VMs (`pool.ts`), state and block overrides over a read-only view of a height (`state.ts`), the simulation deadline (`deadline.ts`), gas estimation and access lists (`estimate.ts`); the optional native simulator for eth_call (`native-binding.ts`: revm via N-API, built from `native/evm-sim` by `npm run build:native-sim`), which hands the JS EVM every call it cannot answer exactly',
+          mustNot:
+            'write to stores; share a VM with block execution; let anything but eth_call depend on the native simulator',
         },
       ],
     },

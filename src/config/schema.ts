@@ -247,6 +247,10 @@ export const APP_TOML = {
       21000,
     ),
     simulation_evm_timeout: duration('60s', 'Time limit of one eth_call or eth_estimateGas'),
+    native_simulator: bool(
+      true,
+      'eth_call runs on the native simulator (revm, built by `npm run build:native-sim`) when it is built and the call is one it runs exactly; false: always the JS EVM. Block execution never uses it',
+    ),
     max_concurrent_simulations: int(
       4,
       'eth_call, eth_estimateGas and eth_createAccessList calls run at once; more wait their turn (past 16 waiting per call allowed: -32005 naming this key)',

@@ -15,6 +15,11 @@ export const readId = (store: string, key: Uint8Array): string =>
 export class VersionReadCache {
   readonly version: number;
   readonly entries = new Map<string, Uint8Array | undefined>();
+  /**
+   * Accounts as the native simulator reads them (balance, nonce, code hash packed; null: none), by
+   * address id: derived from `entries`' keys of the same version, so as immutable; cleared with them.
+   */
+  readonly nativeAccounts = new Map<string, Uint8Array | null>();
   private readonly maxEntries: number;
   private readonly maxBytes: number;
   private bytes = 0;
@@ -32,6 +37,7 @@ export class VersionReadCache {
     const size = 2 * id.length + (v?.length ?? 0) + 96;
     if (this.entries.size >= this.maxEntries || this.bytes + size > this.maxBytes) {
       this.entries.clear();
+      this.nativeAccounts.clear();
       this.bytes = 0;
     }
     this.entries.set(id, v);

@@ -34,6 +34,7 @@ import type { Registry } from 'prom-client';
 import { clientVersion, NodeChainReader } from './adapters/evm-chain-reader.ts';
 import { NodeProofs } from './adapters/evm-proofs.ts';
 import { NodeSimulation } from './adapters/evm-simulation.ts';
+import { nativeSimulator } from '../execution/simulation/native-binding.ts';
 import { NodeTracer } from './adapters/evm-tracer.ts';
 import { evmTxPool } from './adapters/evm-tx-pool.ts';
 import { legacyBackend, legacyHttpDispatcher, webSocketDispatcher } from './adapters/legacy-backend.ts';
@@ -112,9 +113,17 @@ export class EvmRpc {
       },
       sync: m.sync,
     };
+    const log = o.logger.child({ module: 'rpc' });
+    const native = evm.nativeSimulator ? nativeSimulator() : 'off ([evm] native_simulator = false)';
+    if (typeof native === 'string') log.info({ engine: 'js', native }, 'eth_call engine');
+    else log.info({ engine: 'native (revm)', fallback: 'js' }, 'eth_call engine');
     // eth_call's gas cap and deadline apply to debug_traceCall's simulation too
     const simulation = new NodeSimulation(
-      { gasCap: BigInt(evm.simulationGasLimit), timeoutMs: evm.simulationEvmTimeout },
+      {
+        gasCap: BigInt(evm.simulationGasLimit),
+        timeoutMs: evm.simulationEvmTimeout,
+        ...(typeof native === 'string' ? {} : { native }),
+      },
       { chain, reader, pending: m.pending },
     );
     const tracing = (this.tracing = new Tracing(
@@ -126,7 +135,6 @@ export class EvmRpc {
         maxLookback: evm.maxTraceLookbackBlocks,
       },
     ));
-    const log = o.logger.child({ module: 'rpc' });
     const methods = evmMethods(this.backend, {
       filters: this.filters,
       simulation,

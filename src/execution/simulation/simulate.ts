@@ -25,6 +25,7 @@ import { ChainError, errorMessage } from '../../util/errors.ts';
 import type { BlockEnv } from '../block-executor.ts';
 import { sharedCommon } from './common.ts';
 import { Deadline } from './deadline.ts';
+import { JS_HALT_MESSAGES, type NativeSimulator, packBlock } from './native-binding.ts';
 import { acquireVm, type PooledVm, releaseVm } from './pool.ts';
 import {
   type AccountOverride,
@@ -380,6 +381,89 @@ export class Simulation {
   }
 
   /**
+   * eth_call's run on the native simulator (native-binding.ts), for the messages `call` starts
+   * directly (a call to an address at a zero gas price, without access list, authorizations or
+   * nonce), answering exactly what `call` answers: same state reads (state.ts `nativeHost`), same
+   * block context, same pre-checks and errors. Undefined when `call` must answer instead: another
+   * kind of message, one that cannot run (its error is the JS EVM's), a halt whose ethereumjs
+   * wording is not known, a call past the native time slice, or one reading many keys not loaded yet.
+   */
+  async callNative(native: NativeSimulator, msg: CallMessage, gas: bigint): Promise<RunResult | undefined> {
+    const fees = resolveFees(msg, this.env.baseFee);
+    const value = msg.value ?? 0n;
+    if (
+      !msg.to ||
+      msg.authorizationList?.length ||
+      msg.accessList?.length ||
+      msg.nonce !== undefined ||
+      fees.feeCap !== 0n ||
+      fees.tip !== 0n ||
+      value >= MAX_VALUE ||
+      gas >= MAX_GAS ||
+      // the fork the parity test covers (and the chain's)
+      this.common.hardfork() !== 'prague'
+    )
+      return undefined;
+    this.deadline.check();
+    const from = msg.from ?? ZERO_ADDRESS;
+    if (value > 0n) {
+      const have = await this.balanceOf(from);
+      if (have < value) {
+        throw new SimulationError(
+          'funds',
+          `insufficient funds for gas * price + value: address ${hexAddr(from)} have ${have} want ${value}`,
+        );
+      }
+    }
+    const host = this.state.nativeHost((n) => this.env.blockHash(n));
+    const message = { from, to: msg.to, value, gasLimit: gas, gasPrice: 0n, data: msg.data ?? EMPTY };
+    const block = this.nativeBlock();
+    let out;
+    try {
+      out = await this.state.settleNative(() => native.call(message, block, host), NATIVE_MISSES);
+    } catch (err) {
+      // a state read's own error is the JS EVM's too; anything else (a fault of the addon) is left
+      // to the JS EVM to answer, which rethrows a read's failure as it always did
+      if (err instanceof ChainError) throw err;
+      return undefined;
+    }
+    if (!out) return undefined;
+    const gasUsed = out.gasUsed;
+    switch (out.status) {
+      case 'success':
+        return { status: 'success', returnData: out.output, refund: 0n, gasUsed };
+      case 'revert':
+        return { status: 'revert', returnData: out.output, gasUsed };
+      case 'halt': {
+        const error = JS_HALT_MESSAGES[out.error ?? ''];
+        return error === undefined ? undefined : { status: 'failure', error, gasUsed };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** The block context of a zero-priced call, packed for the native simulator (shared as callBlock). */
+  private nativeBlock(): Uint8Array {
+    const e = this.env;
+    const key = `${e.height}:${e.timestamp}:${e.gasLimit}:${toHex(e.coinbase)}:${toHex(this.prevRandao)}`;
+    const last = lastNativeBlock;
+    if (last?.common === this.common && last.key === key) return last.block;
+    const block = packBlock({
+      number: e.height,
+      timestamp: e.timestamp,
+      coinbase: e.coinbase,
+      baseFee: 0n,
+      gasLimit: e.gasLimit,
+      prevRandao: this.prevRandao,
+      chainId: this.common.chainId(),
+      spec: 'prague',
+    });
+    lastNativeBlock = { common: this.common, key, block };
+    return block;
+  }
+
+  /**
    * The message as an unsigned transaction. ethereumjs checks every field's range as it builds one; a
    * value it refuses is the caller's (-32000 with its reason), not a fault of the node.
    */
@@ -469,6 +553,13 @@ export class Simulation {
 }
 
 let lastCallBlock: { common: Common; key: string; block: ReturnType<typeof createBlock> } | undefined;
+let lastNativeBlock: { common: Common; key: string; block: Uint8Array } | undefined;
+const EMPTY = new Uint8Array(0);
+/** Past these a value or gas limit does not fit a transaction: the JS EVM words the refusal. */
+const MAX_VALUE = 1n << 256n;
+const MAX_GAS = 1n << 64n;
+/** Keys a native call may find missing (each reruns it) before the JS EVM takes the call over. */
+const NATIVE_MISSES = 8;
 
 /** Forks whose gas rules (EIP-8037 state gas, EIP-7928 access lists, EIP-7864 witnesses) runTx applies around the EVM call. */
 const directCalls = (common: Common) =>

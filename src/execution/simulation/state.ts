@@ -21,6 +21,7 @@ import { StateOverlay, type StateReader } from '../../state/overlay.ts';
 import { ChainError } from '../../util/errors.ts';
 import { ChainStateManager } from '../state-manager.ts';
 import { readId as idOf, type VersionReadCache } from '../version-reads.ts';
+import { type NativeHost, packAccount } from './native-binding.ts';
 
 export { VersionReadCache } from '../version-reads.ts';
 
@@ -96,8 +97,11 @@ class CachedSource implements StateReader {
   }
 
   /** Runs `fn`, loading each missing key and running it again, until it completes. */
-  async settle<T>(fn: () => T | Promise<T>): Promise<T> {
-    for (;;) {
+  async settle<T>(fn: () => T | Promise<T>): Promise<T>;
+  /** The same, giving up (undefined) once `misses` keys were loaded. */
+  async settle<T>(fn: () => T | Promise<T>, misses: number): Promise<T | undefined>;
+  async settle<T>(fn: () => T | Promise<T>, misses = Infinity): Promise<T | undefined> {
+    for (let loaded = 0; ; loaded++) {
       try {
         return await fn();
       } catch (err) {
@@ -105,6 +109,7 @@ class CachedSource implements StateReader {
         const v = await err.pending;
         this.cache.set(err.id, v);
         this.shared?.set(err.id, v);
+        if (loaded + 1 >= misses) return undefined;
       }
     }
   }
@@ -116,6 +121,8 @@ class CachedSource implements StateReader {
  */
 export class SimulationStateManager implements StateManagerInterface {
   private readonly source: CachedSource;
+  /** The version's shared reads; undefined once overrides make this state differ from the version's. */
+  private shared: VersionReadCache | undefined;
   private readonly inner: ChainStateManager;
   readonly overlay: StateOverlay;
   readonly originalStorageCache: StateManagerInterface['originalStorageCache'];
@@ -123,6 +130,7 @@ export class SimulationStateManager implements StateManagerInterface {
   /** `shared`: reads of the same state version made by earlier simulations (see VersionReadCache). */
   constructor(source: StateSource, stateRoot: Uint8Array, shared?: VersionReadCache) {
     this.source = new CachedSource(source, shared);
+    this.shared = shared;
     this.overlay = new StateOverlay(this.source);
     this.inner = new ChainStateManager(this.overlay, stateRoot);
     this.originalStorageCache = {
@@ -135,6 +143,7 @@ export class SimulationStateManager implements StateManagerInterface {
   async applyOverrides(overrides: readonly AccountOverride[]): Promise<void> {
     const evm = new Evm(this.overlay);
     const bank = new Bank(this.overlay);
+    if (overrides.length > 0) this.shared = undefined;
     for (const o of overrides) {
       if (o.state && o.stateDiff) {
         throw new StateOverrideError(`account 0x${toHex(o.address)} has both 'state' and 'stateDiff'`);
@@ -158,6 +167,48 @@ export class SimulationStateManager implements StateManagerInterface {
   /** Any read, settled: for callers outside ethereumjs that read state through the keepers. */
   read<T>(fn: (evm: Evm, bank: Bank) => T): Promise<T> {
     return this.source.settle(() => fn(new Evm(this.overlay), new Bank(this.overlay)));
+  }
+
+  /**
+   * The state reads of a native call (native-binding.ts): the same overlay, cache and account rules
+   * as getAccount/getCode/getStorage below, answered synchronously. A read the source can only answer
+   * later throws out of the native call; `settle` loads it and runs the call again.
+   */
+  nativeHost(blockHash: (height: bigint) => Uint8Array | undefined): NativeHost {
+    const evm = new Evm(this.overlay);
+    const bank = new Bank(this.overlay);
+    const read = (a: Uint8Array) => {
+      const nonce = evm.nonce(a);
+      const balance = bank.wei(evm.balanceAddressOf(a));
+      const hasCode = evm.hasCode(a);
+      // EIP-161, as ChainStateManager.getAccount: no nonce, balance or code is no account
+      if (nonce === 0n && balance === 0n && !hasCode) return null;
+      return packAccount(balance, nonce, hasCode ? evm.codeHash(a) : EMPTY_CODE_HASH);
+    };
+    // an account is five or six keys and two decimal decodings: the version's state is immutable, so
+    // the packed account is kept beside its keys (the native simulator never writes the overlay)
+    const accounts = this.shared?.nativeAccounts;
+    return {
+      account: (a) => {
+        if (!accounts) return read(a) ?? undefined;
+        const id = idOf('', a);
+        let packed = accounts.get(id);
+        if (packed === undefined) accounts.set(id, (packed = read(a)));
+        return packed ?? undefined;
+      },
+      code: (a) => evm.code(a),
+      storage: (a, slot) => evm.storage(a, slot),
+      blockHash: (n) => blockHash(new DataView(n.buffer, n.byteOffset, 8).getBigUint64(0)),
+    };
+  }
+
+  /**
+   * Runs `fn` (which reads through `nativeHost`), loading each missing key and running it again, at
+   * most `misses` times; undefined past that (each miss reruns all of `fn`, unlike a state-manager
+   * call, so a call that reads many keys not loaded yet is better run by the JS EVM).
+   */
+  settleNative<T>(fn: () => T, misses: number): Promise<T | undefined> {
+    return this.source.settle(fn, misses);
   }
 
   /**

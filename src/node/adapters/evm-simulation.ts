@@ -9,6 +9,7 @@ import { FEE_COLLECTOR_ADDRESS } from '../../app/evm.ts';
 import { type Chain, stateVersion } from '../../chain/chain.ts';
 import type { BlockEnv } from '../../execution/block-executor.ts';
 import { createAccessList, estimateGas } from '../../execution/simulation/estimate.ts';
+import type { NativeSimulator } from '../../execution/simulation/native-binding.ts';
 import { Simulation, SimulationError } from '../../execution/simulation/simulate.ts';
 import type { AccountOverride, BlockOverrides } from '../../rpc/codecs/overrides.ts';
 import type { CallObject } from '../../rpc/codecs/call.ts';
@@ -24,6 +25,8 @@ export interface SimulationOptions {
   gasCap: bigint;
   /** `[evm] simulation_evm_timeout`, ms */
   timeoutMs: number;
+  /** eth_call's engine for the messages it supports (Simulation.callNative); absent: the JS EVM */
+  native?: NativeSimulator;
 }
 
 export interface SimulationModules {
@@ -134,9 +137,11 @@ export class NodeSimulation implements SimulationBackend {
     stateOverrides?: AccountOverride[],
     blockOverrides?: BlockOverrides,
   ): Promise<CallResult> {
-    return this.with(this.open(height, call, stateOverrides, blockOverrides), (sim) =>
-      sim.call(call, sim.callGas(call)),
-    );
+    const native = stateOverrides?.length || blockOverrides ? undefined : this.o.native;
+    return this.with(this.open(height, call, stateOverrides, blockOverrides), async (sim) => {
+      const gas = sim.callGas(call);
+      return (native && (await sim.callNative(native, call, gas))) || sim.call(call, gas);
+    });
   }
 
   /** Runs `fn` on a simulation and gives its VM back whatever happens. */

@@ -1,0 +1,38 @@
+/**
+ * Builds the optional native simulator (native/evm-sim: revm behind N-API) with cargo and copies the
+ * library to the git-ignored path the binding loads it from (src/execution/simulation/native-binding.ts). Needs
+ * Rust (cargo); the crate's versions are pinned in its Cargo.lock.
+ *
+ * Usage: node scripts/build-native-sim.ts [--if-cargo]   (--if-cargo: without cargo, or if the build
+ * fails, say so and exit 0; what uses the addon then falls back or skips, naming this command)
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { NATIVE_SIM_PATH } from '../src/execution/simulation/native-binding.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const CRATE = join(ROOT, 'native', 'evm-sim');
+const optional = process.argv.includes('--if-cargo');
+
+function fail(message: string): never {
+  if (optional) {
+    console.log(`native simulator not built (${message}); eth_call stays on the JS EVM`);
+    process.exit(0);
+  }
+  console.error(message);
+  process.exit(1);
+}
+
+if (process.platform !== 'linux' || process.arch !== 'x64')
+  fail(`only x86_64 Linux is built here, not ${process.platform}-${process.arch}`);
+if (spawnSync('cargo', ['--version'], { stdio: 'ignore' }).error) fail('cargo is not installed');
+const t0 = performance.now();
+const build = spawnSync('cargo', ['build', '--release', '--locked'], { cwd: CRATE, stdio: 'inherit' });
+if (build.status !== 0) fail(`cargo build failed (exit ${build.status})`);
+mkdirSync(dirname(NATIVE_SIM_PATH), { recursive: true });
+copyFileSync(join(CRATE, 'target', 'release', 'libchaind_evm_sim.so'), NATIVE_SIM_PATH);
+console.log(
+  `native simulator built in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${NATIVE_SIM_PATH}`,
+);
