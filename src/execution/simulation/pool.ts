@@ -6,11 +6,11 @@
  * hashes are the current simulation's; between owners it holds nothing. A VM whose run threw is not
  * returned (an aborted run may leave EVM-side state, such as transient storage, behind).
  */
-import type { AccountFields, Common, StateManagerInterface } from '@ethereumjs/common';
-import type { Account, Address } from '@ethereumjs/util';
+import type { Common } from '@ethereumjs/common';
 import type { EVM } from '@ethereumjs/evm';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { ChainError } from '../../util/errors.ts';
+import { ForwardingStateManager } from '../forwarding-state.ts';
 import type { BlockEnv } from '../block-executor.ts';
 import { dropHardforkListeners } from './common.ts';
 import { type Deadline, deadlineOpcodes } from './deadline.ts';
@@ -42,44 +42,6 @@ export class PooledVm {
   }
 }
 
-/** The VM's only state manager: every call goes to the owner's. */
-class ForwardingStateManager implements StateManagerInterface {
-  private readonly slot: { owner?: VmOwner };
-  readonly originalStorageCache: StateManagerInterface['originalStorageCache'];
-  constructor(slot: { owner?: VmOwner }) {
-    this.slot = slot;
-    this.originalStorageCache = {
-      get: (a, k) => this.t.originalStorageCache.get(a, k),
-      clear: () => this.slot.owner?.state.originalStorageCache.clear(),
-    };
-  }
-  private get t(): SimulationStateManager {
-    const o = this.slot.owner;
-    if (!o) throw new ChainError('SIMULATION_INTERNAL', 'a pooled VM was used without an owner');
-    return o.state;
-  }
-  getAccount = (a: Address) => this.t.getAccount(a);
-  putAccount = (a: Address, account?: Account) => this.t.putAccount(a, account);
-  deleteAccount = (a: Address) => this.t.deleteAccount(a);
-  modifyAccountFields = (a: Address, f: AccountFields) => this.t.modifyAccountFields(a, f);
-  putCode = (a: Address, code: Uint8Array) => this.t.putCode(a, code);
-  getCode = (a: Address) => this.t.getCode(a);
-  getCodeSize = (a: Address) => this.t.getCodeSize(a);
-  getStorage = (a: Address, k: Uint8Array) => this.t.getStorage(a, k);
-  putStorage = (a: Address, k: Uint8Array, v: Uint8Array) => this.t.putStorage(a, k, v);
-  clearStorage = (a: Address) => this.t.clearStorage(a);
-  checkpoint = () => this.t.checkpoint();
-  commit = () => this.t.commit();
-  revert = () => this.t.revert();
-  getStateRoot = () => this.t.getStateRoot();
-  setStateRoot = () => this.t.setStateRoot();
-  hasStateRoot = (root: Uint8Array) => this.t.hasStateRoot(root);
-  clearCaches(): void {}
-  shallowCopy(): StateManagerInterface {
-    throw new ChainError('UNSUPPORTED', 'a simulation state cannot be copied');
-  }
-}
-
 const MAX_IDLE = 16;
 const idle = new WeakMap<Common, PooledVm[]>();
 
@@ -96,7 +58,8 @@ async function build(common: Common): Promise<PooledVm> {
   };
   const vm = await createVM({
     common,
-    stateManager: new ForwardingStateManager(slot),
+    // the VM's only state manager: every call goes to the owner's
+    stateManager: new ForwardingStateManager(() => slot.owner?.state, 'SIMULATION_INTERNAL'),
     blockchain: blockchain as never,
     evmOpts: { customOpcodes: deadlineOpcodes(common, () => slot.owner?.deadline) },
   });
