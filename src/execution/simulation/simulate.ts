@@ -316,15 +316,7 @@ export class Simulation {
     this.deadline.check();
     const from = msg.from ?? ZERO_ADDRESS;
     const value = msg.value ?? 0n;
-    if (value > 0n) {
-      const have = await this.balanceOf(from);
-      if (have < value) {
-        throw new SimulationError(
-          'funds',
-          `insufficient funds for gas * price + value: address ${hexAddr(from)} have ${have} want ${value}`,
-        );
-      }
-    }
+    await this.assertPaysValue(from, value);
     const tx = this.buildTx(msg, from, gas, fees);
     const minimum = tx.getMinimumGasLimit();
     if (gas < minimum) {
@@ -406,15 +398,7 @@ export class Simulation {
       return undefined;
     this.deadline.check();
     const from = msg.from ?? ZERO_ADDRESS;
-    if (value > 0n) {
-      const have = await this.balanceOf(from);
-      if (have < value) {
-        throw new SimulationError(
-          'funds',
-          `insufficient funds for gas * price + value: address ${hexAddr(from)} have ${have} want ${value}`,
-        );
-      }
-    }
+    await this.assertPaysValue(from, value);
     const host = this.state.nativeHost((n) => this.env.blockHash(n));
     const message = { from, to: msg.to, value, gasLimit: gas, gasPrice: 0n, data: msg.data ?? EMPTY };
     const block = this.nativeBlock();
@@ -467,6 +451,18 @@ export class Simulation {
    * The message as an unsigned transaction. ethereumjs checks every field's range as it builds one; a
    * value it refuses is the caller's (-32000 with its reason), not a fault of the node.
    */
+  /** A direct call moves `value` without charging gas: the sender must hold it, as geth checks. */
+  private async assertPaysValue(from: Uint8Array, value: bigint): Promise<void> {
+    if (value === 0n) return;
+    const have = await this.balanceOf(from);
+    if (have < value) {
+      throw new SimulationError(
+        'funds',
+        `insufficient funds for gas * price + value: address ${hexAddr(from)} have ${have} want ${value}`,
+      );
+    }
+  }
+
   private buildTx(msg: CallMessage, from: Uint8Array, gas: bigint, fees: Fees) {
     try {
       return this.buildTxUnchecked(msg, from, gas, fees);
