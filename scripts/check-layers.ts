@@ -107,7 +107,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'execution',
-      owns: "the only user of `@ethereumjs`: chain `Common` (Prague), native ecrecover, tx decoding/wrapping, `ChainStateManager` (ethereumjs state over the modules), `BlockExecutor` (runTx plus the chain's fee and association rules)",
+      owns: "the only user of `@ethereumjs`: chain `Common` (Prague), native ecrecover, KZG for point evaluation (`kzg.ts`: micro-eth-signer over the mainnet trusted setup, loaded on first use), tx decoding/wrapping, `ChainStateManager` (ethereumjs state over the modules), `BlockExecutor` (runTx plus the chain's fee and association rules)",
       mustNot: 'write to stores; decide block contents',
       parts: [
         {
@@ -235,7 +235,12 @@ const FORBIDDEN: { from: string; to: RegExp; why: string }[] = [
     why: 'rpc/ receives narrow read interfaces from node/, never storage',
   },
 ];
-const PACKAGE_OWNERS: { pkg: RegExp; owner: string }[] = [{ pkg: /^@ethereumjs\//, owner: 'execution' }];
+const PACKAGE_OWNERS: { pkg: RegExp; owner: string }[] = [
+  { pkg: /^@ethereumjs\//, owner: 'execution' },
+  // ethereumjs's KZG (point evaluation) and its trusted setup
+  { pkg: /^micro-eth-signer(\/|$)/, owner: 'execution' },
+  { pkg: /^@paulmillr\/trusted-setups(\/|$)/, owner: 'execution' },
+];
 
 const rankOf = new Map<string, number>();
 LAYERS.forEach((group, rank) => group.forEach((layer) => rankOf.set(layer.folder, rank)));

@@ -1,7 +1,7 @@
 /**
  * The `@ethereumjs/common` instance of our chain: a custom chain with the genesis EVM chain id whose
- * hardforks all activate at genesis, up to Prague (or Osaka when enabled), with native ecrecover and a
- * keccak that remembers short preimages (keccak-memo.ts).
+ * hardforks all activate at genesis, up to Prague (or Osaka when enabled), with native ecrecover, a
+ * keccak that remembers short preimages (keccak-memo.ts) and KZG for point evaluation (kzg.ts).
  *
  * Every hardfork is scheduled at block 0 / timestamp 0 (rather than inheriting mainnet's schedule) so
  * that `setHardforkBy({ blockNumber, timestamp })`, which the VM and block builder may call, always
@@ -10,6 +10,7 @@
 import { type ChainConfig, Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { ecrecover } from './ecrecover.ts';
 import { keccak256Memo } from './keccak-memo.ts';
+import { lazyKzg } from './kzg.ts';
 
 export { Common, Hardfork };
 
@@ -62,6 +63,6 @@ export function createChainCommon(opts: ChainCommonOptions): Common {
     chain,
     hardfork,
     eips: [...CHAIN_EIPS],
-    customCrypto: { ecrecover, keccak256: keccak256Memo },
+    customCrypto: { ecrecover, keccak256: keccak256Memo, kzg: lazyKzg },
   });
 }

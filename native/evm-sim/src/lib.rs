@@ -10,7 +10,6 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 use std::{ptr, slice};
 
@@ -28,10 +27,7 @@ use revm::interpreter::interpreter::EthInterpreter;
 use revm::interpreter::{
     Instruction, InstructionContext, InstructionExecResult, InstructionResult,
 };
-use revm::precompile::{
-    kzg_point_evaluation, Precompile, PrecompileHalt, PrecompileId, PrecompileOutput,
-    PrecompileResult, Precompiles,
-};
+use revm::precompile::Precompiles;
 use revm::primitives::hardfork::SpecId;
 use revm::primitives::{
     Address, Bytes, StorageKey, StorageValue, TxKind, B256, KECCAK_EMPTY, U256,
@@ -40,7 +36,7 @@ use revm::state::{AccountInfo, Bytecode};
 use revm::{ExecuteEvm, MainBuilder, MainnetEvm};
 
 /// The layouts and statuses below; the binding refuses an addon of another version (a stale build).
-const ABI_VERSION: u32 = 1;
+const ABI_VERSION: u32 = 2;
 
 /// What `call` expects and answers (see ABI_VERSION).
 #[napi]
@@ -289,37 +285,19 @@ thread_local! {
     static JUMPS: Cell<u32> = const { Cell::new(0) };
     static SLICE_END: Cell<Option<Instant>> = const { Cell::new(None) };
     /// Why this call's result is to be dropped and the call run by the JS EVM: 0 it is not,
-    /// GIVE_UP_SLOW, GIVE_UP_KZG
+    /// GIVE_UP_SLOW
     static GIVE_UP: Cell<u8> = const { Cell::new(0) };
 }
 
 const GIVE_UP_SLOW: u8 = 4;
-const GIVE_UP_KZG: u8 = 5;
 
-/// The JS EVM has no KZG setup: its point evaluation precompile (0x0a) fails every call that reaches
-/// it, whatever the input, with an error of its own. A call that reaches it here is run there instead.
-fn point_evaluation_elsewhere(_input: &[u8], _gas: u64, reservoir: u64) -> PrecompileResult {
-    GIVE_UP.with(|g| g.set(GIVE_UP_KZG));
-    Ok(PrecompileOutput::halt(PrecompileHalt::OutOfGas, reservoir))
-}
-
-/// The spec's precompiles with point evaluation replaced (see point_evaluation_elsewhere).
+/// The spec's precompiles, point evaluation (0x0a) included: revm's own, pure-Rust (arkworks) KZG
+/// verification answers as the JS EVM's does (the parity test covers valid and bad inputs).
 fn precompiles(spec: SpecId) -> &'static Precompiles {
-    static PRAGUE: OnceLock<Precompiles> = OnceLock::new();
-    static OSAKA: OnceLock<Precompiles> = OnceLock::new();
-    let (cell, stock) = match spec {
-        SpecId::PRAGUE => (&PRAGUE, Precompiles::prague()),
-        _ => (&OSAKA, Precompiles::osaka()),
-    };
-    cell.get_or_init(|| {
-        let mut p = stock.clone();
-        p.extend([Precompile::new(
-            PrecompileId::KzgPointEvaluation,
-            kzg_point_evaluation::ADDRESS,
-            point_evaluation_elsewhere,
-        )]);
-        p
-    })
+    match spec {
+        SpecId::PRAGUE => Precompiles::prague(),
+        _ => Precompiles::osaka(),
+    }
 }
 
 /// Every loop jumps: the clock is read every 1024th jump, as deadline.ts does. Past the slice every
@@ -434,9 +412,8 @@ fn check(status: sys::napi_status) -> napi::Result<()> {
 }
 
 /// What one call ended as, written to scratch[0..16]: status[1] (0 success, 1 revert, 2 halt,
-/// 3 the message could not run, 4 given up after its time slice, 5 given up at the point evaluation
-/// precompile), 3 bytes unused, reads[4] (state callbacks made), gasUsed[8] (before
-/// refunds, intrinsic gas included), little-endian.
+/// 3 the message could not run, 4 given up after its time slice), 3 bytes unused, reads[4] (state
+/// callbacks made), gasUsed[8] (before refunds, intrinsic gas included), little-endian.
 fn write_outcome(scratch: &mut [u8], status: u8, reads: u32, gas_used: u64) {
     scratch[0] = status;
     scratch[4..8].copy_from_slice(&reads.to_le_bytes());

@@ -35,11 +35,7 @@ export interface NativeHost {
 }
 
 export interface NativeCallOutput {
-  /**
-   * `invalid`: the message could not run at all; given up, for the JS EVM to run: `slow` after the
-   * time slice (8 ms), `kzg` at the point evaluation precompile (ethereumjs runs it without a KZG
-   * setup: every call reaching it fails there with an error of its own)
-   */
+  /** `invalid`: the message could not run at all; `slow`: given up after the time slice (8 ms), for the JS EVM to run */
   status: (typeof STATUS)[number];
   output: Uint8Array;
   /** before refunds, intrinsic gas included */
@@ -51,7 +47,7 @@ export interface NativeCallOutput {
 }
 
 /** The crate's ABI_VERSION this binding speaks. */
-const ABI_VERSION = 1;
+const ABI_VERSION = 2;
 
 /** The addon's own signatures (native/evm-sim/src/lib.rs). */
 interface Addon {
@@ -89,7 +85,7 @@ export interface NativeBlock {
   spec: 'prague' | 'osaka';
 }
 
-const STATUS = ['success', 'revert', 'halt', 'invalid', 'slow', 'kzg'] as const;
+const STATUS = ['success', 'revert', 'halt', 'invalid', 'slow'] as const;
 
 /**
  * revm's halt reasons (their Debug names) that ethereumjs reports with one fixed message, and that

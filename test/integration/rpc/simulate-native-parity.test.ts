@@ -27,6 +27,31 @@ import { artifacts } from '../../helpers/dev-chain.ts';
 import { FREE_PORT_FLAGS, makeHome, startNode } from '../../helpers/node.ts';
 import { CHAIN_ID, GWEI, sendAndWait, wallets } from './rpc-helpers.ts';
 import { CREATE_PROBE, SPIN } from './simulate-helpers.ts';
+import { CORRECT_PROOF, pointEvaluationInput, POINT_EVALUATION } from '../../fixtures/point-evaluation.ts';
+
+/** Encodings of G1 points and scalars the two KZG implementations must both refuse (or accept). */
+const POINT_EVALUATION_EDGES = {
+  /** the compression flag unset */
+  uncompressedFlag: pointEvaluationInput({ ...CORRECT_PROOF, proof: '0' + CORRECT_PROOF.proof.slice(1) }),
+  /** the infinity flag with a non-zero x */
+  infinityWithX: pointEvaluationInput({ ...CORRECT_PROOF, proof: 'c0' + '00'.repeat(46) + '01' }),
+  /** x = p, the base field's modulus: not canonical */
+  xNotInField: pointEvaluationInput({
+    ...CORRECT_PROOF,
+    commitment:
+      '9a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab',
+  }),
+  /** z = BLS_MODULUS */
+  zNotInField: pointEvaluationInput({
+    ...CORRECT_PROOF,
+    z: '73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001',
+  }),
+  /** the proof's sign bit flipped: the negated point */
+  negatedProof: pointEvaluationInput({
+    ...CORRECT_PROOF,
+    proof: (parseInt(CORRECT_PROOF.proof.slice(0, 2), 16) ^ 0x20).toString(16) + CORRECT_PROOF.proof.slice(2),
+  }),
+};
 
 const native = nativeSimulator();
 const skip = typeof native === 'string' ? `native simulator ${native}` : false;
@@ -397,13 +422,30 @@ test('eth_call: the native simulator answers exactly as the JS EVM', { skip }, a
       msg: viaProxy(bytes(addr(0x0b)), '0x' + blsG1 + blsG1),
       native: true,
     },
-    // the JS EVM has no KZG setup: a call reaching point evaluation is left to it (and fails there)
-    { name: 'point evaluation', msg: precompile(0x0a, '0x' + '00'.repeat(192)), native: false },
+    // point evaluation: revm's arkworks KZG and the JS EVM's micro-eth-signer must agree on every input;
+    // a top-level failure has no ethereumjs wording in the native simulator (left to the JS EVM), a
+    // failure inside a contract's call is answered natively
+    { name: 'point evaluation', msg: precompile(0x0a, POINT_EVALUATION.valid), native: true },
     {
-      name: 'point evaluation from a contract',
-      msg: viaProxy(bytes(addr(0x0a)), '0x' + '00'.repeat(192)),
+      name: 'point evaluation of the zero polynomial',
+      msg: precompile(0x0a, POINT_EVALUATION.validAtInfinity),
+      native: true,
+    },
+    {
+      name: 'point evaluation of a bad proof',
+      msg: precompile(0x0a, POINT_EVALUATION.wrongY),
       native: false,
     },
+    {
+      name: 'point evaluation of a bad length',
+      msg: precompile(0x0a, POINT_EVALUATION.short),
+      native: false,
+    },
+    ...Object.entries({ ...POINT_EVALUATION, ...POINT_EVALUATION_EDGES }).map(([name, data]) => ({
+      name: `point evaluation (${name}) from a contract`,
+      msg: viaProxy(bytes(addr(0x0a)), data),
+      native: true,
+    })),
     {
       name: 'bn254 add of a point off the curve, from a contract',
       msg: viaProxy(bytes(addr(6)), '0x' + word(1) + word(3) + G1),
