@@ -5,6 +5,12 @@
  * where every transaction must execute exactly as it did. An Ethereum tx that cannot pay when its
  * turn comes is not left out but included, failed before execution (BlockExecutor's chain rule), in
  * both modes alike, so a replay reproduces the proposed block.
+ *
+ * A proposal stops taking candidates once it has executed for `PROPOSAL_EXECUTION_BUDGET_MS`: gas
+ * bounds a block's work only as well as gas prices it, and some work is priced far below what it
+ * costs here (a point evaluation's 50,000 gas is ~30 ms of JS verification: a 120M-gas block of
+ * them would run for over a minute on every node). The rest stay in the pool for the next block;
+ * which txs a proposal holds was always the proposer's choice, and every node replays that choice.
  */
 import type { Common } from '../execution/chain-config.ts';
 import { readDecimal, decimal } from '../app/state-access.ts';
@@ -26,6 +32,16 @@ import type { CosmosTxResult, Log, Receipt } from '../storage/blocks/types.ts';
 import { ChainError } from '../util/errors.ts';
 import { toHex } from '../primitives/bytes.ts';
 import { type BaseFeeParams, nextBaseFee } from './base-fee.ts';
+
+/** How long a proposal may execute before it takes no more candidates. */
+export const PROPOSAL_EXECUTION_BUDGET_MS = 1_000;
+
+export interface ProposalOptions {
+  /** PROPOSAL_EXECUTION_BUDGET_MS unless given (tests). */
+  budgetMs?: number;
+  /** performance.now unless given (tests). */
+  now?: () => number;
+}
 
 /** The base fee of the next block, kept in state so that replay and every node derive the same one. */
 const BASE_FEE_KEY = Uint8Array.of(0x0c);
@@ -89,7 +105,11 @@ export async function executeBlock(
   candidates: BlockTx[],
   mode: 'propose' | 'replay',
   hooks?: ReplayHooks,
+  proposal: ProposalOptions = {},
 ): Promise<ExecutedBlock> {
+  const now = proposal.now ?? (() => performance.now());
+  const budgetMs = proposal.budgetMs ?? PROPOSAL_EXECUTION_BUDGET_MS;
+  const started = now();
   const overlay = new StateOverlay(state);
   const baseFee = readBaseFee(overlay, feeParams);
   const executor = await BlockExecutor.create(
@@ -124,6 +144,7 @@ export async function executeBlock(
   const last = hooks?.lastTxIndex ?? candidates.length - 1;
   try {
     for (let i = 0; i <= last; i++) {
+      if (mode === 'propose' && txs.length > 0 && now() - started >= budgetMs) break;
       const c = candidates[i];
       if (hooks?.beforeTx) await hooks.beforeTx(i);
       if (c.kind === 'eth') {

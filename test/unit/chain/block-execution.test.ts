@@ -154,3 +154,30 @@ test('a block without such a tx executes as before: nothing is flagged', async (
   assert.equal('vmError' in out.receipts[0], false);
   assert.equal(new Evm(out.overlay).nonce(alice.evmAddress), 1n);
 });
+
+test('a proposal takes no more candidates once it has executed for its budget; the rest are not rejected', async () => {
+  const { overlay } = devState();
+  const [, bob] = devAccounts;
+  const txs = [];
+  for (let nonce = 0; nonce < 5; nonce++)
+    txs.push(await eth(devWallets[0], { nonce, to: hex(bob.evmAddress), value: 1n }));
+  let clock = 0;
+  const now = () => (clock += 400); // every candidate "takes" 400 ms
+  const proposed = await executeBlock(common, overlay, ctx, feeParams, txs, 'propose', undefined, {
+    budgetMs: 1000,
+    now,
+  });
+  assert.equal(
+    proposed.txs.length,
+    3,
+    'started at 400 ms; 400 and 800 ms had passed before the 2nd and 3rd candidates, 1,200 before the 4th',
+  );
+  assert.deepEqual(proposed.rejected, []);
+  // a replay runs the whole block whatever its time
+  clock = 0;
+  const replayed = await executeBlock(common, overlay, ctx, feeParams, txs, 'replay', undefined, {
+    budgetMs: 1000,
+    now,
+  });
+  assert.equal(replayed.txs.length, 5);
+});
