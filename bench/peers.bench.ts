@@ -6,7 +6,8 @@
  * The peers are installed with npm into PEERS_DIR (default `<os temp dir>/chaind-bench-peers`), never as
  * chaind's dependencies; PEERS=anvil,hardhat,chaind picks the nodes, PEERS_WORKLOADS the read
  * workloads (all by default). A peer that cannot be installed
- * gets one skip line. chaind runs as `chaind dev` with its defaults, once more with
+ * gets one skip line. chaind runs as `chaind dev` with its defaults, once more with its HTTP port served
+ * by the main thread only (`chaind_readers0`: `[evm] http_reader_threads = 0`), once more with
  * `--block-time 400ms` when its dev command has that flag, and in network mode (`chaind_network`: a
  * one-validator `chaind testnet` on CometBFT, skipped when cometbft is not installed).
  *
@@ -306,8 +307,12 @@ try {
       starters.push([name, () => (name === 'anvil' ? startAnvil(dir) : startHardhat3(dir))]);
     } else if (name === 'chaind') {
       const blockTime = chaindDevBlockTimeHelp();
-      const chaind = async (args: string[], label: string): Promise<Peer> => {
-        const { child, url } = await startChaind(['dev', ...args]);
+      const chaind = async (
+        args: string[],
+        label: string,
+        env: Record<string, string> = {},
+      ): Promise<Peer> => {
+        const { child, url } = await startChaind(['dev', ...args], env);
         return {
           name: label,
           version: await call(url, 'web3_clientVersion'),
@@ -317,6 +322,14 @@ try {
         };
       };
       starters.push(['chaind', () => chaind([], 'chaind')]);
+      // the same node serving its HTTP port from the main thread only
+      starters.push([
+        'chaind_readers0',
+        async () => ({
+          ...(await chaind([], 'chaind_readers0', { CHAIND_EVM_HTTP_READER_THREADS: '0' })),
+          mining: 'dev defaults, [evm] http_reader_threads = 0',
+        }),
+      ]);
       if (blockTime)
         starters.push([
           'chaind_400ms',

@@ -18,17 +18,27 @@ import { promisify } from 'node:util';
 import { gzip as gzipCb } from 'node:zlib';
 import { ChainError } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
-import type { CallContext, Dispatcher } from './dispatcher.ts';
+import type { CallContext } from './dispatcher.ts';
 import { ConnectionGate, jsonRpcRefusal } from './connections.ts';
 import { FastConnections } from './http-fast.ts';
 import { DEFAULT_MAX_JSON_DEPTH, parseJsonRpcBody } from './json-body.ts';
 
 const gzip = promisify(gzipCb);
 
+/** What answers a parsed body: the Dispatcher, or an RPC reader thread's ReaderPayloads. */
+export interface PayloadHandler {
+  handlePayloadText(payload: unknown, batchLimit: number, ctx?: CallContext): Promise<string | undefined>;
+}
+
 export interface HttpServerOptions {
   host: string;
   /** 0 picks a free port; `port` then tells which. */
   port: number;
+  /**
+   * Listen with SO_REUSEPORT, so that other threads (RPC reader threads) can listen on the same
+   * host and port; the kernel hands each new connection to one of the listeners.
+   */
+  reusePort?: boolean;
   maxBodyBytes: number;
   batchLimit: number;
   /** Allowed CORS origins; "*" allows any. Empty: no CORS headers. */
@@ -46,6 +56,11 @@ export interface HttpServerOptions {
   idleTimeoutMs?: number;
   /** Most connections open at once (`[evm] http_max_connections`); more are refused with a 503. */
   maxConnections?: number;
+  /**
+   * With `reusePort`: an Int32Array[1] over a SharedArrayBuffer in which every thread listening on
+   * the port counts its connections, so that `maxConnections` holds for the port as a whole.
+   */
+  connectionCount?: Int32Array;
   /**
    * Answer bytes a connection may leave unread (`[evm] max_buffered_answer_bytes`); past them its
    * next requests wait until the client reads.
@@ -76,7 +91,7 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 65_000;
 const DEADLINE_CHECK_INTERVAL_MS = 1_000;
 
 export class JsonRpcHttpServer {
-  private readonly dispatcher: Dispatcher;
+  private readonly dispatcher: PayloadHandler;
   private readonly o: HttpServerOptions;
   private readonly log: Logger;
   /** Accepts the connections: plain requests are answered on the fast path (http-fast.ts)... */
@@ -87,7 +102,7 @@ export class JsonRpcHttpServer {
   /** Per connection on node:http: the end of its last request's turn. */
   private readonly turns = new WeakMap<Socket, Promise<void>>();
 
-  constructor(dispatcher: Dispatcher, options: HttpServerOptions) {
+  constructor(dispatcher: PayloadHandler, options: HttpServerOptions) {
     this.dispatcher = dispatcher;
     this.o = options;
     this.log = options.logger;
@@ -153,6 +168,7 @@ export class JsonRpcHttpServer {
       'JSON-RPC server',
       this.log,
       jsonRpcRefusal,
+      this.o.connectionCount,
     );
     const server = createNetServer((socket) => {
       if (gate.admit(socket)) fast.accept(socket);
@@ -167,7 +183,7 @@ export class JsonRpcHttpServer {
           ),
         ),
       );
-      server.listen(this.o.port, this.o.host, () => {
+      server.listen({ port: this.o.port, host: this.o.host, reusePort: this.o.reusePort ?? false }, () => {
         server.removeAllListeners('error');
         resolve();
       });
