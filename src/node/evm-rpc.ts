@@ -202,7 +202,7 @@ export class EvmRpc {
   http(shared?: { connectionCount: Int32Array }): JsonRpcHttpServer {
     const { evm } = this.o;
     return new JsonRpcHttpServer(this.httpDispatcher, {
-      reusePort: shared !== undefined,
+      sharePort: shared && 'open',
       connectionCount: shared?.connectionCount,
       host: EVM_RPC_HOST,
       port: evm.httpPort,

@@ -191,7 +191,7 @@ async function main(): Promise<void> {
   const server = new JsonRpcHttpServer(payloads, {
     host: d.host,
     port: d.port,
-    reusePort: true,
+    sharePort: 'join',
     maxBodyBytes: evm.maxRequestBodyBytes,
     batchLimit: evm.batchRequestLimit,
     corsOrigins: parseCorsOrigins(evm.corsOrigins),

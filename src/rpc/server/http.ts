@@ -36,9 +36,10 @@ export interface HttpServerOptions {
   port: number;
   /**
    * Listen with SO_REUSEPORT, so that other threads (RPC reader threads) can listen on the same
-   * host and port; the kernel hands each new connection to one of the listeners.
+   * host and port; the kernel hands each new connection to one of the listeners. `open`: the first
+   * listener (it proves the port free first); `join`: one that listens beside it.
    */
-  reusePort?: boolean;
+  sharePort?: 'open' | 'join';
   maxBodyBytes: number;
   batchLimit: number;
   /** Allowed CORS origins; "*" allows any. Empty: no CORS headers. */
@@ -57,7 +58,7 @@ export interface HttpServerOptions {
   /** Most connections open at once (`[evm] http_max_connections`); more are refused with a 503. */
   maxConnections?: number;
   /**
-   * With `reusePort`: an Int32Array[1] over a SharedArrayBuffer in which every thread listening on
+   * With `sharePort`: an Int32Array[1] over a SharedArrayBuffer in which every thread listening on
    * the port counts its connections, so that `maxConnections` holds for the port as a whole.
    */
   connectionCount?: Int32Array;
@@ -173,21 +174,33 @@ export class JsonRpcHttpServer {
     const server = createNetServer((socket) => {
       if (gate.admit(socket)) fast.accept(socket);
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (err) =>
-        reject(
-          new ChainError(
-            'RPC_LISTEN_FAILED',
-            `the JSON-RPC server cannot listen on ${this.o.host}:${this.o.port} ([evm] http_port): ${err.message}`,
-            { cause: err },
+    const listen = (target: NetServer, port: number, reusePort: boolean) =>
+      new Promise<number>((resolve, reject) => {
+        target.once('error', (err) =>
+          reject(
+            new ChainError(
+              'RPC_LISTEN_FAILED',
+              `the JSON-RPC server cannot listen on ${this.o.host}:${this.o.port} ([evm] http_port): ${err.message}`,
+              { cause: err },
+            ),
           ),
-        ),
-      );
-      server.listen({ port: this.o.port, host: this.o.host, reusePort: this.o.reusePort ?? false }, () => {
-        server.removeAllListeners('error');
-        resolve();
+        );
+        target.listen({ port, host: this.o.host, reusePort }, () => {
+          target.removeAllListeners('error');
+          resolve((target.address() as AddressInfo).port);
+        });
       });
-    });
+    let port = this.o.port;
+    if (this.o.sharePort === 'open') {
+      // A reusePort bind succeeds beside another process's reusePort listener (another node of the
+      // same user), which would then silently take part of the connections: a plain bind first
+      // proves the port free (and picks it when the port is 0). Only a node started in the same
+      // instant on the same port could still slip in between.
+      const probe = createNetServer();
+      port = await listen(probe, port, false);
+      await new Promise((resolve) => probe.close(resolve));
+    }
+    await listen(server, port, this.o.sharePort !== undefined);
     // node:http tracks its connections (for closing them, and its header and request timeouts) from
     // the moment it is listening; it listens through `server` here
     http.emit('listening');
