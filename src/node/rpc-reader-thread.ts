@@ -119,7 +119,7 @@ async function main(): Promise<void> {
     held = Math.max(held, head);
     return true;
   };
-  const states = new VersionedState({ ss, blocks });
+  const states = new VersionedState({ ss });
   const { genesis } = d;
   const reader = new NodeChainReader({
     chain: {
