@@ -17,7 +17,7 @@ import { baseFeeParamsFrom } from '../chain/base-fee.ts';
 import { blockGasLimit } from '../chain/chain.ts';
 import { VersionedState } from '../chain/state-at.ts';
 import type { AppToml } from '../config/schema.ts';
-import { type EvmBackend, evmMethods } from '../rpc/evm/index.ts';
+import { type EvmBackend, evmMethods, type StateAt, type StatePoint } from '../rpc/evm/index.ts';
 import { Dispatcher, type MethodTable } from '../rpc/server/dispatcher.ts';
 import { JsonRpcHttpServer, parseCorsOrigins } from '../rpc/server/http.ts';
 import { RpcMetrics } from '../rpc/server/metrics.ts';
@@ -94,6 +94,15 @@ function threadLogger(bindings: Record<string, unknown>): Logger {
   };
 }
 
+/** NodeChainReader without `pending`: the pending block is the main thread's (its mempool). */
+class ReaderThreadChain extends NodeChainReader {
+  override stateAt(point: StatePoint): StateAt {
+    if (point === 'pending')
+      throw new ChainError('UNSUPPORTED', 'the pending state is read on the main thread');
+    return super.stateAt(point);
+  }
+}
+
 async function main(): Promise<void> {
   const log = threadLogger({});
   const blocks = await openBlockStoreReader(d.dataDir);
@@ -121,7 +130,7 @@ async function main(): Promise<void> {
   };
   const states = new VersionedState({ ss });
   const { genesis } = d;
-  const reader = new NodeChainReader({
+  const reader = new ReaderThreadChain({
     chain: {
       get latestHeight() {
         return held;

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { Agent } from 'node:http';
 import { test } from 'node:test';
-import { JsonRpcProvider, Wallet } from 'ethers';
+import { getCreateAddress, JsonRpcProvider, Wallet } from 'ethers';
 import { post, spawnDev, type SpawnedNode } from '../helpers/abuse.ts';
 import { devWallets } from '../helpers/dev-chain.ts';
 
@@ -210,6 +210,40 @@ test('RPC reader threads answer like the main thread, never behind its head, and
     // each forwarded call was counted once, by the main thread's dispatcher
     assert.equal(sample(text, 'chaind_rpc_requests_total', { method: 'eth_uninstallFilter' }), CONNECTIONS);
   });
+});
+
+test('`pending` reads on every connection see the txs waiting in the pool', async (t) => {
+  // no block after the first: the deploy stays in the pool, so pending and latest differ
+  const node = await spawnDev(
+    t,
+    {
+      'evm.http_reader_threads': '1',
+      'consensus.timeout-commit': '1h',
+      'consensus.create-empty-blocks': 'false',
+    },
+    { onDemand: true },
+  );
+  const conns = connections(t, node);
+  const wallet = devWallets[2];
+  const raw = await wallet.signTransaction({
+    data: STORE_42,
+    nonce: 0,
+    gasLimit: 100_000n,
+    maxFeePerGas: 10n ** 11n,
+    maxPriorityFeePerGas: 10n ** 9n,
+    chainId: 713714n,
+    type: 2,
+  });
+  await conns[0]('eth_sendRawTransaction', [raw]);
+  const contract = getCreateAddress({ from: wallet.address, nonce: 0 });
+  for (const [i, call] of conns.entries()) {
+    assert.equal(await call('eth_getCode', [contract, 'latest']), '0x', `connection ${i}`);
+    assert.equal(await call('eth_getCode', [contract, 'pending']), '0xfe', `connection ${i}`);
+    assert.equal(BigInt(await call('eth_getStorageAt', [contract, '0x0', 'pending'])), 42n);
+    assert.equal(await call('eth_getTransactionCount', [wallet.address, 'pending']), '0x1');
+    assert.equal(await call('eth_getTransactionCount', [wallet.address, 'latest']), '0x0');
+  }
+  assert.equal(Number(await conns[0]('eth_blockNumber')), 1, 'nothing was mined meanwhile');
 });
 
 test('http_reader_threads = 0 serves the port from the main thread only', async (t) => {
