@@ -113,13 +113,23 @@ async function main(): Promise<void> {
   /** The highest published height this thread's view was seen to hold: what `latest` means here. */
   let held = -1;
   const holds = (head: number) => (blocks.latestHeight() ?? 0) >= head && ss.latestVersion() >= head + 1;
+  /** Whether the watermarks were read in this turn of the event loop. */
+  let freshThisTurn = false;
   const ready = (): boolean => {
     const head = Number(Atomics.load(published, 0));
     if (head < 0) return false;
-    // Every payload reads the watermarks again (a prune may have raised the earliest ones), in the
-    // view its own reads then use; a view older than the published head moves to the newest commits.
+    if (freshThisTurn && held >= head) return true;
+    // The watermarks (a prune raises the earliest ones) are read again at the first payload of each
+    // turn of the event loop, and whenever the published head is above what this view was seen to
+    // hold. lmdb moves a thread's read snapshot only between turns (its reset timer) or when asked
+    // (refresh(true)), so every read of a turn sees the snapshot its watermarks came from. A view
+    // older than the published head moves to the newest commits.
     blocks.refresh();
     ss.refresh();
+    if (!freshThisTurn) {
+      freshThisTurn = true;
+      setImmediate(() => (freshThisTurn = false));
+    }
     if (!holds(head)) {
       blocks.refresh(true);
       ss.refresh(true);
