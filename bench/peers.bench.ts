@@ -6,7 +6,8 @@
  * The peers are installed with npm into PEERS_DIR (default `<os temp dir>/chaind-bench-peers`), never as
  * chaind's dependencies; PEERS=anvil,hardhat,chaind picks the nodes, PEERS_WORKLOADS the read
  * workloads (all by default). A peer that cannot be installed
- * gets one skip line. chaind runs as `chaind dev` with its defaults, once more with
+ * gets one skip line. chaind runs as `chaind dev` with its defaults, once more with one RPC reader
+ * thread (`chaind_readers1`: `[evm] http_reader_threads = 1`), once more with
  * `--block-time 400ms` when its dev command has that flag, and in network mode (`chaind_network`: a
  * one-validator `chaind testnet` on CometBFT, skipped when cometbft is not installed).
  *
@@ -309,8 +310,12 @@ try {
       starters.push([name, () => (name === 'anvil' ? startAnvil(dir) : startHardhat3(dir))]);
     } else if (name === 'chaind') {
       const blockTime = chaindDevBlockTimeHelp();
-      const chaind = async (args: string[], label: string): Promise<Peer> => {
-        const { child, url } = await startChaind(['dev', ...args]);
+      const chaind = async (
+        args: string[],
+        label: string,
+        env: Record<string, string> = {},
+      ): Promise<Peer> => {
+        const { child, url } = await startChaind(['dev', ...args], env);
         return {
           name: label,
           version: await call(url, 'web3_clientVersion'),
@@ -329,6 +334,14 @@ try {
             mining: 'dev defaults, --evm.native_simulator false',
           }),
         ]);
+      // the same node with one RPC reader thread beside the main one
+      starters.push([
+        'chaind_readers1',
+        async () => ({
+          ...(await chaind([], 'chaind_readers1', { CHAIND_EVM_HTTP_READER_THREADS: '1' })),
+          mining: 'dev defaults, [evm] http_reader_threads = 1',
+        }),
+      ]);
       if (blockTime)
         starters.push([
           'chaind_400ms',

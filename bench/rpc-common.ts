@@ -70,18 +70,26 @@ export async function call(url: URL, method: string, params: unknown[] = []): Pr
  * CHAIND_PROF=<dir> writes a CPU profile of each node process there, CHAIND_LOG=<file> appends its
  * log lines (otherwise discarded).
  */
-export async function startChaind(args: string[]): Promise<{ child: ChildProcess; url: URL }> {
+/** `env`: more environment (config overrides such as CHAIND_EVM_HTTP_READER_THREADS). */
+export async function startChaind(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: URL }> {
   const profile = process.env.CHAIND_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CHAIND_PROF}`] : [];
   const child = spawn(process.execPath, [...profile, CHAIND, ...args, '--log_format', 'json'], {
     // every listener on a free port: other nodes (tests, other benches) may run on this machine
-    env: { ...process.env, ...FREE_PORT_ENV },
+    env: { ...process.env, ...FREE_PORT_ENV, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout! });
+  // the main JSON-RPC listener logs first; measuring starts once every listener (RPC reader
+  // threads included) serves, when the node says it started
   const url = await new Promise<URL>((ok, fail) => {
+    let address: URL | undefined;
     child.once('exit', (code) => fail(new Error(`chaind exited with ${code}`)));
     lines.on('line', (l) => {
-      if (l.includes('JSON-RPC server listening')) ok(new URL(JSON.parse(l).address));
+      if (!address && l.includes('JSON-RPC server listening')) address = new URL(JSON.parse(l).address);
+      if (l.includes('"node started"') && address) ok(address);
     });
   });
   // keep draining: a full stdout pipe would block the node

@@ -74,7 +74,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'storage/ss',
-      owns: "State Store: the MVCC encoding (escaped keys, newest-first versions), latest/earliest metadata, changelog (on `storage/wal`) + async group-commit writer, pruning, Cosmos/EVM routing of `evm-ss-split` (`evm-keys.ts`), startup checks a/b/c and their log events, the refusal of a store that lacks State Commit's history (a changed `ss-backend`: the node opens SC first and passes its version), operator rollback, a lock per database directory, synchronous reads at a version (`syncReaderAt`, for trace replays)",
+      owns: "State Store: the MVCC encoding (escaped keys, newest-first versions), latest/earliest metadata, changelog (on `storage/wal`) + async group-commit writer, pruning, Cosmos/EVM routing of `evm-ss-split` (`evm-keys.ts`), startup checks a/b/c and their log events, the refusal of a store that lacks State Commit's history (a changed `ss-backend`: the node opens SC first and passes its version), operator rollback, a lock per database directory, synchronous reads at a version (`syncReaderAt`, for trace replays), a read-only view of the lmdb databases for another thread of the process (`reader.ts`, RPC reader threads)",
       mustNot:
         'compute hashes or proofs; read config files; ever fall back from one half of the split to the other',
     },
@@ -86,7 +86,7 @@ export const LAYERS: Layer[][] = [
     },
     {
       folder: 'storage/blocks',
-      owns: "blocks by height and hash, EVM and Cosmos tx indexes, receipts with block-wide log indexes, per-block blooms, `getLogs`, the tx event index (`event-index.ts`) and the one definition of an EVM tx's events (`tx-events.ts`); one atomic durable write per height",
+      owns: "blocks by height and hash, EVM and Cosmos tx indexes, receipts with block-wide log indexes, per-block blooms, `getLogs`, the tx event index (`event-index.ts`) and the one definition of an EVM tx's events (`tx-events.ts`); one atomic durable write per height; a read-only opener for another thread of the process (`openBlockStoreReader`)",
       mustNot: 'execute anything; know about SC/SS',
     },
   ],
@@ -162,7 +162,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'rpc/server',
-      owns: "the node:http JSON-RPC transport (envelope, batches, limits, CORS, gzip, deny list; plain keep-alive POSTs answered on a fast path from the socket's bytes, every other request by node:http) and the WebSocket transport (same dispatcher, per-connection methods, geth's `eth_subscription` envelope, a notification never overtakes its answer, slow clients dropped), the one dispatcher that decodes params before any handler runs, the one ChainError → JSON-RPC code table, per-method RPC metrics (recorded only in the dispatcher)",
+      owns: "the node:http JSON-RPC transport (envelope, batches, limits, CORS, gzip, deny list; plain keep-alive POSTs answered on a fast path from the socket's bytes, every other request by node:http) and the WebSocket transport (same dispatcher, per-connection methods, geth's `eth_subscription` envelope, a notification never overtakes its answer, slow clients dropped), the one dispatcher that decodes params before any handler runs, the one ChainError → JSON-RPC code table, per-method RPC metrics (recorded only in the dispatcher), what an RPC reader thread answers itself and what it forwards (`reader-payloads.ts`), a connection cap that threads sharing a port count together",
       mustNot: 'know any method',
     },
   ],
@@ -207,7 +207,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'node',
-      owns: "the composition root: builds each module once, in order, into one typed `NodeModules` under a `Lifecycle` (stores, chain, mempools, the engine and where txs are submitted (`engine.ts`: the embedded producer or CometBFT), EVM JSON-RPC over HTTP and WS (`evm-rpc.ts`), consensus RPC, metrics, REST, gRPC (`consensus-services.ts`)), the listeners' connection caps fitted under the descriptor limit (`descriptors.ts`), the adapters that implement rpc/'s interfaces (`adapters/`, named after what they adapt), the latest-only State Store of `ss-enable = false` (`latest-state-store.ts`: State Commit's state plus a short in-memory window), the clearing of what an unfinished state sync left before a node state syncs again (`state-sync-leftovers.ts`), the Prometheus registry each module records its metrics on (`chain|producer|mempool/metrics.ts`, see docs/metrics.md), the pino logger",
+      owns: "the composition root: builds each module once, in order, into one typed `NodeModules` under a `Lifecycle` (stores, chain, mempools, the engine and where txs are submitted (`engine.ts`: the embedded producer or CometBFT), EVM JSON-RPC over HTTP and WS (`evm-rpc.ts`) and its RPC reader threads (`rpc-readers.ts` on the main thread, `rpc-reader-thread.ts` in each worker), consensus RPC, metrics, REST, gRPC (`consensus-services.ts`)), the listeners' connection caps fitted under the descriptor limit (`descriptors.ts`), the adapters that implement rpc/'s interfaces (`adapters/`, named after what they adapt), the latest-only State Store of `ss-enable = false` (`latest-state-store.ts`: State Commit's state plus a short in-memory window), the clearing of what an unfinished state sync left before a node state syncs again (`state-sync-leftovers.ts`), the Prometheus registry each module records its metrics on (`chain|producer|mempool/metrics.ts`, see docs/metrics.md), the pino logger",
       mustNot: 'be imported by anything but `cli/`',
     },
   ],

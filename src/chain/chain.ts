@@ -56,6 +56,12 @@ export interface CommittedBlock {
 
 export type BlockListener = (committed: CommittedBlock) => void;
 
+/** The gas limit every block header reports: the genesis's max_gas, -1 (no limit) as the largest int64. */
+export function blockGasLimit(genesis: Genesis): bigint {
+  const maxGas = BigInt(genesis.consensus_params.block.max_gas);
+  return maxGas < 0n ? 2n ** 63n - 1n : maxGas;
+}
+
 export class Chain {
   readonly genesis: Genesis;
   readonly common: Common;
@@ -67,6 +73,7 @@ export class Chain {
   readonly blocks: BlockStore;
   private readonly log: Logger;
   private readonly listeners = new Set<BlockListener>();
+  private readonly headListeners = new Set<(height: number) => void>();
   private height = 0;
   /** Network mode: the block FinalizeBlock executed, awaiting Commit. */
   private finalized: { block: Block; executed: ExecutedBlock } | undefined;
@@ -81,8 +88,7 @@ export class Chain {
     this.blocks = o.blocks;
     this.log = o.logger.child({ module: 'chain' });
     this.feeParams = baseFeeParamsFrom(o.genesis.app_state.evm.params.base_fee);
-    const maxGas = BigInt(o.genesis.consensus_params.block.max_gas);
-    this.gasLimit = maxGas < 0n ? 2n ** 63n - 1n : maxGas;
+    this.gasLimit = blockGasLimit(o.genesis);
     this.decode = createEthTxDecoder(o.common);
     this.states = new VersionedState({ sc: o.sc, ss: o.ss });
   }
@@ -124,6 +130,25 @@ export class Chain {
   onBlock(listener: BlockListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Called with the latest height each time it moves, by a block (after the block's listeners) or
+   * by a state-sync restore: for whatever must follow the height the node serves (RPC reader threads).
+   */
+  onHead(listener: (height: number) => void): () => void {
+    this.headListeners.add(listener);
+    return () => this.headListeners.delete(listener);
+  }
+
+  private headMoved(): void {
+    for (const l of this.headListeners) {
+      try {
+        l(this.height);
+      } catch (err) {
+        this.log.error({ err: (err as Error).message }, 'head listener failed');
+      }
+    }
   }
 
   async open(): Promise<void> {
@@ -352,6 +377,7 @@ export class Chain {
         this.log.error({ err: (err as Error).message }, 'block listener failed');
       }
     }
+    this.headMoved();
     return committed;
   }
 
@@ -394,6 +420,7 @@ export class Chain {
     await this.ss.import(version, leavesOf(items()));
     await this.blocks.startAfter(height);
     this.height = height;
+    this.headMoved();
     this.log.info(
       { height, app_hash: toHex(got).toUpperCase() },
       'state restored from a state-sync snapshot',

@@ -23,7 +23,8 @@ export const stateVersion = (height: number): number => height + 1;
 export type MaybeAsync<T> = T | Promise<T>;
 
 export interface StateSources {
-  sc: CommitStore;
+  /** Absent in a thread that reads only the State Store (an RPC reader thread). */
+  sc?: CommitStore;
   ss: StateStore;
 }
 
@@ -40,7 +41,7 @@ export class VersionedState {
   /** (store, key) at `version`, uncached: SC's answer when it holds that version, else SS's. */
   source(store: string, key: Uint8Array, version: number): MaybeAsync<Uint8Array | undefined> {
     const { sc, ss } = this.s;
-    return sc.version === version && !sc.committing ? sc.get(store, key) : ss.get(store, key, version);
+    return sc && sc.version === version && !sc.committing ? sc.get(store, key) : ss.get(store, key, version);
   }
 
   /**
@@ -54,7 +55,7 @@ export class VersionedState {
     version: number,
   ): { value: Uint8Array | undefined } | undefined {
     const { sc } = this.s;
-    if (sc.version !== version || sc.committing) return undefined;
+    if (!sc || sc.version !== version || sc.committing) return undefined;
     return { value: sc.get(store, key) };
   }
 

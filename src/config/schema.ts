@@ -6,6 +6,9 @@
 import { LOG_LEVELS } from '../util/logger.ts';
 import { bool, duration, type Field, int, listenAddress, oneOf, port, str, strList } from './fields.ts';
 
+/** Most RPC reader threads `[evm] http_reader_threads` may ask for. */
+export const MAX_HTTP_READER_THREADS = 16;
+
 /** Section '' holds a file's top-level keys. */
 export type FileSchema = Record<string, Record<string, Field<any>>>;
 
@@ -192,6 +195,15 @@ export const APP_TOML = {
       1000,
       'Most connections the EVM JSON-RPC HTTP server keeps open at once; more are refused (503) and closed',
       1,
+    ),
+    http_reader_threads: str(
+      '0',
+      'Extra threads serving the EVM JSON-RPC HTTP port beside the main one: they answer plain reads of committed blocks and state themselves and pass every other call to the main thread; 0 serves from the main thread only; auto is 1 on a machine with 2 or more cores, else 0',
+      (s) =>
+        s === 'auto' || (/^\d+$/.test(s) && Number(s) <= MAX_HTTP_READER_THREADS)
+          ? undefined
+          : `${JSON.stringify(s)} is neither auto nor a number of threads from 0 to ${MAX_HTTP_READER_THREADS}`,
+      `auto or an integer from 0 to 16`,
     ),
     ws_max_connections: int(
       1000,

@@ -27,7 +27,7 @@ import { ChainError, ConfigError, errorMessage } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { grpcDeps } from './adapters/grpc.ts';
 import { restDeps } from './adapters/rest.ts';
-import { MetricsServer } from './metrics-server.ts';
+import { MetricsServer, type ThreadMetrics } from './metrics-server.ts';
 import { registerNodeMetrics } from './node-metrics.ts';
 
 export const APP_VERSION: string = JSON.parse(
@@ -79,6 +79,8 @@ export interface MetricsModules {
   consensus: ConsensusRpcDeps;
   /** The data directory, whose stores' sizes are reported. */
   dataDir: string;
+  /** The RPC metrics of the RPC reader threads, summed into /metrics. */
+  threadMetrics?: () => ThreadMetrics[];
 }
 
 /**
@@ -151,6 +153,7 @@ export async function startMetrics(
           scrape: async () => (await fetch(engineMetricsUrl, { signal: AbortSignal.timeout(2_000) })).text(),
         }
       : undefined,
+    m.threadMetrics,
   );
   try {
     await server.start();

@@ -65,6 +65,9 @@ export interface EvmRpcModules {
   pending?: PendingBlocks;
 }
 
+/** No listen-address key exists yet: local only, like geth's default --http.addr. */
+export const EVM_RPC_HOST = '127.0.0.1';
+
 /** Calls of one heavy kind that may wait for their turn, per call allowed to run; more are refused as busy. */
 const HEAVY_CALLS_WAITING = 16;
 
@@ -186,19 +189,30 @@ export class EvmRpc {
     });
   }
 
-  /** The HTTP server on `[evm] http_port`: the shared dispatcher plus the legacy surface. */
-  http(): JsonRpcHttpServer {
+  private httpDispatcherOnce: Dispatcher | undefined;
+
+  /** The dispatcher of `[evm] http_port`: the shared one plus the legacy surface. */
+  get httpDispatcher(): Dispatcher {
     const { evm } = this.o;
-    const dispatcher = legacyHttpDispatcher(
+    return (this.httpDispatcherOnce ??= legacyHttpDispatcher(
       this.dispatcher,
       this.legacy,
       this.backend,
       evm.enabledLegacyChainApis,
       this.synthetic.methods,
-    );
-    return new JsonRpcHttpServer(dispatcher, {
-      // No listen-address key exists yet: local only, like geth's default --http.addr.
-      host: '127.0.0.1',
+    ));
+  }
+
+  /**
+   * The HTTP server on `[evm] http_port`. `shared`: with RPC reader threads, it shares the port
+   * (reusePort) and counts its connections where they count theirs.
+   */
+  http(shared?: { connectionCount: Int32Array }): JsonRpcHttpServer {
+    const { evm } = this.o;
+    return new JsonRpcHttpServer(this.httpDispatcher, {
+      sharePort: shared && 'open',
+      connectionCount: shared?.connectionCount,
+      host: EVM_RPC_HOST,
       port: evm.httpPort,
       maxBodyBytes: evm.maxRequestBodyBytes,
       batchLimit: evm.batchRequestLimit,

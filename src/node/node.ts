@@ -40,11 +40,12 @@ import { resolveCometBinary } from '../cometbft/binary.ts';
 import { rollbackCometTo } from '../cometbft/rollback.ts';
 import { engineBlock } from '../cometbft/block-json.ts';
 import type { ConsensusRpcDeps } from '../rpc/consensus/types.ts';
-import { EvmRpc } from './evm-rpc.ts';
+import { EVM_RPC_HOST, EvmRpc } from './evm-rpc.ts';
+import { readerThreadPlan, RpcReaders } from './rpc-readers.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { createMempools } from './mempools.ts';
 import type { MetricsServer } from './metrics-server.ts';
-import { openChain, openStores, type Stores } from './stores.ts';
+import { openChain, openStores, stateStoreOptions, type Stores } from './stores.ts';
 
 export interface NodeOptions {
   home: string;
@@ -197,11 +198,42 @@ export class ChainNode {
             pending: new PendingBlocks(chain, { mempool, cosmosPool }),
           },
         );
-        const http = evm.httpEnabled ? rpc.http() : undefined;
+        const plan = readerThreadPlan(config);
+        // with reader threads, http_max_connections holds for the port: every thread counts here
+        const connectionCount = new Int32Array(new SharedArrayBuffer(4));
+        const http = evm.httpEnabled
+          ? rpc.http(plan.threads > 0 ? { connectionCount } : undefined)
+          : undefined;
         await http?.start();
-        return { rpc, http };
+        let readers: RpcReaders | undefined;
+        if (http && plan.threads > 0) {
+          readers = new RpcReaders({
+            threads: plan.threads,
+            dataDir: this.dataDir,
+            genesis,
+            evm,
+            stateStore: stateStoreOptions(this.dataDir, config),
+            host: EVM_RPC_HOST,
+            port: http.port,
+            connectionCount,
+            handler: rpc.httpDispatcher,
+            chain,
+            logger,
+          });
+          try {
+            await readers.start();
+          } catch (err) {
+            await readers.stop();
+            await http.stop();
+            throw err;
+          }
+        }
+        this.log.info({ threads: plan.threads, why: plan.reason }, 'EVM JSON-RPC reader threads');
+        return { rpc, http, readers };
       },
       async (built) => {
+        // the reader threads close their views of the stores before anything else closes
+        await built?.readers?.stop();
         await built?.http?.stop();
         built?.rpc.close();
       },
@@ -261,7 +293,14 @@ export class ChainNode {
         startMetrics(
           services,
           this.metricsRegistry,
-          { chain, mempool, cosmosPool, consensus, dataDir: this.dataDir },
+          {
+            chain,
+            mempool,
+            cosmosPool,
+            consensus,
+            dataDir: this.dataDir,
+            threadMetrics: evmRpc?.readers && (() => evmRpc.readers!.metrics()),
+          },
           engine instanceof NetworkEngine ? engine.comet.metricsUrl : undefined,
         ),
       async (m) => {

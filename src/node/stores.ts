@@ -12,7 +12,7 @@ import type { NodeConfig } from '../config/schema.ts';
 import { createChainCommon } from '../execution/chain-config.ts';
 import { type BlockStore, openBlockStore } from '../storage/blocks/store.ts';
 import { type CommitStore, openCommitStore } from '../storage/sc/commit-store.ts';
-import { openStateStore, type StateStore } from '../storage/ss/index.ts';
+import { openStateStore, type StateStore, type StateStoreOptions } from '../storage/ss/index.ts';
 import { acquireDirLock } from '../util/dir-lock.ts';
 import type { Logger } from '../util/logger.ts';
 import { LatestOnlyStateStore } from './latest-state-store.ts';
@@ -83,24 +83,29 @@ export async function openStores(lc: Lifecycle, o: StoreOptions): Promise<Stores
         return new LatestOnlyStateStore(sc);
       }
       return openStateStore(
-        {
-          dataDir: dataDir,
-          backend: ssc.ssBackend,
-          asyncWriteBuffer: ssc.ssAsyncWriteBuffer,
-          keepRecent: ssc.ssKeepRecent,
-          pruneIntervalSeconds: ssc.ssPruneInterval,
-          evmSplit: ssc.evmSsSplit,
-          evmSeparateDbs: ssc.evmSsSeparateDbs,
-          evmDbDirectory: ssc.evmSsDbDirectory || undefined,
-          // a changed ss-backend or a lost directory is refused rather than served as empty history
-          committedVersion: sc.version,
-        },
+        // a changed ss-backend or a lost directory is refused rather than served as empty history
+        { ...stateStoreOptions(dataDir, config), committedVersion: sc.version },
         logger,
       );
     },
     (ss) => ss.close(),
   );
   return { sc, ss, blocks };
+}
+
+/** The State Store's options from `[state-store]` (also what an RPC reader thread opens it with). */
+export function stateStoreOptions(dataDir: string, config: NodeConfig): StateStoreOptions {
+  const ssc = config.app.stateStore;
+  return {
+    dataDir,
+    backend: ssc.ssBackend,
+    asyncWriteBuffer: ssc.ssAsyncWriteBuffer,
+    keepRecent: ssc.ssKeepRecent,
+    pruneIntervalSeconds: ssc.ssPruneInterval,
+    evmSplit: ssc.evmSsSplit,
+    evmSeparateDbs: ssc.evmSsSeparateDbs,
+    evmDbDirectory: ssc.evmSsDbDirectory || undefined,
+  };
 }
 
 /** `replay` false (rollback): the chain opens at the block store's height without replaying. */

@@ -24,10 +24,12 @@ export interface SpawnedNode {
 export async function spawnDev(
   t: { after(fn: () => unknown): void },
   flags: Record<string, string> = {},
-  opts: { fdLimit?: number; env?: Record<string, string> } = {},
+  opts: { fdLimit?: number; env?: Record<string, string>; onDemand?: boolean } = {},
 ): Promise<SpawnedNode> {
   const home = tempHome(t, 'chaind-abuse-');
-  const args = ['dev', '--home', home, '--log_format', 'json', '--consensus.timeout-commit', '100ms'];
+  const args = ['dev', '--home', home, '--log_format', 'json'];
+  // `onDemand`: the dev default (a block only when txs wait); else a block every 100 ms
+  if (!opts.onDemand) args.push('--consensus.timeout-commit', '100ms');
   for (const [k, v] of Object.entries(flags)) args.push(`--${k}`, v);
   const proc = new ChaindProcess(args, opts.env ?? {}, opts);
   t.after(() => proc.stop('SIGKILL'));

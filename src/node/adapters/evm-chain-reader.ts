@@ -56,8 +56,14 @@ export function genesisBlockHash(chainId: string, genesisTime: number, appHash: 
   return sha256(new TextEncoder().encode(`chaind-genesis/${chainId}/${genesisTime}/${toHex(appHash)}`));
 }
 
+/**
+ * What the reader needs of the chain: the Chain itself on the main thread; in an RPC reader thread, a
+ * view whose latest height is the one the main thread published and whose state is the State Store's.
+ */
+export type ChainView = Pick<Chain, 'latestHeight' | 'gasLimit' | 'feeParams' | 'appHash' | 'stateAt'>;
+
 export interface ChainReaderModules {
-  chain: Chain;
+  chain: ChainView;
   blocks: BlockStore;
   /** How far back state is kept, and why not further (latest-state-store.ts). */
   ss: Pick<StateStore, 'earliestVersion' | 'unavailableReason'>;

@@ -30,7 +30,8 @@ export class ConnectionGate {
   private readonly what: string;
   private readonly log: Logger;
   private readonly refusal: (message: string) => string | undefined;
-  private openCount = 0;
+  /** Connections open, counted in memory other threads listening on the same port share. */
+  private readonly count: Int32Array;
   private lingering = 0;
   private refusedSinceLog = 0;
   private lastLog = 0;
@@ -39,20 +40,27 @@ export class ConnectionGate {
    * `what` names the listener in messages; `refusal` turns the message into the bytes a refused
    * client gets (undefined: none, the socket is just closed, e.g. for HTTP/2).
    */
+  /**
+   * `shared`: an Int32Array[1] over a SharedArrayBuffer that every thread listening on the same port
+   * (SO_REUSEPORT) counts its connections in, so that the cap holds for the port as a whole.
+   */
   constructor(
     cap: ConnectionCap,
     what: string,
     log: Logger,
     refusal: (message: string) => string | undefined = httpRefusal,
+    shared?: Int32Array,
   ) {
     this.cap = cap;
     this.what = what;
     this.log = log;
     this.refusal = refusal;
+    this.count = shared ?? new Int32Array(1);
   }
 
+  /** Connections open on the port (every thread sharing the count). */
   get open(): number {
-    return this.openCount;
+    return Atomics.load(this.count, 0);
   }
 
   get message(): string {
@@ -61,11 +69,11 @@ export class ConnectionGate {
 
   /** Counts `socket` until it closes and returns true; or refuses it (answers, closes) and returns false. */
   admit(socket: Socket): boolean {
-    if (this.openCount < this.cap.max) {
-      this.openCount++;
-      socket.once('close', () => this.openCount--);
+    if (Atomics.add(this.count, 0, 1) < this.cap.max) {
+      socket.once('close', () => Atomics.sub(this.count, 0, 1));
       return true;
     }
+    Atomics.sub(this.count, 0, 1);
     this.refuse(socket);
     return false;
   }

@@ -18,17 +18,28 @@ import { promisify } from 'node:util';
 import { gzip as gzipCb } from 'node:zlib';
 import { ChainError } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
-import type { CallContext, Dispatcher } from './dispatcher.ts';
+import type { CallContext } from './dispatcher.ts';
 import { ConnectionGate, jsonRpcRefusal } from './connections.ts';
 import { FastConnections } from './http-fast.ts';
 import { DEFAULT_MAX_JSON_DEPTH, parseJsonRpcBody } from './json-body.ts';
 
 const gzip = promisify(gzipCb);
 
+/** What answers a parsed body: the Dispatcher, or an RPC reader thread's ReaderPayloads. */
+export interface PayloadHandler {
+  handlePayloadText(payload: unknown, batchLimit: number, ctx?: CallContext): Promise<string | undefined>;
+}
+
 export interface HttpServerOptions {
   host: string;
   /** 0 picks a free port; `port` then tells which. */
   port: number;
+  /**
+   * Listen with SO_REUSEPORT, so that other threads (RPC reader threads) can listen on the same
+   * host and port; the kernel hands each new connection to one of the listeners. `open`: the first
+   * listener (it proves the port free first); `join`: one that listens beside it.
+   */
+  sharePort?: 'open' | 'join';
   maxBodyBytes: number;
   batchLimit: number;
   /** Allowed CORS origins; "*" allows any. Empty: no CORS headers. */
@@ -46,6 +57,11 @@ export interface HttpServerOptions {
   idleTimeoutMs?: number;
   /** Most connections open at once (`[evm] http_max_connections`); more are refused with a 503. */
   maxConnections?: number;
+  /**
+   * With `sharePort`: an Int32Array[1] over a SharedArrayBuffer in which every thread listening on
+   * the port counts its connections, so that `maxConnections` holds for the port as a whole.
+   */
+  connectionCount?: Int32Array;
   /**
    * Answer bytes a connection may leave unread (`[evm] max_buffered_answer_bytes`); past them its
    * next requests wait until the client reads.
@@ -76,7 +92,7 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 65_000;
 const DEADLINE_CHECK_INTERVAL_MS = 1_000;
 
 export class JsonRpcHttpServer {
-  private readonly dispatcher: Dispatcher;
+  private readonly dispatcher: PayloadHandler;
   private readonly o: HttpServerOptions;
   private readonly log: Logger;
   /** Accepts the connections: plain requests are answered on the fast path (http-fast.ts)... */
@@ -87,7 +103,7 @@ export class JsonRpcHttpServer {
   /** Per connection on node:http: the end of its last request's turn. */
   private readonly turns = new WeakMap<Socket, Promise<void>>();
 
-  constructor(dispatcher: Dispatcher, options: HttpServerOptions) {
+  constructor(dispatcher: PayloadHandler, options: HttpServerOptions) {
     this.dispatcher = dispatcher;
     this.o = options;
     this.log = options.logger;
@@ -153,25 +169,38 @@ export class JsonRpcHttpServer {
       'JSON-RPC server',
       this.log,
       jsonRpcRefusal,
+      this.o.connectionCount,
     );
     const server = createNetServer((socket) => {
       if (gate.admit(socket)) fast.accept(socket);
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (err) =>
-        reject(
-          new ChainError(
-            'RPC_LISTEN_FAILED',
-            `the JSON-RPC server cannot listen on ${this.o.host}:${this.o.port} ([evm] http_port): ${err.message}`,
-            { cause: err },
+    const listen = (target: NetServer, port: number, reusePort: boolean) =>
+      new Promise<number>((resolve, reject) => {
+        target.once('error', (err) =>
+          reject(
+            new ChainError(
+              'RPC_LISTEN_FAILED',
+              `the JSON-RPC server cannot listen on ${this.o.host}:${this.o.port} ([evm] http_port): ${err.message}`,
+              { cause: err },
+            ),
           ),
-        ),
-      );
-      server.listen(this.o.port, this.o.host, () => {
-        server.removeAllListeners('error');
-        resolve();
+        );
+        target.listen({ port, host: this.o.host, reusePort }, () => {
+          target.removeAllListeners('error');
+          resolve((target.address() as AddressInfo).port);
+        });
       });
-    });
+    let port = this.o.port;
+    if (this.o.sharePort === 'open') {
+      // A reusePort bind succeeds beside another process's reusePort listener (another node of the
+      // same user), which would then silently take part of the connections: a plain bind first
+      // proves the port free (and picks it when the port is 0). Only a node started in the same
+      // instant on the same port could still slip in between.
+      const probe = createNetServer();
+      port = await listen(probe, port, false);
+      await new Promise((resolve) => probe.close(resolve));
+    }
+    await listen(server, port, this.o.sharePort !== undefined);
     // node:http tracks its connections (for closing them, and its header and request timeouts) from
     // the moment it is listening; it listens through `server` here
     http.emit('listening');

@@ -92,10 +92,22 @@ export async function openBlockStore(options: BlockStoreOptions): Promise<BlockS
   return new BlockStore(kv, lock, dir, options.logIndexWindow);
 }
 
+/**
+ * The block store of `dataDir` for reading only, from another thread of the process that holds it
+ * open (an RPC reader thread): no lock (the process already holds it), every write refused, and
+ * `refresh` to see what the writing thread committed since.
+ */
+export async function openBlockStoreReader(dataDir: string): Promise<BlockStore> {
+  const dir = join(dataDir, 'blockstore');
+  const kv = await openLmdbStore(dir);
+  return new BlockStore(kv, undefined, dir);
+}
+
 export class BlockStore {
   readonly path: string;
   private readonly kv: KVStore & SyncReader;
-  private readonly lock: DirLock;
+  /** Absent: a reader (openBlockStoreReader), which refuses writes. */
+  private readonly lock: DirLock | undefined;
   private latest: number | undefined;
   private earliest: number | undefined;
   private writing: Promise<unknown> = Promise.resolve();
@@ -103,19 +115,34 @@ export class BlockStore {
   private readonly logIndexWindow: number | undefined;
   private eventsIndexedFrom: number | undefined;
 
-  constructor(kv: KVStore, lock: DirLock, path: string, logIndexWindow?: number) {
+  constructor(kv: KVStore, lock: DirLock | undefined, path: string, logIndexWindow?: number) {
     this.logIndexWindow = logIndexWindow;
     if (!kv.getSync || !kv.iterateSync)
       throw new TypeError(`block store needs an engine with synchronous reads, got ${kv.engine}`);
     this.kv = kv as KVStore & SyncReader;
     this.lock = lock;
     this.path = path;
+    this.readWatermarks();
+  }
+
+  private readWatermarks(): void {
+    const kv = this.kv;
     const l = kv.getSync(META_LATEST);
     const e = kv.getSync(META_EARLIEST);
     this.latest = l ? readHeightAt(l, 0) : undefined;
     this.earliest = e ? readHeightAt(e, 0) : undefined;
     const i = kv.getSync(META_EVENTS_INDEXED_FROM);
     this.eventsIndexedFrom = i ? readHeightAt(i, 0) : undefined;
+  }
+
+  /**
+   * A reader reads the watermarks again, from the view its reads have now. `renew`: that view first
+   * moves to everything committed until now (lmdb moves it by itself once per turn of the event loop).
+   */
+  refresh(renew = false): void {
+    this.assertOpen();
+    if (renew) this.kv.renewReads?.();
+    this.readWatermarks();
   }
 
   /** The newest stored height; undefined while the store is empty. */
@@ -131,6 +158,8 @@ export class BlockStore {
   /** Runs writers one at a time, so watermarks and batches never interleave. */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new BlockStoreClosedError(this.path));
+    if (!this.lock)
+      return Promise.reject(new TypeError(`the block store in ${this.path} is open for reading only`));
     const run = this.writing.then(fn, fn);
     this.writing = run.catch(() => undefined);
     return run;
@@ -471,7 +500,7 @@ export class BlockStore {
     try {
       await this.kv.close();
     } finally {
-      this.lock.release();
+      this.lock?.release();
     }
   }
 }

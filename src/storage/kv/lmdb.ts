@@ -144,6 +144,11 @@ class LmdbStore implements KVStore {
     };
   }
 
+  renewReads(): void {
+    this.assertOpen();
+    this.db.resetReadTxn();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

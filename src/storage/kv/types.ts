@@ -47,6 +47,12 @@ export interface KVStore extends KVReader {
    * process sharing the database) and none made after, until released.
    */
   snapshot(): KVSnapshot;
+  /**
+   * Plain reads from now on see every write committed so far, by any thread of the process (lmdb
+   * keeps reading one snapshot until its thread's event loop turns): for a thread that only reads
+   * what another writes. Engines whose reads are always current leave it out.
+   */
+  renewReads?(): void;
   close(): Promise<void>;
 }
 

@@ -16,3 +16,4 @@ export {
   SSVersionTooHighError,
   SSWriterFailedError,
 } from './errors.ts';
+export { openStateStoreReader, type StateStoreReader } from './reader.ts';

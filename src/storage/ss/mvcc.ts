@@ -36,7 +36,8 @@ const ROLLBACK_BATCH = 10_000;
 export class MvccDatabase {
   readonly dir: string;
   readonly kv: KVStore;
-  private readonly lock: DirLock;
+  /** Absent: opened for reading from another thread of the process that holds it (openReader). */
+  private readonly lock: DirLock | undefined;
   private readonly prefixes = new Map<string, Uint8Array>();
   private latestV: number;
   private earliestV: number;
@@ -45,7 +46,7 @@ export class MvccDatabase {
   private constructor(
     dir: string,
     kv: KVStore,
-    lock: DirLock,
+    lock: DirLock | undefined,
     latest: number,
     earliest: number,
     target: number,
@@ -74,6 +75,35 @@ export class MvccDatabase {
       lock.release();
       throw err;
     }
+  }
+
+  /**
+   * The database in `dir` for reading only, from another thread of the process that has it open
+   * (an RPC reader thread): no lock (the process holds it); `reload` follows the writer's commits.
+   */
+  static async openReader(dir: string, openEngine: KVOpener): Promise<MvccDatabase> {
+    const kv = await openEngine(join(dir, 'db'));
+    const db = new MvccDatabase(dir, kv, undefined, 0, 0, 0);
+    try {
+      db.reload();
+    } catch (err) {
+      await kv.close().catch(() => {});
+      throw err;
+    }
+    return db;
+  }
+
+  /**
+   * A reader reads the watermarks again, from the view its reads have now. `renew`: that view first
+   * moves to everything committed until now (lmdb moves it by itself once per turn of the event loop).
+   */
+  reload(renew = false): void {
+    const kv = this.kv;
+    if (!kv.getSync) throw new TypeError(`an MVCC reader needs synchronous reads, ${kv.engine} has none`);
+    if (renew) kv.renewReads?.();
+    this.latestV = decodeU64(kv.getSync(LATEST));
+    this.earliestV = decodeU64(kv.getSync(EARLIEST));
+    this.pruneTargetV = decodeU64(kv.getSync(PRUNE_TARGET));
   }
 
   /** Newest version written (0 = none). */
@@ -269,7 +299,7 @@ export class MvccDatabase {
     try {
       await this.kv.close();
     } finally {
-      this.lock.release();
+      this.lock?.release();
     }
   }
 }
