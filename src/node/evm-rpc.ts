@@ -24,7 +24,7 @@ import {
 } from '../rpc/evm/index.ts';
 import type { LegacyBackend } from '../rpc/legacy/index.ts';
 import { Dispatcher } from '../rpc/server/dispatcher.ts';
-import { JsonRpcHttpServer, parseCorsOrigins } from '../rpc/server/http.ts';
+import { JsonRpcHttpServer } from '../rpc/server/http.ts';
 import { JsonRpcWsServer } from '../rpc/server/ws.ts';
 import type { CommitStore } from '../storage/sc/commit-store.ts';
 import type { StateStore } from '../storage/ss/types.ts';
@@ -38,6 +38,7 @@ import { nativeSimulator } from '../execution/simulation/native-binding.ts';
 import { NodeTracer } from './adapters/evm-tracer.ts';
 import { evmTxPool } from './adapters/evm-tx-pool.ts';
 import { legacyBackend, legacyHttpDispatcher, webSocketDispatcher } from './adapters/legacy-backend.ts';
+import { evmHttpLimits } from './evm-http-limits.ts';
 import {
   blockTracer,
   createSyntheticLegacy,
@@ -214,15 +215,7 @@ export class EvmRpc {
       connectionCount: shared?.connectionCount,
       host: EVM_RPC_HOST,
       port: evm.httpPort,
-      maxBodyBytes: evm.maxRequestBodyBytes,
-      batchLimit: evm.batchRequestLimit,
-      corsOrigins: parseCorsOrigins(evm.corsOrigins),
-      maxJsonDepth: evm.maxJsonDepth,
-      readHeaderTimeoutMs: evm.readHeaderTimeout,
-      readTimeoutMs: evm.readTimeout,
-      idleTimeoutMs: evm.idleTimeout,
-      maxConnections: evm.httpMaxConnections,
-      maxBufferedBytes: evm.maxBufferedAnswerBytes,
+      ...evmHttpLimits(evm),
       logger: this.o.logger.child({ module: 'rpc' }),
     });
   }

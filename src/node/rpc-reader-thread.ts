@@ -19,7 +19,7 @@ import { VersionedState } from '../chain/state-at.ts';
 import type { AppToml } from '../config/schema.ts';
 import { type EvmBackend, evmMethods, type StateAt, type StatePoint } from '../rpc/evm/index.ts';
 import { Dispatcher, type MethodTable } from '../rpc/server/dispatcher.ts';
-import { JsonRpcHttpServer, parseCorsOrigins } from '../rpc/server/http.ts';
+import { JsonRpcHttpServer } from '../rpc/server/http.ts';
 import { RpcMetrics } from '../rpc/server/metrics.ts';
 import { type ForwardedAnswer, ReaderPayloads } from '../rpc/server/reader-payloads.ts';
 import { openBlockStoreReader } from '../storage/blocks/store.ts';
@@ -27,6 +27,7 @@ import { openStateStoreReader, type StateStoreOptions } from '../storage/ss/inde
 import { ChainError, errorMessage } from '../util/errors.ts';
 import type { LogFn, Logger, LogLevel } from '../util/logger.ts';
 import { clientVersion, NodeChainReader } from './adapters/evm-chain-reader.ts';
+import { evmHttpLimits } from './evm-http-limits.ts';
 
 /**
  * The methods a reader thread answers itself: their answer depends only on committed blocks and
@@ -211,16 +212,8 @@ async function main(): Promise<void> {
     host: d.host,
     port: d.port,
     sharePort: 'join',
-    maxBodyBytes: evm.maxRequestBodyBytes,
-    batchLimit: evm.batchRequestLimit,
-    corsOrigins: parseCorsOrigins(evm.corsOrigins),
-    maxJsonDepth: evm.maxJsonDepth,
-    readHeaderTimeoutMs: evm.readHeaderTimeout,
-    readTimeoutMs: evm.readTimeout,
-    idleTimeoutMs: evm.idleTimeout,
-    maxConnections: evm.httpMaxConnections,
+    ...evmHttpLimits(evm),
     connectionCount: new Int32Array(d.connectionCount),
-    maxBufferedBytes: evm.maxBufferedAnswerBytes,
     logger: log,
   });
   const reportMetrics = async () => send({ type: 'metrics', metrics: await registry.getMetricsAsJSON() });
