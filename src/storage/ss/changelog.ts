@@ -93,7 +93,12 @@ export class Changelog {
     for (const { payload } of this.log.records(after + 1)) yield decodePayload(payload);
   }
 
-  append(version: number, changes: readonly StoreChange[]): void {
+  /**
+   * Appends one version's changes; resolves once they are written (and synced, with `sync`). The
+   * write and its fdatasync run on the libuv pool: a slow disk must not stall the event loop (every
+   * RPC) once per block. Callers append one version at a time.
+   */
+  async append(version: number, changes: readonly StoreChange[]): Promise<void> {
     if (this.closed) throw new Error(`changelog ${this.dir} is closed`);
     if (version <= this.lastVersion) {
       throw new RangeError(`changelog version ${version} is not above the last record ${this.lastVersion}`);
@@ -101,7 +106,7 @@ export class Changelog {
     const segments = this.log.segments;
     const current = segments[segments.length - 1];
     if (!current || current.count >= this.segmentRecords) this.log.startSegment(version);
-    this.log.appendSync(version, encodePayload(version, changes));
+    await this.log.append(version, encodePayload(version, changes));
   }
 
   /**

@@ -54,6 +54,8 @@ export class CompositeStateStore implements StateStore {
   private accepted: number;
   private writer: Promise<void> | undefined;
   private syncWrites: Promise<void> = Promise.resolve();
+  /** The changelog appends, one version after another. */
+  private journaling: Promise<void> = Promise.resolve();
   private writerError: SSWriterFailedError | undefined;
   private waiters: { ready: () => boolean; resolve: () => void; reject: (e: unknown) => void }[] = [];
   private pruning: Promise<PruneStats | undefined> = Promise.resolve(undefined);
@@ -150,10 +152,25 @@ export class CompositeStateStore implements StateStore {
     if (this.p.evm) for (const c of changes) (c.store === EVM_STORE ? pending.evm : pending.cosmos).push(c);
     else pending.cosmos = changes.slice();
     const { evmLog, cosmosLog } = this.p;
-    // A version re-applied after a crash may already be journaled; journals only grow.
-    if (evmLog && version > evmLog.lastVersion) evmLog.append(version, pending.evm);
-    if (cosmosLog && version > cosmosLog.lastVersion) cosmosLog.append(version, pending.cosmos);
+    // Accepted at once, so that callers that do not await each block are still checked in order and a
+    // read of this version waits for it. The journals are written off the event loop (a slow disk's
+    // fsync must not stall every RPC once per block), one version after another, the two halves'
+    // side by side; the change set reaches the databases only once journaled. A version re-applied
+    // after a crash may already be journaled: journals only grow. A failed journal write stops all
+    // later writes, as a failed database write does.
     this.accepted = version;
+    const journaled = this.journaling.then(async () => {
+      if (this.writerError) throw this.writerError;
+      await Promise.all([
+        evmLog && version > evmLog.lastVersion ? evmLog.append(version, pending.evm) : undefined,
+        cosmosLog && version > cosmosLog.lastVersion ? cosmosLog.append(version, pending.cosmos) : undefined,
+      ]);
+    });
+    this.journaling = journaled.catch((err) => {
+      this.writerError ??= new SSWriterFailedError(err);
+      for (const w of this.waiters.splice(0)) w.reject(this.writerError);
+    });
+    await journaled;
     if (this.p.asyncWriteBuffer === 0) {
       // Serialized, so that callers that do not await each block still write in version order; a
       // failure stops all later writes, since the failed version is already accepted and journaled.
@@ -173,6 +190,7 @@ export class CompositeStateStore implements StateStore {
   }
 
   async flush(): Promise<void> {
+    await this.journaling;
     await this.syncWrites;
     if (this.writerError) throw this.writerError;
     await this.until(() => this.queue.length === 0);

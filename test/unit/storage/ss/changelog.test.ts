@@ -18,12 +18,12 @@ function segmentFile(dir: string): string {
   return join(dir, files.sort()[files.length - 1]);
 }
 
-test('records round-trip through close and reopen, in order, deletes and empty values included', () => {
+test('records round-trip through close and reopen, in order, deletes and empty values included', async () => {
   const dir = tempDir('ss-changelog-');
   try {
     const log = Changelog.open(dir.path, { keep: 1000, sync: true });
-    for (let v = 1; v <= 5; v++) log.append(v, changesOf(v));
-    assert.throws(() => log.append(5, []), /not above the last record/);
+    for (let v = 1; v <= 5; v++) await log.append(v, changesOf(v));
+    await assert.rejects(log.append(5, []), /not above the last record/);
     log.close();
     const again = Changelog.open(dir.path, { keep: 1000 });
     assert.equal(again.lastVersion, 5);
@@ -33,7 +33,7 @@ test('records round-trip through close and reopen, in order, deletes and empty v
       [3, 4, 5],
     );
     assert.deepEqual(records[0].changes, changesOf(3));
-    again.append(6, []);
+    await again.append(6, []);
     assert.deepEqual([...again.recordsAfter(5)], [{ version: 6, changes: [] }]);
     again.close();
   } finally {
@@ -41,11 +41,11 @@ test('records round-trip through close and reopen, in order, deletes and empty v
   }
 });
 
-test('a torn last record (cut mid-append) is dropped and appends continue after it', () => {
+test('a torn last record (cut mid-append) is dropped and appends continue after it', async () => {
   const dir = tempDir('ss-changelog-');
   try {
     const log = Changelog.open(dir.path, { keep: 1000 });
-    for (let v = 1; v <= 3; v++) log.append(v, changesOf(v));
+    for (let v = 1; v <= 3; v++) await log.append(v, changesOf(v));
     log.close();
     const file = segmentFile(dir.path);
     const size = statSync(file).size;
@@ -53,7 +53,7 @@ test('a torn last record (cut mid-append) is dropped and appends continue after 
     const reopened = Changelog.open(dir.path, { keep: 1000 });
     assert.equal(reopened.lastVersion, 2);
     assert.ok(statSync(file).size < size - 5, 'the torn bytes are removed from the file');
-    reopened.append(3, changesOf(33));
+    await reopened.append(3, changesOf(33));
     reopened.close();
     const records = [...Changelog.open(dir.path, { keep: 1000 }).recordsAfter(0)];
     assert.deepEqual(
@@ -66,11 +66,11 @@ test('a torn last record (cut mid-append) is dropped and appends continue after 
   }
 });
 
-test('a last record whose checksum fails is dropped; a bad record before others is corruption', () => {
+test('a last record whose checksum fails is dropped; a bad record before others is corruption', async () => {
   const dir = tempDir('ss-changelog-');
   try {
     const log = Changelog.open(dir.path, { keep: 1000 });
-    for (let v = 1; v <= 3; v++) log.append(v, changesOf(v));
+    for (let v = 1; v <= 3; v++) await log.append(v, changesOf(v));
     log.close();
     const file = segmentFile(dir.path);
     const pristine = readFileSync(file);
@@ -93,12 +93,12 @@ test('a last record whose checksum fails is dropped; a bad record before others 
   }
 });
 
-test('truncation removes applied segments but keeps at least `keep` records', () => {
+test('truncation removes applied segments but keeps at least `keep` records', async () => {
   const dir = tempDir('ss-changelog-');
   try {
     const log = Changelog.open(dir.path, { keep: 1200, sync: false, segmentRecords: SEGMENT_RECORDS });
     const total = SEGMENT_RECORDS * 3 + 10;
-    for (let v = 1; v <= total; v++) log.append(v, []);
+    for (let v = 1; v <= total; v++) await log.append(v, []);
     log.truncate(0); // nothing applied: nothing removed
     assert.equal(log.recordCount, total);
     log.truncate(1500); // only the first segment is entirely applied
@@ -117,11 +117,11 @@ test('truncation removes applied segments but keeps at least `keep` records', ()
   }
 });
 
-test('a small `keep` (ss-keep-recent) keeps about that many applied records; unapplied ones always stay; 0 keeps all', () => {
+test('a small `keep` (ss-keep-recent) keeps about that many applied records; unapplied ones always stay; 0 keeps all', async () => {
   const dir = tempDir('ss-changelog-');
   try {
     const log = Changelog.open(dir.path, { keep: 20, sync: false }); // segments of 2 records
-    for (let v = 1; v <= 100; v++) log.append(v, changesOf(v));
+    for (let v = 1; v <= 100; v++) await log.append(v, changesOf(v));
     log.truncate(30); // only versions <= 30 are in the database: 70 unapplied records stay
     assert.deepEqual([...log.recordsAfter(0)][0].version, 31);
     log.truncate(100);
@@ -136,7 +136,7 @@ test('a small `keep` (ss-keep-recent) keeps about that many applied records; una
     again.close();
 
     const all = Changelog.open(join(dir.path, 'all'), { keep: 0, sync: false });
-    for (let v = 1; v <= 2500; v++) all.append(v, []);
+    for (let v = 1; v <= 2500; v++) await all.append(v, []);
     all.truncate(2500);
     assert.equal(all.recordCount, 2500, 'keep 0 (ss-keep-recent = 0: all history) removes nothing');
     all.close();
@@ -145,14 +145,14 @@ test('a small `keep` (ss-keep-recent) keeps about that many applied records; una
   }
 });
 
-test('reset drops every record and appends start over', () => {
+test('reset drops every record and appends start over', async () => {
   const dir = tempDir('ss-changelog-');
   try {
     const log = Changelog.open(dir.path, { keep: 1000 });
-    for (let v = 1; v <= 5; v++) log.append(v, changesOf(v));
+    for (let v = 1; v <= 5; v++) await log.append(v, changesOf(v));
     log.reset();
     assert.equal(log.recordCount, 0);
-    log.append(3, changesOf(3));
+    await log.append(3, changesOf(3));
     log.close();
     const again = Changelog.open(dir.path, { keep: 1000 });
     assert.deepEqual(
