@@ -367,7 +367,7 @@ export class ChainNode {
         // CometBFT to the same height; the validator's signing state stays (cometbft/rollback.ts)
         if (blocks > 0) rollbackCometTo(cometbft, join(this.opts.home, 'cometbft'), target);
       } else {
-        new SignerState(join(this.dataDir, 'priv_validator_state.json')).reset({
+        await new SignerState(join(this.dataDir, 'priv_validator_state.json')).reset({
           height: target,
           round: 0,
           step: 0,

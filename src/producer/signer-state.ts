@@ -14,20 +14,15 @@
  */
 import {
   close,
-  closeSync,
+  existsSync,
   fdatasync,
   fsync,
+  mkdirSync,
   open,
+  readFileSync,
   rename,
   write,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
   writeFileSync,
-  writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { equalBytes } from '../primitives/bytes.ts';
@@ -61,7 +56,6 @@ export class SignerState {
   /** The write of the last signed position, in flight or finished; rejects if it failed. */
   private writing: Promise<void> = Promise.resolve();
   private writeError: Error | undefined;
-  private writesInFlight = 0;
 
   /**
    * Opens the state file; on a chain that has produced nothing yet a missing file is created at
@@ -168,14 +162,13 @@ export class SignerState {
     );
   }
 
-  /** Rewinds after a rollback: the operator accepted the double-sign risk (see README). */
-  reset(pos: SignerPosition): void {
-    if (this.writesInFlight > 0)
-      throw new ChainError(
-        'SIGNER_STATE',
-        'cannot reset the validator state while a signature is being saved',
-      );
-    this.persist({ height: String(pos.height), round: pos.round, step: pos.step });
+  /**
+   * Rewinds after a rollback (the operator accepted the double-sign risk, see README); resolves once
+   * the file holds it. Written after any save still in flight, so it is the one that lasts.
+   */
+  async reset(pos: SignerPosition): Promise<void> {
+    this.persistAsync({ height: String(pos.height), round: pos.round, step: pos.step });
+    await this.flushed();
   }
 
   /** Takes `next` as the guard at once and writes it after the writes before it. */
@@ -183,35 +176,13 @@ export class SignerState {
     this.state = next;
     const tmp = join(dirname(this.path), '.priv_validator_state.json.tmp');
     const text = JSON.stringify(next, null, 2) + '\n';
-    this.writesInFlight++;
     this.writing = this.writing.then(async () => {
       try {
         if (!this.writeError) await replaceFile(tmp, this.path, text);
       } catch (err) {
         this.writeError = err as Error;
-      } finally {
-        this.writesInFlight--;
       }
     });
-  }
-
-  private persist(next: StateFile): void {
-    const tmp = join(dirname(this.path), '.priv_validator_state.json.tmp');
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      writeSync(fd, JSON.stringify(next, null, 2) + '\n');
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, this.path);
-    const dirFd = openSync(dirname(this.path), 'r');
-    try {
-      fsyncSync(dirFd);
-    } finally {
-      closeSync(dirFd);
-    }
-    this.state = next;
   }
 }
 

@@ -1,7 +1,9 @@
 /** In-process fixtures for execution tests: the dev genesis state in an overlay, dev wallets, the ERC20. */
 import { readFileSync } from 'node:fs';
 import { Wallet, type TransactionRequest } from 'ethers';
+import { FEE_COLLECTOR_ADDRESS } from '../../src/app/evm.ts';
 import { buildGenesis, type Genesis } from '../../src/app/genesis.ts';
+import type { BlockEnv } from '../../src/execution/block-executor.ts';
 import { initChainState } from '../../src/app/init-chain.ts';
 import { accountsFromMnemonic, toAccAddress, toValoperAddress } from '../../src/crypto/accounts.ts';
 import { StateOverlay } from '../../src/state/overlay.ts';
@@ -60,4 +62,18 @@ export const artifacts = JSON.parse(
 export async function signed(wallet: Wallet, tx: TransactionRequest): Promise<Uint8Array> {
   const raw = await wallet.signTransaction({ chainId: CHAIN_ID, ...tx });
   return Uint8Array.from(Buffer.from(raw.slice(2), 'hex'));
+}
+
+/** A block environment for executing transactions over a dev state: height 1, 1 gwei base fee. */
+export function devBlockEnv(overrides: Partial<BlockEnv> = {}): BlockEnv {
+  return {
+    height: 1n,
+    timestamp: 1_800_000_000n,
+    gasLimit: 30_000_000n,
+    baseFee: 10n ** 9n,
+    coinbase: FEE_COLLECTOR_ADDRESS,
+    parentAppHash: new Uint8Array(32),
+    blockHash: () => undefined,
+    ...overrides,
+  };
 }

@@ -6,26 +6,22 @@ import { Evm, FEE_COLLECTOR_ADDRESS } from '../../../src/app/evm.ts';
 import { BlockExecutor, type EthTxOutcome, isRejection } from '../../../src/execution/block-executor.ts';
 import { createChainCommon } from '../../../src/execution/chain-config.ts';
 import { decodeEthTransaction } from '../../../src/execution/transactions.ts';
-import { artifacts, CHAIN_ID, devAccounts, devState, devWallets, signed } from '../../helpers/dev-chain.ts';
+import {
+  artifacts,
+  CHAIN_ID,
+  devAccounts,
+  devBlockEnv,
+  devState,
+  devWallets,
+  signed,
+} from '../../helpers/dev-chain.ts';
 
 const common = createChainCommon({ chainId: CHAIN_ID });
 const GWEI = 10n ** 9n;
 const hex = (b: Uint8Array) => '0x' + Buffer.from(b).toString('hex');
 
 async function executor(overlay: ReturnType<typeof devState>['overlay'], height = 1n) {
-  return BlockExecutor.create(
-    common,
-    {
-      height,
-      timestamp: 1_800_000_000n,
-      gasLimit: 30_000_000n,
-      baseFee: GWEI,
-      coinbase: FEE_COLLECTOR_ADDRESS,
-      parentAppHash: new Uint8Array(32),
-      blockHash: () => undefined,
-    },
-    overlay,
-  );
+  return BlockExecutor.create(common, devBlockEnv({ height }), overlay);
 }
 
 async function run(ex: BlockExecutor, raw: Uint8Array): Promise<EthTxOutcome> {
@@ -331,15 +327,10 @@ test('a released VM serves the next block with nothing of the last one: its stat
     const { overlay } = devState();
     const ex = await BlockExecutor.create(
       common,
-      {
+      devBlockEnv({
         height: 7n,
-        timestamp: 1_800_000_000n,
-        gasLimit: 30_000_000n,
-        baseFee: GWEI,
-        coinbase: FEE_COLLECTOR_ADDRESS,
-        parentAppHash: new Uint8Array(32),
         blockHash: (n) => (n === 6n ? new Uint8Array(32).fill(parentHash) : undefined),
-      },
+      }),
       overlay,
     );
     const tx = {

@@ -5,11 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FEE_COLLECTOR_ADDRESS } from '../../../src/app/evm.ts';
 import { BlockExecutor, type EthTxOutcome, isRejection } from '../../../src/execution/block-executor.ts';
 import { createChainCommon } from '../../../src/execution/chain-config.ts';
 import { decodeEthTransaction } from '../../../src/execution/transactions.ts';
-import { CHAIN_ID, devState, devWallets, signed } from '../../helpers/dev-chain.ts';
+import { CHAIN_ID, devBlockEnv, devState, devWallets, signed } from '../../helpers/dev-chain.ts';
 import {
   POINT_EVALUATION,
   POINT_EVALUATION_GAS,
@@ -41,19 +40,7 @@ function calldataGas(data: string): bigint {
 
 async function executor() {
   const { overlay } = devState();
-  return BlockExecutor.create(
-    common,
-    {
-      height: 1n,
-      timestamp: 1_800_000_000n,
-      gasLimit: 30_000_000n,
-      baseFee: GWEI,
-      coinbase: FEE_COLLECTOR_ADDRESS,
-      parentAppHash: new Uint8Array(32),
-      blockHash: () => undefined,
-    },
-    overlay,
-  );
+  return BlockExecutor.create(common, devBlockEnv(), overlay);
 }
 
 async function run(ex: BlockExecutor, raw: Uint8Array): Promise<EthTxOutcome> {
