@@ -27,6 +27,7 @@ import { toChecksumAddress } from '../crypto/accounts.ts';
 import type { StateOverlay } from '../state/overlay.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
 import { ForwardingStateManager } from './forwarding-state.ts';
+import { IdleVms } from './idle-vms.ts';
 import { ChainStateManager } from './state-manager.ts';
 import './jumpdest-cache.ts';
 import { attachTracer, txStartOf } from './tracing/bridge.ts';
@@ -107,9 +108,6 @@ class BlockVm {
   }
 }
 
-const MAX_IDLE_VMS = 4;
-const idleVms = new WeakMap<Common, BlockVm[]>();
-
 async function buildBlockVm(common: Common): Promise<BlockVm> {
   const slot: BlockVm['slot'] = {};
   const blockchain = {
@@ -131,6 +129,8 @@ async function buildBlockVm(common: Common): Promise<BlockVm> {
   useSyncSteps(vm.evm);
   return new BlockVm(vm, common, slot);
 }
+
+const idleVms = new IdleVms(4, buildBlockVm);
 
 export class BlockExecutor {
   readonly env: BlockEnv;
@@ -164,7 +164,7 @@ export class BlockExecutor {
     // each VM, EVM and header would otherwise merge its parameter set into the Common again (a JSON
     // deep copy and a params-cache rebuild apiece)
     const common = sharedCommon(chainCommon);
-    const pooled = idleVms.get(common)?.pop() ?? (await buildBlockVm(common));
+    const pooled = await idleVms.take(common);
     pooled.slot.state = new ChainStateManager(overlay, env.parentAppHash);
     pooled.slot.env = env;
     const block = createBlock(
@@ -192,10 +192,7 @@ export class BlockExecutor {
     const p = this.pooled;
     p.slot.state = undefined;
     p.slot.env = undefined;
-    if (p.tainted) return;
-    let list = idleVms.get(p.common);
-    if (!list) idleVms.set(p.common, (list = []));
-    if (list.length < MAX_IDLE_VMS) list.push(p);
+    idleVms.give(p.common, p);
   }
 
   get blockGasUsed(): bigint {

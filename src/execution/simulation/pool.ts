@@ -11,6 +11,7 @@ import type { EVM } from '@ethereumjs/evm';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { ChainError } from '../../util/errors.ts';
 import { ForwardingStateManager } from '../forwarding-state.ts';
+import { IdleVms } from '../idle-vms.ts';
 import type { BlockEnv } from '../block-executor.ts';
 import { dropHardforkListeners } from './common.ts';
 import { type Deadline, deadlineOpcodes } from './deadline.ts';
@@ -42,9 +43,6 @@ export class PooledVm {
   }
 }
 
-const MAX_IDLE = 16;
-const idle = new WeakMap<Common, PooledVm[]>();
-
 async function build(common: Common): Promise<PooledVm> {
   const slot: { owner?: VmOwner } = {};
   const blockchain = {
@@ -73,17 +71,16 @@ async function build(common: Common): Promise<PooledVm> {
   return new PooledVm(vm, slot);
 }
 
+const idle = new IdleVms(16, build);
+
 /** A VM of the shared simulation Common, owned by `owner` until released. */
 export async function acquireVm(common: Common, owner: VmOwner): Promise<PooledVm> {
-  const p = idle.get(common)?.pop() ?? (await build(common));
+  const p = await idle.take(common);
   p.owner = owner;
   return p;
 }
 
 export function releaseVm(common: Common, p: PooledVm): void {
   p.owner = undefined;
-  if (p.tainted) return;
-  let list = idle.get(common);
-  if (!list) idle.set(common, (list = []));
-  if (list.length < MAX_IDLE) list.push(p);
+  idle.give(common, p);
 }
