@@ -99,6 +99,13 @@ async function stateSyncFlags(peers: string[]): Promise<string[]> {
   ];
 }
 
+/** The node, state-synced to H, went on two blocks and serves the validators' state at H and H + 2. */
+async function assertCaughtUpFromSnapshot(name: string): Promise<void> {
+  await net!.waitHeight(name, H + 2, 120_000);
+  await assertSameStateAt(name, H);
+  await assertSameStateAt(name, H + 2);
+}
+
 /** The node serves the validators' balances, code and storage at the snapshot height. */
 async function assertSameStateAt(name: string, h: number): Promise<void> {
   const dev0 = getAddress(hexKey(DEV_ACCOUNTS[0].evmAddress));
@@ -257,9 +264,7 @@ test('a fresh node whose only peer is B state-syncs from the snapshot B got by r
   assert.equal(restored.height, H);
   const accepted = jsonLine(node.lines.find(msgIs('accepted a state-sync snapshot'))!)!;
   assert.equal(accepted.height, H);
-  await net!.waitHeight('rpc0', H + 2, 120_000);
-  await assertSameStateAt('rpc0', H);
-  await assertSameStateAt('rpc0', H + 2);
+  await assertCaughtUpFromSnapshot('rpc0');
 });
 
 test('a chunk corrupted in one provider is refused, fetched again from another provider, and the restore completes', async (t) => {
@@ -347,9 +352,7 @@ test('an archive whose EVM store is named evm_flatkv, restored into B with --for
     jsonLine(node.lines.find(msgIs('accepted a state-sync snapshot'))!)!.chunks,
     legacyMeta.chunks,
   );
-  await net!.waitHeight('rpc2', H + 2, 120_000);
-  await assertSameStateAt('rpc2', H);
-  await assertSameStateAt('rpc2', H + 2);
+  await assertCaughtUpFromSnapshot('rpc2');
 });
 
 test('snapshots delete removes one; chaind rollback leaves every snapshot in place', async (t) => {

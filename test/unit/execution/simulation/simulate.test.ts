@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Interface, keccak256, parseEther } from 'ethers';
-import { FEE_COLLECTOR_ADDRESS } from '../../../../src/app/evm.ts';
 import { createChainCommon } from '../../../../src/execution/chain-config.ts';
 import { estimateGas } from '../../../../src/execution/simulation/estimate.ts';
 import {
@@ -16,21 +15,13 @@ import {
   SimulationTimeoutError,
   type StateSource,
 } from '../../../../src/execution/simulation/simulate.ts';
-import { artifacts, CHAIN_ID, devAccounts, devState } from '../../../helpers/dev-chain.ts';
+import { artifacts, CHAIN_ID, devAccounts, devBlockEnv, devState } from '../../../helpers/dev-chain.ts';
 
 const common = createChainCommon({ chainId: CHAIN_ID });
 const token = new Interface(artifacts.TestToken.abi);
 const bytes = (h: string) => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'));
 const PROBE = new Uint8Array(20).fill(0x77);
-const env = {
-  height: 5n,
-  timestamp: 1_800_000_000n,
-  gasLimit: 30_000_000n,
-  baseFee: 10n ** 9n,
-  coinbase: FEE_COLLECTOR_ADDRESS,
-  parentAppHash: new Uint8Array(32),
-  blockHash: () => undefined,
-};
+const env = devBlockEnv({ height: 5n });
 
 /** The dev genesis state as a synchronous source, and as an asynchronous one that counts loads. */
 function sources() {
