@@ -43,6 +43,11 @@ export interface EngineOptions {
 export interface DevChainOptions {
   /** ProducerOptions.devLogs */
   logs: boolean;
+  /**
+   * The home is a throwaway one, removed when the process exits: nothing is fsynced (stores,
+   * logs, the validator's signing state), since no restart will ever read it.
+   */
+  ephemeral?: boolean;
 }
 
 export interface EngineModules {
@@ -81,7 +86,9 @@ export class EmbeddedEngine implements Engine {
       chainId: o.genesis.chain_id,
       validatorKey: key,
       votingPower: BigInt(validator.power),
-      signer: SignerState.open(join(o.dataDir, 'priv_validator_state.json'), m.chain.latestHeight === 0),
+      signer: SignerState.open(join(o.dataDir, 'priv_validator_state.json'), m.chain.latestHeight === 0, {
+        sync: !o.dev?.ephemeral,
+      }),
       timeoutCommitMs: o.consensus.timeoutCommit,
       createEmptyBlocks: o.consensus.createEmptyBlocks,
       createEmptyBlocksIntervalMs: o.consensus.createEmptyBlocksInterval,

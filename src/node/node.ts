@@ -146,6 +146,7 @@ export class ChainNode {
       genesis,
       logger,
       clearStateSyncLeftovers: true,
+      durable: !this.opts.dev?.ephemeral,
     });
     const chain = await lc.open('chain', () => openChain(this.opts, stores, true));
     const { mempool, cosmosPool } = await lc.open('mempool', async () => createMempools(this.opts, chain));

@@ -29,6 +29,8 @@ export interface StoreOptions {
    * removes what an unfinished earlier attempt left in its stores (state-sync-leftovers.ts).
    */
   clearStateSyncLeftovers?: boolean;
+  /** false: no store fsyncs (a throwaway home, removed on exit); default true. */
+  durable?: boolean;
 }
 
 export interface Stores {
@@ -45,6 +47,7 @@ export interface Stores {
  */
 export async function openStores(lc: Lifecycle, o: StoreOptions): Promise<Stores> {
   const { dataDir, config, genesis, logger } = o;
+  const sync = o.durable !== false;
   await lc.open(
     'data-lock',
     async () => acquireDirLock(dataDir),
@@ -52,7 +55,7 @@ export async function openStores(lc: Lifecycle, o: StoreOptions): Promise<Stores
   );
   const blocks = await lc.open(
     'block-store',
-    () => openBlockStore({ dataDir: dataDir }),
+    () => openBlockStore({ dataDir, sync }),
     (blocks) => blocks.close(),
   );
   if (o.clearStateSyncLeftovers && startsWithStateSync(config) && blocks.latestHeight() === undefined)
@@ -68,6 +71,7 @@ export async function openStores(lc: Lifecycle, o: StoreOptions): Promise<Stores
         asyncCommitBuffer: scc.scAsyncCommitBuffer,
         snapshotInterval: scc.scSnapshotInterval,
         keepRecent: scc.scKeepRecent,
+        sync,
         logger,
       }),
     (sc) => sc.close(),
@@ -84,7 +88,7 @@ export async function openStores(lc: Lifecycle, o: StoreOptions): Promise<Stores
       }
       return openStateStore(
         // a changed ss-backend or a lost directory is refused rather than served as empty history
-        { ...stateStoreOptions(dataDir, config), committedVersion: sc.version },
+        { ...stateStoreOptions(dataDir, config), committedVersion: sc.version, sync },
         logger,
       );
     },

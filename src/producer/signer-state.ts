@@ -50,8 +50,14 @@ export class DoubleSignError extends ChainError {
   }
 }
 
+/** `sync` false: the file is replaced without fsyncs (a throwaway home, removed on exit). */
+export interface SignerStateOptions {
+  sync?: boolean;
+}
+
 export class SignerState {
   readonly path: string;
+  private readonly sync: boolean;
   private state: StateFile;
   /** The write of the last signed position, in flight or finished; rejects if it failed. */
   private writing: Promise<void> = Promise.resolve();
@@ -62,18 +68,19 @@ export class SignerState {
    * height 0 (a home whose db_dir was changed after init). Once blocks exist a missing file is an
    * error: starting over from height 0 could sign a second block at a height already signed.
    */
-  static open(path: string, chainIsFresh: boolean): SignerState {
+  static open(path: string, chainIsFresh: boolean, options: SignerStateOptions = {}): SignerState {
     if (chainIsFresh && !existsSync(path)) {
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, JSON.stringify({ height: '0', round: 0, step: 0 }, null, 2) + '\n', {
         mode: 0o600,
       });
     }
-    return new SignerState(path);
+    return new SignerState(path, options);
   }
 
-  constructor(path: string) {
+  constructor(path: string, options: SignerStateOptions = {}) {
     this.path = path;
+    this.sync = options.sync !== false;
     let parsed: StateFile;
     try {
       parsed = JSON.parse(readFileSync(path, 'utf8'));
@@ -178,7 +185,7 @@ export class SignerState {
     const text = JSON.stringify(next, null, 2) + '\n';
     this.writing = this.writing.then(async () => {
       try {
-        if (!this.writeError) await replaceFile(tmp, this.path, text);
+        if (!this.writeError) await replaceFile(tmp, this.path, text, this.sync);
       } catch (err) {
         this.writeError = err as Error;
       }
@@ -188,10 +195,10 @@ export class SignerState {
 
 /**
  * Writes `text` to `tmp`, syncs it, renames it over `path` and syncs the directory: a crash leaves
- * the old file or the new one. Callback fs calls, not FileHandle's: this runs once per block, and
+ * the old file or the new one (without `sync`, the rename still never leaves a partial file). Callback fs calls, not FileHandle's: this runs once per block, and
  * FileHandle's promises cost the event loop several times as much.
  */
-function replaceFile(tmp: string, path: string, text: string): Promise<void> {
+function replaceFile(tmp: string, path: string, text: string, sync: boolean): Promise<void> {
   return new Promise((resolve, reject) => {
     const fail = (err: Error, fd?: number) => (fd === undefined ? reject(err) : close(fd, () => reject(err)));
     open(tmp, 'w', 0o600, (err, fd) => {
@@ -201,12 +208,13 @@ function replaceFile(tmp: string, path: string, text: string): Promise<void> {
         if (err) return fail(err, fd);
         if (written !== bytes.length)
           return fail(new Error(`short write: ${written} of ${bytes.length} bytes`), fd);
-        fdatasync(fd, (err) => {
+        (sync ? fdatasync : skipSync)(fd, (err) => {
           if (err) return fail(err, fd);
           close(fd, (err) => {
             if (err) return fail(err);
             rename(tmp, path, (err) => {
               if (err) return fail(err);
+              if (!sync) return resolve();
               open(dirname(path), 'r', (err, dir) => {
                 if (err) return fail(err);
                 fsync(dir, (err) => {
@@ -220,4 +228,8 @@ function replaceFile(tmp: string, path: string, text: string): Promise<void> {
       });
     });
   });
+}
+
+function skipSync(_fd: number, callback: (err: NodeJS.ErrnoException | null) => void): void {
+  callback(null);
 }

@@ -40,8 +40,9 @@ export class Changelog {
     this.log = log;
   }
 
-  static open(dir: string): Changelog {
-    return new Changelog(dir, SegmentedLog.open(dir, SC_LOG, { sync: true }));
+  /** `sync` false: appends are not fdatasync'ed (a throwaway home). */
+  static open(dir: string, sync = true): Changelog {
+    return new Changelog(dir, SegmentedLog.open(dir, SC_LOG, { sync }));
   }
 
   /** Newest version in the log, or undefined when empty. */

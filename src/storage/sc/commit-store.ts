@@ -61,6 +61,8 @@ export interface CommitStoreOptions {
   flatkvFlushInterval?: number;
   /** Opens flatkv's KV database; default lmdb under `<dir>/flatkv`. Unit tests pass a memory engine. */
   openKV?: (path: string) => Promise<KVStore>;
+  /** fsync the changelogs and flatkv's database writes (default true); false for a throwaway home. */
+  sync?: boolean;
   logger?: Logger;
 }
 
@@ -140,6 +142,7 @@ export class CommitStore {
         snapshotKeepRecent: opts.keepRecent,
         retainVersions: opts.retainVersions,
         initialVersion: opts.initialVersion,
+        sync: opts.sync,
         logger: log,
       });
       if (mode === 'flatkv') {
@@ -147,11 +150,12 @@ export class CommitStore {
         mkdirSync(path, { recursive: true });
         const kv = opts.openKV
           ? await opts.openKV(path)
-          : await (await import('../kv/lmdb.ts')).openLmdbStore(path);
+          : await (await import('../kv/lmdb.ts')).openLmdbStore(path, { sync: opts.sync !== false });
         flat = await FlatKV.open(kv, {
           undoWindow: opts.flatkvUndoWindow,
           hashWorkers: opts.flatkvHashWorkers,
           walDir: join(opts.dir, 'flatkv-wal'),
+          walSync: opts.sync,
           kvPath: opts.openKV ? undefined : path,
           // flatkv's log stays synchronous for now (FlatKV supports asyncCommitBuffer): the async-buffer
           // crash test in test/integration/sc checks reported hashes only up to the reopened version + 1,

@@ -44,8 +44,8 @@ export class BlockLog {
     this.logger = logger;
   }
 
-  static open(dir: string, logger: Logger): BlockLog {
-    return new BlockLog(Changelog.open(dir), logger);
+  static open(dir: string, logger: Logger, sync = true): BlockLog {
+    return new BlockLog(Changelog.open(dir, sync), logger);
   }
 
   get dir(): string {

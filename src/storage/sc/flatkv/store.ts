@@ -68,6 +68,8 @@ export interface FlatKVOptions {
    * background flushes. Unset: every commit is one KV write.
    */
   walDir?: string;
+  /** fdatasync each log append (default true); false for a throwaway home. */
+  walSync?: boolean;
   /**
    * `sc-async-commit-buffer`: log appends a commit may leave in flight (0 = the commit waits for its
    * fdatasync). A crash loses at most that many blocks, which the block store replays.
@@ -167,7 +169,7 @@ export class FlatKV {
       lattices.set(t, bytes ? LtHash.fromBytes(bytes) : new LtHash());
     }
     const log = (opts.logger ?? silentLogger).child({ module: 'flatkv' });
-    const blockLog = opts.walDir ? BlockLog.open(opts.walDir, log) : undefined;
+    const blockLog = opts.walDir ? BlockLog.open(opts.walDir, log, opts.walSync !== false) : undefined;
     const fk = new FlatKV(db, version, oldest, lattices, blockLog, opts, log);
     if (blockLog) fk.replay(blockLog);
     return fk;

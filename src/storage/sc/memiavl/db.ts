@@ -44,6 +44,8 @@ export interface MemIavlOptions {
   retainVersions?: number;
   /** First version of a new directory (genesis `initial_height`); default 1. */
   initialVersion?: number;
+  /** fdatasync changelog appends (default true); false for a throwaway home. */
+  sync?: boolean;
   logger?: Logger;
 }
 
@@ -51,7 +53,7 @@ export type Views = Map<string, TreeView>;
 
 export class MemIavlDB {
   readonly dir: string;
-  private readonly opts: Required<Omit<MemIavlOptions, 'logger'>>;
+  private readonly opts: Required<Omit<MemIavlOptions, 'logger' | 'sync'>>;
   private readonly log: Logger;
   private trees = new Map<string, MutableTree>();
   private changelog: Changelog;
@@ -84,7 +86,7 @@ export class MemIavlDB {
       retainVersions: Math.max(1, opts.retainVersions ?? 16),
     };
     this.log = (opts.logger ?? silentLogger).child({ module: 'memiavl' });
-    this.changelog = Changelog.open(join(opts.dir, 'changelog'));
+    this.changelog = Changelog.open(join(opts.dir, 'changelog'), opts.sync !== false);
   }
 
   static async open(opts: MemIavlOptions): Promise<MemIavlDB> {
