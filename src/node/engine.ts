@@ -44,8 +44,8 @@ export interface DevChainOptions {
   /** ProducerOptions.devLogs */
   logs: boolean;
   /**
-   * The home is a throwaway one, removed when the process exits: nothing is fsynced (stores,
-   * logs, the validator's signing state), since no restart will ever read it.
+   * The home is a throwaway one, removed when the process exits: the stores and logs are not
+   * fsynced and the validator's signing state stays in memory, since no restart will ever read them.
    */
   ephemeral?: boolean;
 }
@@ -87,7 +87,7 @@ export class EmbeddedEngine implements Engine {
       validatorKey: key,
       votingPower: BigInt(validator.power),
       signer: SignerState.open(join(o.dataDir, 'priv_validator_state.json'), m.chain.latestHeight === 0, {
-        sync: !o.dev?.ephemeral,
+        persist: !o.dev?.ephemeral,
       }),
       timeoutCommitMs: o.consensus.timeoutCommit,
       createEmptyBlocks: o.consensus.createEmptyBlocks,

@@ -50,14 +50,17 @@ export class DoubleSignError extends ChainError {
   }
 }
 
-/** `sync` false: the file is replaced without fsyncs (a throwaway home, removed on exit). */
 export interface SignerStateOptions {
-  sync?: boolean;
+  /**
+   * false: the guard is kept in memory only, after reading the file once (a throwaway home, removed
+   * on exit: no restart will read it, and a file write per block costs the block's critical path).
+   */
+  persist?: boolean;
 }
 
 export class SignerState {
   readonly path: string;
-  private readonly sync: boolean;
+  private readonly persist: boolean;
   private state: StateFile;
   /** The write of the last signed position, in flight or finished; rejects if it failed. */
   private writing: Promise<void> = Promise.resolve();
@@ -80,7 +83,7 @@ export class SignerState {
 
   constructor(path: string, options: SignerStateOptions = {}) {
     this.path = path;
-    this.sync = options.sync !== false;
+    this.persist = options.persist !== false;
     let parsed: StateFile;
     try {
       parsed = JSON.parse(readFileSync(path, 'utf8'));
@@ -181,11 +184,12 @@ export class SignerState {
   /** Takes `next` as the guard at once and writes it after the writes before it. */
   private persistAsync(next: StateFile): void {
     this.state = next;
+    if (!this.persist) return;
     const tmp = join(dirname(this.path), '.priv_validator_state.json.tmp');
     const text = JSON.stringify(next, null, 2) + '\n';
     this.writing = this.writing.then(async () => {
       try {
-        if (!this.writeError) await replaceFile(tmp, this.path, text, this.sync);
+        if (!this.writeError) await replaceFile(tmp, this.path, text);
       } catch (err) {
         this.writeError = err as Error;
       }
@@ -195,10 +199,10 @@ export class SignerState {
 
 /**
  * Writes `text` to `tmp`, syncs it, renames it over `path` and syncs the directory: a crash leaves
- * the old file or the new one (without `sync`, the rename still never leaves a partial file). Callback fs calls, not FileHandle's: this runs once per block, and
+ * the old file or the new one. Callback fs calls, not FileHandle's: this runs once per block, and
  * FileHandle's promises cost the event loop several times as much.
  */
-function replaceFile(tmp: string, path: string, text: string, sync: boolean): Promise<void> {
+function replaceFile(tmp: string, path: string, text: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const fail = (err: Error, fd?: number) => (fd === undefined ? reject(err) : close(fd, () => reject(err)));
     open(tmp, 'w', 0o600, (err, fd) => {
@@ -208,13 +212,12 @@ function replaceFile(tmp: string, path: string, text: string, sync: boolean): Pr
         if (err) return fail(err, fd);
         if (written !== bytes.length)
           return fail(new Error(`short write: ${written} of ${bytes.length} bytes`), fd);
-        (sync ? fdatasync : skipSync)(fd, (err) => {
+        fdatasync(fd, (err) => {
           if (err) return fail(err, fd);
           close(fd, (err) => {
             if (err) return fail(err);
             rename(tmp, path, (err) => {
               if (err) return fail(err);
-              if (!sync) return resolve();
               open(dirname(path), 'r', (err, dir) => {
                 if (err) return fail(err);
                 fsync(dir, (err) => {
@@ -228,8 +231,4 @@ function replaceFile(tmp: string, path: string, text: string, sync: boolean): Pr
       });
     });
   });
-}
-
-function skipSync(_fd: number, callback: (err: NodeJS.ErrnoException | null) => void): void {
-  callback(null);
 }

@@ -40,6 +40,18 @@ test('writes land in signing order, the last one wins', async (t) => {
   assert.equal(JSON.parse(readFileSync(path, 'utf8')).height, '20');
 });
 
+test('without persist (a throwaway home) the guard holds in memory and the file is left as read', async (t) => {
+  const path = stateFile(t);
+  const before = readFileSync(path, 'utf8');
+  const s = new SignerState(path, { persist: false });
+  s.sign(at(1), Uint8Array.of(1), sign);
+  s.sign(at(2), Uint8Array.of(2), sign);
+  assert.throws(() => s.sign(at(2), Uint8Array.of(9), sign), DoubleSignError);
+  assert.deepEqual(s.sign(at(2), Uint8Array.of(2), sign), Uint8Array.of(2), 'the same bytes re-sign');
+  await s.flushed();
+  assert.equal(readFileSync(path, 'utf8'), before);
+});
+
 test('a failed write stops the next signing with an error naming the file', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'chaind-signer-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
