@@ -7,7 +7,7 @@ import type { KVEntry, KVOp, KVOpenOptions, KVRange, KVReader, KVSnapshot, KVSto
  * The default engine: one LMDB environment per directory (`data.mdb` + `lock.mdb`), raw binary keys
  * and values, so LMDB's memcmp key order is the order the interface promises.
  *
- * Durability: each `write` is one LMDB transaction. With `sync` (the default) lmdb-js resolves the
+ * Durability: each `write` is atomic (one lmdb-js batch, inside one LMDB transaction). With `sync` (the default) lmdb-js resolves the
  * promise only after the commit is flushed to disk; with `sync: false` (`noSync`) the OS decides, which
  * survives a process crash but not a power loss: for benchmarks and throwaway databases only.
  */
@@ -91,7 +91,10 @@ class LmdbStore implements KVStore {
     assertValidOps(ops);
     if (ops.length === 0) return;
     const db = this.db;
-    await db.transaction(() => {
+    // One atomic block of the write queue, encoded now: a transaction() callback instead waits for
+    // lmdb-js's write thread to call back into this thread before its ops are even encoded (~70 us
+    // more per write here, and later still when this thread is busy).
+    await db.batch(() => {
       for (const op of ops) {
         if (op.type === 'put') db.put(op.key, op.value);
         else db.remove(op.key);
