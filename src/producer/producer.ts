@@ -29,6 +29,7 @@ import type { Block, CosmosTxResult, Receipt } from '../storage/blocks/types.ts'
 import { errorMessage } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { consensusParamsHash, resultsHash, type TxResultSummary } from './hashes.ts';
+import { BatchSize } from './batch-size.ts';
 import { ProducerHealth, stallBoundMs } from './health.ts';
 import { type SignerState, STEP_PRECOMMIT } from './signer-state.ts';
 
@@ -73,7 +74,10 @@ export class BlockProducer {
   private readonly validators: ValidatorInfo[];
   private readonly proposer: Uint8Array;
   private readonly consensusHash: Uint8Array;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: { cancel(): void } | undefined;
+  /** A block as soon as transactions wait, and none otherwise (`chaind dev` by default). */
+  private readonly onDemand: boolean;
+  private readonly batch = new BatchSize();
   private running = false;
   private inFlight: Promise<void> = Promise.resolve();
   private lastBlockAt = Date.now();
@@ -98,6 +102,7 @@ export class BlockProducer {
     this.proposer = ed25519Address(o.validatorKey.publicKey);
     const block = o.chain.genesis.consensus_params.block;
     this.consensusHash = consensusParamsHash(BigInt(block.max_bytes), BigInt(block.max_gas));
+    this.onDemand = o.timeoutCommitMs === 0 && !o.createEmptyBlocks && o.createEmptyBlocksIntervalMs === 0;
     this.health = new ProducerHealth({
       stallAfterMs: stallBoundMs(o.timeoutCommitMs),
       latestHeight: () => o.chain.latestHeight,
@@ -108,10 +113,12 @@ export class BlockProducer {
     this.running = true;
     this.health.started();
     // Without empty blocks the producer idles; a new transaction of either kind wakes it.
-    // A tick in progress schedules the next one itself when it ends.
+    // A tick in progress schedules the next one itself when it ends. On demand, a whole batch
+    // (batch-size.ts) starts its block at once, a partial one after a timer turn.
     const wake = () => {
-      if (!this.o.createEmptyBlocks && this.timer === undefined && !this.ticking && this.running)
-        this.schedule(this.remainingTimeout());
+      if (this.o.createEmptyBlocks || this.ticking || !this.running) return;
+      if (this.batchWaiting()) this.schedule(0, true);
+      else if (this.timer === undefined) this.schedule(this.remainingTimeout());
     };
     this.unsubscribe = [this.o.mempool.onPending(wake), this.o.cosmosPool.onAdmitted(wake)];
     this.schedule(0);
@@ -120,7 +127,7 @@ export class BlockProducer {
   /** Stops producing; resolves once a block in progress is fully committed. */
   async stop(): Promise<void> {
     this.running = false;
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     for (const off of this.unsubscribe) off();
     await this.inFlight;
@@ -135,9 +142,15 @@ export class BlockProducer {
     return Math.max(0, this.o.timeoutCommitMs - (Date.now() - this.lastBlockAt));
   }
 
-  private schedule(delayMs: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
+  /** On demand: the pools hold a whole batch. */
+  private batchWaiting(): boolean {
+    return this.onDemand && this.batch.complete(this.o.mempool.pending() + this.o.cosmosPool.size);
+  }
+
+  /** `now`: at the end of this turn of the event loop (after the requests already read). */
+  private schedule(delayMs: number, now = false): void {
+    this.timer?.cancel();
+    const run = () => {
       this.timer = undefined;
       // Never two blocks at once: both would execute the same height and one would be thrown away
       // when the block store refuses it (and the work of executing it wasted).
@@ -146,7 +159,14 @@ export class BlockProducer {
       this.inFlight = this.tick().finally(() => {
         this.ticking = false;
       });
-    }, delayMs);
+    };
+    if (now) {
+      const immediate = setImmediate(run);
+      this.timer = { cancel: () => clearImmediate(immediate) };
+    } else {
+      const timeout = setTimeout(run, delayMs);
+      this.timer = { cancel: () => clearTimeout(timeout) };
+    }
   }
 
   private async tick(): Promise<void> {
@@ -163,7 +183,8 @@ export class BlockProducer {
     }
     const height = this.o.chain.latestHeight + 1;
     try {
-      await this.produce();
+      const block = await this.produce();
+      this.batch.record(block.txs.length);
       if (this.failedAttempts > 0) {
         this.log.info({ height, failed_attempts: this.failedAttempts }, 'block production resumed');
         this.failedAttempts = 0;
@@ -173,7 +194,7 @@ export class BlockProducer {
     } catch (err) {
       this.reportFailure(height, errorMessage(err));
     }
-    if (this.running) this.schedule(this.o.timeoutCommitMs);
+    if (this.running) this.schedule(this.o.timeoutCommitMs, this.batchWaiting());
   }
 
   /**
