@@ -159,8 +159,21 @@ export async function startHardhat3(dir: string): Promise<Peer> {
  */
 export async function startChaindNetwork(scratch: string): Promise<Peer | string> {
   if (!existsSync(installedBinaryPath())) return 'cometbft is not installed (npm run install:cometbft)';
-  const out = join(scratch, 'net');
-  const base = 40_000 + 10 * Math.floor(Math.random() * 1000);
+  // the testnet's ports are fixed when its homes are written, so one another process took meanwhile
+  // fails the start: a new testnet on other ports then
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNetworkOnce(join(scratch, `net-${attempt}`));
+    } catch (err) {
+      if (attempt === 3) throw err;
+      process.stderr.write(`chaind_network: ${(err as Error).message}; again on other ports\n`);
+    }
+  }
+}
+
+async function startNetworkOnce(out: string): Promise<Peer> {
+  // below Linux's ephemeral range (32768-60999), where the load client's own connections come from
+  const base = 20_000 + 10 * Math.floor(Math.random() * 1200);
   const made = spawnSync(
     process.execPath,
     [CHAIND, 'testnet', '--validators', '1', '--output', out, '--base-port', String(base)],
