@@ -141,7 +141,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'producer',
-      owns: "the embedded engine of `chaind dev`: single-validator block production, header building (CometBFT hashing), precommit signing with the persisted double-sign guard, the producer's stall rule (`health.ts`) over the engine-neutral `SyncStatus` of `chain/sync-status.ts` (catching up, halted and why, latest and best known height: what every health signal reads)",
+      owns: "the embedded engine of `chaind dev`: single-validator block production, header building (CometBFT hashing), precommit signing with the double-sign guard (persisted; in memory on a throwaway dev home), on-demand mining's batch size (`batch-size.ts`), the producer's stall rule (`health.ts`) over the engine-neutral `SyncStatus` of `chain/sync-status.ts` (catching up, halted and why, latest and best known height: what every health signal reads)",
       mustNot: 'execute transactions itself',
     },
     // the two engines are peers: neither may import the other
