@@ -29,7 +29,7 @@ import type { Block, CosmosTxResult, Receipt } from '../storage/blocks/types.ts'
 import { errorMessage } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { consensusParamsHash, resultsHash, type TxResultSummary } from './hashes.ts';
-import { BatchSize } from './batch-size.ts';
+import { BatchSize, PARTIAL_BATCH_WAIT_MS } from './batch-size.ts';
 import { ProducerHealth, stallBoundMs } from './health.ts';
 import { type SignerState, STEP_PRECOMMIT } from './signer-state.ts';
 
@@ -114,11 +114,12 @@ export class BlockProducer {
     this.health.started();
     // Without empty blocks the producer idles; a new transaction of either kind wakes it.
     // A tick in progress schedules the next one itself when it ends. On demand, a whole batch
-    // (batch-size.ts) starts its block at once, a partial one after a timer turn.
+    // (batch-size.ts) starts its block at once, a partial one after PARTIAL_BATCH_WAIT_MS.
     const wake = () => {
       if (this.o.createEmptyBlocks || this.ticking || !this.running) return;
       if (this.batchWaiting()) this.schedule(0, true);
-      else if (this.timer === undefined) this.schedule(this.remainingTimeout());
+      else if (this.timer === undefined)
+        this.schedule(this.onDemand ? PARTIAL_BATCH_WAIT_MS : this.remainingTimeout());
     };
     this.unsubscribe = [this.o.mempool.onPending(wake), this.o.cosmosPool.onAdmitted(wake)];
     this.schedule(0);
@@ -194,7 +195,8 @@ export class BlockProducer {
     } catch (err) {
       this.reportFailure(height, errorMessage(err));
     }
-    if (this.running) this.schedule(this.o.timeoutCommitMs, this.batchWaiting());
+    if (this.running)
+      this.schedule(this.onDemand ? PARTIAL_BATCH_WAIT_MS : this.o.timeoutCommitMs, this.batchWaiting());
   }
 
   /**
