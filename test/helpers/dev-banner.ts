@@ -1,4 +1,5 @@
 /** `chaind dev` spawned as a user runs it, and what its start banner says. */
+import { rmSync } from 'node:fs';
 import { ChaindProcess } from './chaind.ts';
 
 export interface DevBanner {
@@ -20,7 +21,15 @@ export async function startDev(
   env: Record<string, string> = {},
 ): Promise<{ node: ChaindProcess; banner: DevBanner }> {
   const node = new ChaindProcess(['dev', ...args], env);
-  t.after(() => node.stop('SIGKILL'));
+  t.after(async () => {
+    // SIGTERM, as a user's Ctrl-C: the node removes its throwaway home on the way out
+    await node.stopWithin(10_000);
+    // one that had to be killed could not; a temporary directory per test run would pile up
+    const home = node.lines
+      .map((l) => /^chaind dev chain — home (\S+) \(removed on exit\)$/.exec(l)?.[1])
+      .find((h) => h !== undefined);
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
   const first = await node.waitForLine((l) => RULE.test(l), 60_000);
   const start = node.lines.indexOf(first);
   await node.waitForLine((l) => RULE.test(l) && node.lines.indexOf(l, start + 1) > start);
