@@ -49,27 +49,20 @@ async function run(ex: BlockExecutor, raw: Uint8Array): Promise<EthTxOutcome> {
   return r;
 }
 
+/** Signs a call of `to` from dev account 0 and runs it; it must not be rejected. */
+async function call(ex: BlockExecutor, nonce: number, to: string, data: string, gasLimit: number) {
+  return run(ex, await signed(devWallets[0], { ...fee, nonce, to, data, gasLimit }));
+}
+
 test('a transaction calling 0x0a with a valid proof succeeds and returns 4096 and BLS_MODULUS', async () => {
   const ex = await executor();
   const data = POINT_EVALUATION.valid;
-  const out = await run(
-    ex,
-    await signed(devWallets[0], { ...fee, nonce: 0, to: POINT_EVALUATION_ADDRESS, data, gasLimit: 200_000 }),
-  );
+  const out = await call(ex, 0, POINT_EVALUATION_ADDRESS, data, 200_000);
   assert.equal(out.status, 1, `failed: ${out.error}`);
   assert.equal(hex(out.returnData), POINT_EVALUATION_RETURN);
   assert.equal(out.gasUsed, 21_000n + calldataGas(data) + POINT_EVALUATION_GAS);
 
-  const zero = await run(
-    ex,
-    await signed(devWallets[0], {
-      ...fee,
-      nonce: 1,
-      to: POINT_EVALUATION_ADDRESS,
-      data: POINT_EVALUATION.validAtInfinity,
-      gasLimit: 200_000,
-    }),
-  );
+  const zero = await call(ex, 1, POINT_EVALUATION_ADDRESS, POINT_EVALUATION.validAtInfinity, 200_000);
   assert.equal(zero.status, 1, `the zero polynomial's proof failed: ${zero.error}`);
   assert.equal(hex(zero.returnData), POINT_EVALUATION_RETURN);
 });
@@ -86,16 +79,7 @@ test('a transaction calling 0x0a with bad input is included, fails and consumes 
   };
   let nonce = 0;
   for (const [name, data] of Object.entries(bad)) {
-    const out = await run(
-      ex,
-      await signed(devWallets[0], {
-        ...fee,
-        nonce: nonce++,
-        to: POINT_EVALUATION_ADDRESS,
-        data,
-        gasLimit: 150_000,
-      }),
-    );
+    const out = await call(ex, nonce++, POINT_EVALUATION_ADDRESS, data, 150_000);
     assert.equal(out.status, 0, name);
     assert.equal(out.gasUsed, 150_000n, `${name}: all the gas is consumed`);
     assert.equal(out.returnData.length, 0, name);
@@ -111,29 +95,11 @@ test('a contract calling 0x0a gets the result; a failing call returns 0 to it wi
   assert.equal(deploy.status, 1);
   const proxy = hex(deploy.contractAddress!);
   const target = POINT_EVALUATION_ADDRESS.slice(2).padStart(64, '0');
-  const good = await run(
-    ex,
-    await signed(devWallets[0], {
-      ...fee,
-      nonce: 1,
-      to: proxy,
-      data: '0x' + target + POINT_EVALUATION.valid.slice(2),
-      gasLimit: 300_000,
-    }),
-  );
+  const good = await call(ex, 1, proxy, '0x' + target + POINT_EVALUATION.valid.slice(2), 300_000);
   assert.equal(good.status, 1, `failed: ${good.error}`);
   assert.equal(hex(good.returnData), '0x' + '1'.padStart(64, '0') + POINT_EVALUATION_RETURN.slice(2));
 
-  const bad = await run(
-    ex,
-    await signed(devWallets[0], {
-      ...fee,
-      nonce: 2,
-      to: proxy,
-      data: '0x' + target + POINT_EVALUATION.wrongY.slice(2),
-      gasLimit: 300_000,
-    }),
-  );
+  const bad = await call(ex, 2, proxy, '0x' + target + POINT_EVALUATION.wrongY.slice(2), 300_000);
   assert.equal(bad.status, 1, 'the proxy itself does not revert');
   assert.equal(
     hex(bad.returnData),
