@@ -14,7 +14,7 @@ import { ed25519Address, ed25519FromJson } from '../crypto/node-keys.ts';
 import type { CosmosPool } from '../mempool/cosmos-pool.ts';
 import type { Mempool } from '../mempool/mempool.ts';
 import { equalBytes, toHex } from '../primitives/bytes.ts';
-import { BlockProducer } from '../producer/producer.ts';
+import { BlockProducer, isOnDemand } from '../producer/producer.ts';
 import { SignerState } from '../producer/signer-state.ts';
 import type { Logger } from '../util/logger.ts';
 import { keccak_256 } from '@noble/hashes/sha3.js';
@@ -204,7 +204,11 @@ export function untilMinedBy(chain: Chain): (hash: Uint8Array) => Promise<void> 
 
 /** `[consensus]` that makes a block as soon as transactions wait and none otherwise. */
 export function isOnDemandMining(c: EngineOptions['consensus']): boolean {
-  return c.timeoutCommit === 0 && !c.createEmptyBlocks && c.createEmptyBlocksInterval === 0;
+  return isOnDemand({
+    timeoutCommitMs: c.timeoutCommit,
+    createEmptyBlocks: c.createEmptyBlocks,
+    createEmptyBlocksIntervalMs: c.createEmptyBlocksInterval,
+  });
 }
 
 /**

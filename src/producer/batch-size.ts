@@ -2,9 +2,9 @@
  * On-demand mining's batch size: how many txs a block may wait for. A block that starts with fewer
  * waits up to PARTIAL_BATCH_WAIT_MS for more senders; once as many txs wait as the largest of the
  * recent blocks carried, the senders those blocks answered are back (one script sending tx after
- * tx: its next tx), and waiting longer only delays them. The largest of several blocks, not the last one: a
- * block that took part of the senders would otherwise make that part the batch, and the senders
- * would stay split over two blocks.
+ * tx: its next tx), and waiting longer only delays them. The largest of several blocks, not the
+ * last one: a block that took part of the senders would otherwise make that part the batch, and
+ * the senders would stay split over two blocks.
  */
 export const BATCH_HISTORY = 8;
 

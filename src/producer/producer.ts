@@ -68,6 +68,13 @@ const BLOCK_VERSION = { block: 11, app: 0 };
  */
 const FAILURE_LOG_INTERVAL_MS = 60_000;
 
+/** Timing that makes a block as soon as transactions wait and none otherwise (`chaind dev`'s default). */
+export function isOnDemand(
+  o: Pick<ProducerOptions, 'timeoutCommitMs' | 'createEmptyBlocks' | 'createEmptyBlocksIntervalMs'>,
+): boolean {
+  return o.timeoutCommitMs === 0 && !o.createEmptyBlocks && o.createEmptyBlocksIntervalMs === 0;
+}
+
 export class BlockProducer {
   private readonly o: ProducerOptions;
   private readonly log: Logger;
@@ -102,7 +109,7 @@ export class BlockProducer {
     this.proposer = ed25519Address(o.validatorKey.publicKey);
     const block = o.chain.genesis.consensus_params.block;
     this.consensusHash = consensusParamsHash(BigInt(block.max_bytes), BigInt(block.max_gas));
-    this.onDemand = o.timeoutCommitMs === 0 && !o.createEmptyBlocks && o.createEmptyBlocksIntervalMs === 0;
+    this.onDemand = isOnDemand(o);
     this.health = new ProducerHealth({
       stallAfterMs: stallBoundMs(o.timeoutCommitMs),
       latestHeight: () => o.chain.latestHeight,

@@ -7,9 +7,10 @@ import type { KVEntry, KVOp, KVOpenOptions, KVRange, KVReader, KVSnapshot, KVSto
  * The default engine: one LMDB environment per directory (`data.mdb` + `lock.mdb`), raw binary keys
  * and values, so LMDB's memcmp key order is the order the interface promises.
  *
- * Durability: each `write` is atomic (one lmdb-js batch, inside one LMDB transaction). With `sync` (the default) lmdb-js resolves the
- * promise only after the commit is flushed to disk; with `sync: false` (`noSync`) the OS decides, which
- * survives a process crash but not a power loss: for benchmarks and throwaway databases only.
+ * Durability: each `write` is atomic (one lmdb-js batch, inside one LMDB transaction). With `sync`
+ * (the default) lmdb-js resolves the promise only after the commit is flushed to disk; with
+ * `sync: false` (`noSync`) the OS decides, which survives a process crash but not a power loss: for
+ * benchmarks and throwaway homes only.
  */
 export async function openLmdbStore(path: string, options: KVOpenOptions = {}): Promise<KVStore> {
   const db = open<Uint8Array, Uint8Array>({
