@@ -162,7 +162,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'rpc/server',
-      owns: "the node:http JSON-RPC transport (envelope, batches, limits, CORS, gzip, deny list; plain keep-alive POSTs answered on a fast path from the socket's bytes, every other request by node:http) and the WebSocket transport (same dispatcher, per-connection methods, geth's `eth_subscription` envelope, a notification never overtakes its answer, slow clients dropped), the one dispatcher that decodes params before any handler runs, the one ChainError → JSON-RPC code table, per-method RPC metrics (recorded only in the dispatcher), what an RPC reader thread answers itself and what it forwards (`reader-payloads.ts`), a connection cap that threads sharing a port count together",
+      owns: "the node:http JSON-RPC transport (envelope, batches, limits, CORS, gzip, deny list; plain keep-alive POSTs answered on a fast path from the socket's bytes with each turn's answers written together, every other request by node:http) and the WebSocket transport (same dispatcher, per-connection methods, geth's `eth_subscription` envelope, a notification never overtakes its answer, slow clients dropped), the one dispatcher that decodes params before any handler runs, the one ChainError → JSON-RPC code table, per-method RPC metrics (recorded only in the dispatcher), what an RPC reader thread answers itself and what it forwards (`reader-payloads.ts`), a connection cap that threads sharing a port count together",
       mustNot: 'know any method',
     },
   ],

@@ -13,6 +13,7 @@
  * keeps node:http's behaviour and error answers.
  */
 import type { Socket } from 'node:net';
+import { AnswerBatch } from './answer-batch.ts';
 
 /** What the fast path needs from the server: the answer of a body, and the node:http fallback. */
 export interface FastPathHost {
@@ -143,6 +144,7 @@ export class FastConnections {
   private readonly host: FastPathHost;
   /** Connections still on the fast path, and whether each is answering a request now. */
   private readonly sockets = new Map<Socket, { busy: boolean }>();
+  private readonly answers = new AnswerBatch();
   private stopping = false;
 
   constructor(host: FastPathHost) {
@@ -188,6 +190,7 @@ export class FastConnections {
     let deadline: NodeJS.Timeout | undefined;
     const expire = () => {
       deadline = undefined;
+      this.answers.flush();
       socket.write(REQUEST_TIMEOUT_RESPONSE);
       socket.destroy();
     };
@@ -226,6 +229,8 @@ export class FastConnections {
       // node:http's headersTimeout and requestTimeout take over
       requestIn();
       this.sockets.delete(socket);
+      // node:http may answer the next request before this turn's answers would be written
+      this.answers.flush();
       if (size > 0) socket.unshift(joined());
       this.host.fallback(socket);
     };
@@ -266,11 +271,14 @@ export class FastConnections {
         }
         state.busy = false;
         if (socket.destroyed) return;
-        socket.write(out);
+        const queued = this.answers.write(socket, out);
         if (this.stopping) {
+          this.answers.flush();
           socket.end();
           return;
         }
+        // what the kernel does not take is only known once written
+        if (socket.writableLength + queued > this.host.maxBufferedBytes) this.answers.flush();
         if (socket.writableLength > this.host.maxBufferedBytes) {
           blocked = true;
           socket.pause();
@@ -311,6 +319,7 @@ export class FastConnections {
   /** Closes idle connections now; busy ones close after their answer. */
   closeIdle(): void {
     this.stopping = true;
+    this.answers.flush();
     for (const [socket, state] of this.sockets) if (!state.busy) socket.end();
   }
 
