@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- peers [seconds per workload = 10] [burst txs = 2000]`: chaind against anvil and
- * Hardhat 3 (EDR) on this machine, with the same load client and the same workloads, one node after
- * another on free 127.0.0.1 ports.
+ * Hardhat 3 (EDR) on this machine, with the same load client and the same workloads, on free
+ * 127.0.0.1 ports. The local nodes run side by side (each idle while another is measured): their
+ * bursts take turns, then each node's reads run and it stops. The network node runs alone last.
  *
  * The peers are installed with npm into PEERS_DIR (default `<os temp dir>/chaind-bench-peers`), never as
  * chaind's dependencies; PEERS=anvil,hardhat,chaind picks the nodes, PEERS_WORKLOADS the read
@@ -14,10 +15,11 @@
  * Workloads, each with 8 requests in flight on 8 keep-alive connections (RawConnection):
  * - burst: an ERC20 and 8 funded senders; `txs` transfers pre-signed (gas limit 64,000 each, a
  *   fresh recipient each), each sender with one eth_sendRawTransaction in flight, timed from the
- *   first send until every one is mined: tx/s, blocks used, transfers per block. It runs twice on
- *   every node and the second round is the `burst` figure (`burst_first_round` is the first): a
- *   round lasts 2-4 s, which a cold start (chaind's JIT compiling its hot paths) and the machine's
- *   noise otherwise move by ±20%.
+ *   first send until every one is mined: tx/s, blocks used, transfers per block. A first round on
+ *   every node warms it up (`burst_first_round`: chaind's JIT compiles its hot paths there), then
+ *   PEERS_BURST_ROUNDS (3) rounds visit the nodes in turn (`burst_round`) and `burst` is each node's
+ *   median round. A round lasts 2-4 s, and the shared machine's speed drifts by ±20% over minutes:
+ *   taking turns puts a slow minute on every node alike instead of on whichever ran in it.
  * - eth_blockNumber, eth_getBalance latest, eth_getBlockByNumber(latest, false), eth_call balanceOf
  *   latest (one holder; and a random holder of the burst's recipients each call, the same sequence
  *   on every node), eth_getLogs of the token over the last 100 blocks: req/s, p99, CPU µs of the
@@ -73,6 +75,8 @@ const TXS = Number(process.argv[4] ?? 2000);
 const IN_FLIGHT = 8;
 const SENDERS = 8;
 const TRANSFER_GAS = 64_000n;
+/** Measured burst rounds per node (after a first, warm-up round); `burst` is their median. */
+const BURST_ROUNDS = Number(process.env.PEERS_BURST_ROUNDS ?? 3);
 const wanted = (process.env.PEERS ?? 'anvil,hardhat,chaind,chaind_network').split(',');
 /** PEERS_WORKLOADS=a,b: only these read workloads (the burst always runs: it makes the holders), e.g. to profile one. */
 const onlyWorkloads = process.env.PEERS_WORKLOADS?.split(',');
@@ -109,6 +113,7 @@ async function receiptOf(url: URL, hash: string): Promise<any> {
 class Skip extends Error {}
 
 type Results = Map<string, { value: number; unit: string; cpuUs?: number; labels?: object }>;
+type BurstRound = { value: number; cpuUs: number };
 
 /** Deploys the token and gives each sender a share; returns the token's address. */
 async function setupToken(url: URL, chainId: bigint, fee: object): Promise<string> {
@@ -144,14 +149,7 @@ async function setupToken(url: URL, chainId: bigint, fee: object): Promise<strin
 }
 
 /** The burst: every sender's transfers pre-signed, one send in flight per sender, until all are mined. */
-async function burst(
-  peer: Peer,
-  tokenAddress: string,
-  chainId: bigint,
-  fee: object,
-  results: Results,
-  figure: 'burst' | 'burst_first_round',
-) {
+async function burst({ peer, tokenAddress, chainId, fee }: Prepared, round: number): Promise<BurstRound> {
   const perSender = Math.ceil(TXS / SENDERS);
   const signed: string[][] = [];
   for (const [s, w] of senders.entries()) {
@@ -195,17 +193,46 @@ async function burst(
   const total = perSender * SENDERS;
   const blocks = endHeight - startHeight;
   const value = total / seconds;
-  results.set(figure, { value, unit: 'tx/s', cpuUs: (cpuMs * 1000) / total });
-  report(BENCH, figure, value, 'tx/s', {
+  const labels = {
     node: peer.name,
     mining: peer.mining,
+    round,
     txs: total,
     seconds: Math.round(seconds * 100) / 100,
     blocks,
     txs_per_block: Math.round(total / blocks),
     cpu_ms_per_tx: Math.round((cpuMs / total) * 1000) / 1000,
     load_avg: loadavg()[0],
-  });
+  };
+  report(BENCH, round === 0 ? 'burst_first_round' : 'burst_round', value, 'tx/s', labels);
+  return { value, cpuUs: (cpuMs * 1000) / total };
+}
+
+/**
+ * The burst on every node, round after round: a first (warm-up) round on each, then BURST_ROUNDS
+ * rounds that visit the nodes in turn, so that a slower minute of the shared machine falls on every
+ * node alike. `burst` is each node's median round.
+ */
+async function bursts(nodes: Prepared[]): Promise<void> {
+  const rounds = new Map<Prepared, BurstRound[]>(nodes.map((n) => [n, []]));
+  for (const n of nodes) {
+    const first = await burst(n, 0);
+    n.results.set('burst_first_round', { value: first.value, unit: 'tx/s', cpuUs: first.cpuUs });
+  }
+  for (let round = 1; round <= BURST_ROUNDS; round++)
+    for (const n of nodes) rounds.get(n)!.push(await burst(n, round));
+  for (const n of nodes) {
+    const sorted = [...rounds.get(n)!].sort((a, b) => a.value - b.value);
+    const median = sorted[(sorted.length - 1) >> 1];
+    n.results.set('burst', { value: median.value, unit: 'tx/s', cpuUs: median.cpuUs });
+    report(BENCH, 'burst', median.value, 'tx/s', {
+      node: n.peer.name,
+      mining: n.peer.mining,
+      median_of: sorted.length,
+      rounds: rounds.get(n)!.map((r) => Math.round(r.value)),
+      cpu_ms_per_tx: Math.round(median.cpuUs) / 1000,
+    });
+  }
 }
 
 async function reads(peer: Peer, tokenAddress: string, holders: number, results: Results, scratch: string) {
@@ -270,18 +297,23 @@ async function reads(peer: Peer, tokenAddress: string, holders: number, results:
   }
 }
 
-async function measure(peer: Peer, scratch: string): Promise<Results> {
-  const results: Results = new Map();
+/** A started node with its ERC20 deployed and its senders funded. */
+interface Prepared {
+  peer: Peer;
+  tokenAddress: string;
+  chainId: bigint;
+  fee: object;
+  results: Results;
+}
+
+async function prepare(peer: Peer): Promise<Prepared> {
   const chainId = BigInt(await call(peer.url, 'eth_chainId'));
   // what each node asks now, with room: the burst must not stall on a rising base fee
   const gasPrice = BigInt(await call(peer.url, 'eth_gasPrice'));
   const fee = { type: 2, maxFeePerGas: gasPrice * 4n + 10n ** 9n, maxPriorityFeePerGas: 10n ** 9n };
   report(BENCH, 'node', 1, 'node', { node: peer.name, version: peer.version, mining: peer.mining });
   const tokenAddress = await setupToken(peer.url, chainId, fee);
-  await burst(peer, tokenAddress, chainId, fee, results, 'burst_first_round');
-  await burst(peer, tokenAddress, chainId, fee, results, 'burst');
-  await reads(peer, tokenAddress, Math.ceil(TXS / SENDERS) * SENDERS, results, scratch);
-  return results;
+  return { peer, tokenAddress, chainId, fee, results: new Map() };
 }
 
 /** chaind dev's `--block-time` help line, when the flag exists (another dev mining mode may be the default then). */
@@ -373,20 +405,55 @@ try {
       ]);
     } else throw new Error(`unknown node ${name} in PEERS (anvil, hardhat, chaind, chaind_network)`);
   }
-  for (const [name, start] of starters) {
+  // The local nodes run side by side, idle but for the one measured, so that their bursts can take
+  // turns; the network (a validator and CometBFT making blocks all the time) runs alone afterwards.
+  const together = starters.filter(([name]) => name !== 'chaind_network');
+  const alone = starters.filter(([name]) => name === 'chaind_network');
+  const started: Prepared[] = [];
+  const startOne = async ([name, start]: (typeof starters)[number]): Promise<Prepared | undefined> => {
     let peer: Peer;
     try {
       peer = await start();
     } catch (err) {
       if (!(err instanceof Skip)) throw err;
       console.log(JSON.stringify({ bench: BENCH, node: name, skipped: err.message }));
-      continue;
+      return undefined;
     }
     try {
-      all.set(name, await measure(peer, scratch));
-    } finally {
+      return await prepare(peer);
+    } catch (err) {
       await stop(peer.child);
+      throw err;
     }
+  };
+  const readsThenStop = async (n: Prepared) => {
+    try {
+      await reads(n.peer, n.tokenAddress, Math.ceil(TXS / SENDERS) * SENDERS, n.results, scratch);
+      all.set(n.peer.name, n.results);
+    } finally {
+      await stop(n.peer.child);
+    }
+  };
+  try {
+    for (const s of together) {
+      const n = await startOne(s);
+      if (n) started.push(n);
+    }
+    await bursts(started);
+    while (started.length > 0) await readsThenStop(started.shift()!);
+  } finally {
+    for (const n of started) await stop(n.peer.child);
+  }
+  for (const s of alone) {
+    const n = await startOne(s);
+    if (!n) continue;
+    try {
+      await bursts([n]);
+    } catch (err) {
+      await stop(n.peer.child);
+      throw err;
+    }
+    await readsThenStop(n);
   }
   for (const [name, results] of all) {
     if (!name.startsWith('chaind')) continue;
