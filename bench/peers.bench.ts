@@ -22,8 +22,9 @@
  *   taking turns puts a slow minute on every node alike instead of on whichever ran in it.
  * - eth_blockNumber, eth_getBalance latest, eth_getBlockByNumber(latest, false), eth_call balanceOf
  *   latest (one holder; and a random holder of the burst's recipients each call, the same sequence
- *   on every node), eth_getLogs of the token over the last 100 blocks: req/s, p99, CPU µs of the
+ *   on every node), eth_getLogs of the token over 100 blocks: req/s, p99, CPU µs of the
  *   node's process tree per request (what a request costs, which other load disturbs far less).
+ *   eth_getLogs covers the 100 blocks up to the one that mined the last burst transfer.
  * - wrk (-t1 -c8) on eth_blockNumber, eth_getBalance and eth_getBlockByNumber when wrk is installed.
  *
  * Figures: `<workload>` per node (label `node`), then `<workload>_vs_<peer>` = chaind's rate ÷ the
@@ -113,7 +114,7 @@ async function receiptOf(url: URL, hash: string): Promise<any> {
 class Skip extends Error {}
 
 type Results = Map<string, { value: number; unit: string; cpuUs?: number; labels?: object }>;
-type BurstRound = { value: number; cpuUs: number };
+type BurstRound = { value: number; cpuUs: number; endHeight: number };
 
 /** Deploys the token and gives each sender a share; returns the token's address. */
 async function setupToken(url: URL, chainId: bigint, fee: object): Promise<string> {
@@ -205,7 +206,7 @@ async function burst({ peer, tokenAddress, chainId, fee }: Prepared, round: numb
     load_avg: loadavg()[0],
   };
   report(BENCH, round === 0 ? 'burst_first_round' : 'burst_round', value, 'tx/s', labels);
-  return { value, cpuUs: (cpuMs * 1000) / total };
+  return { value, cpuUs: (cpuMs * 1000) / total, endHeight };
 }
 
 /**
@@ -217,10 +218,15 @@ async function bursts(nodes: Prepared[]): Promise<void> {
   const rounds = new Map<Prepared, BurstRound[]>(nodes.map((n) => [n, []]));
   for (const n of nodes) {
     const first = await burst(n, 0);
+    n.lastBurstHeight = first.endHeight;
     n.results.set('burst_first_round', { value: first.value, unit: 'tx/s', cpuUs: first.cpuUs });
   }
   for (let round = 1; round <= BURST_ROUNDS; round++)
-    for (const n of nodes) rounds.get(n)!.push(await burst(n, round));
+    for (const n of nodes) {
+      const r = await burst(n, round);
+      rounds.get(n)!.push(r);
+      n.lastBurstHeight = r.endHeight;
+    }
   for (const n of nodes) {
     const sorted = [...rounds.get(n)!].sort((a, b) => a.value - b.value);
     const median = sorted[(sorted.length - 1) >> 1];
@@ -235,8 +241,13 @@ async function bursts(nodes: Prepared[]): Promise<void> {
   }
 }
 
-async function reads(peer: Peer, tokenAddress: string, holders: number, results: Results, scratch: string) {
-  const latest = Number(await call(peer.url, 'eth_blockNumber'));
+async function reads(
+  { peer, tokenAddress, results, lastBurstHeight }: Prepared,
+  holders: number,
+  scratch: string,
+) {
+  // the 100 blocks up to the burst's last: a node that mines on a timer has made empty blocks since
+  const latest = lastBurstHeight;
   const logsFilter = {
     fromBlock: hex(Math.max(0, latest - 99)),
     toBlock: hex(latest),
@@ -304,6 +315,8 @@ interface Prepared {
   chainId: bigint;
   fee: object;
   results: Results;
+  /** The block that mined the last burst round's last transfer. */
+  lastBurstHeight: number;
 }
 
 async function prepare(peer: Peer): Promise<Prepared> {
@@ -313,7 +326,7 @@ async function prepare(peer: Peer): Promise<Prepared> {
   const fee = { type: 2, maxFeePerGas: gasPrice * 4n + 10n ** 9n, maxPriorityFeePerGas: 10n ** 9n };
   report(BENCH, 'node', 1, 'node', { node: peer.name, version: peer.version, mining: peer.mining });
   const tokenAddress = await setupToken(peer.url, chainId, fee);
-  return { peer, tokenAddress, chainId, fee, results: new Map() };
+  return { peer, tokenAddress, chainId, fee, results: new Map(), lastBurstHeight: 0 };
 }
 
 /** chaind dev's `--block-time` help line, when the flag exists (another dev mining mode may be the default then). */
@@ -428,7 +441,7 @@ try {
   };
   const readsThenStop = async (n: Prepared) => {
     try {
-      await reads(n.peer, n.tokenAddress, Math.ceil(TXS / SENDERS) * SENDERS, n.results, scratch);
+      await reads(n, Math.ceil(TXS / SENDERS) * SENDERS, scratch);
       all.set(n.peer.name, n.results);
     } finally {
       await stop(n.peer.child);
