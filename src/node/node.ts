@@ -87,6 +87,8 @@ export interface NodeModules extends Stores {
   submission: TxSubmission;
   /** The EVM JSON-RPC over HTTP (`[evm] http_enabled`) and WebSocket (`[evm] ws_enabled`). */
   evmHttp: JsonRpcHttpServer | undefined;
+  /** The reader threads serving the HTTP port beside the main thread (`[evm] http_reader_threads`). */
+  rpcReaders: RpcReaders | undefined;
   evmWs: JsonRpcWsServer | undefined;
   consensusRpc: ConsensusRpcServer;
   metrics: MetricsServer | undefined;
@@ -328,6 +330,7 @@ export class ChainNode {
       engine,
       submission,
       evmHttp: evmRpc?.http,
+      rpcReaders: evmRpc?.readers,
       evmWs,
       consensusRpc,
       metrics: metrics?.server,

@@ -116,6 +116,11 @@ export class RpcReaders {
     return out;
   }
 
+  /** Each slot's thread, in order; undefined while a slot waits to be started again. */
+  get threads(): readonly (Worker | undefined)[] {
+    return this.slots.map((s) => s.worker);
+  }
+
   private spawn(index: number): Promise<void> {
     const slot = this.slots[index];
     const { o } = this;
