@@ -8,6 +8,7 @@ import { RawJson } from '../server/serialize.ts';
 import { toHex } from '../../primitives/bytes.ts';
 import { Lru } from '../../util/lru.ts';
 import type { EvmBackend } from './backend.ts';
+import type { BlockView } from '../codecs/views.ts';
 import type { Resolver } from './resolve.ts';
 
 const byHash = (hash: Uint8Array): BlockRef => ({ kind: 'hash', hash, requireCanonical: false });
@@ -22,16 +23,21 @@ export function blockMethods({ chain }: EvmBackend, resolve: Resolver): MethodTa
   // asked for again and again (a dapp polls it), so each is formatted once and kept as its JSON
   // text. The height is still resolved first, so the watermark and pruning apply as without it.
   const formatted = new Lru<string, RawJson>(BLOCK_CACHE_SIZE, BLOCK_CACHE_BYTES, (r) => r.text.length);
+  // the last answer, by the chain's view object (kept while the block is cached): a poll of
+  // `latest` skips the hash's hex key and the cache's reordering
+  let last: { view: BlockView; full: boolean; json: RawJson } | undefined;
   const block = async (ref: BlockRef, full: boolean) => {
     const h = resolve.lookup(ref);
     const b = h === undefined ? undefined : await chain.block(h);
     if (!b) return null;
+    if (last !== undefined && last.view === b && last.full === full) return last.json;
     const key = `${toHex(b.hash)}:${full ? 'full' : 'hashes'}`;
     let json = formatted.get(key);
     if (!json) {
       json = new RawJson(JSON.stringify(formatBlock(b, full)));
       formatted.set(key, json);
     }
+    last = { view: b, full, json };
     return json;
   };
   const txCount = (ref: BlockRef) => {

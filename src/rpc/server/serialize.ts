@@ -51,6 +51,25 @@ function flat(v: unknown): boolean {
   return true;
 }
 
+/**
+ * The text of an object whose members are flat or already serialised (a JSON-RPC answer whose
+ * result is a cached RawJson, such as a formatted block), built at once: nothing in it is long to
+ * write, so the piecewise walk and its pacing would only add their own cost. Undefined when a member
+ * is neither.
+ */
+function shallowText(o: object): string | undefined {
+  if (Array.isArray(o) || !isPlainObject(o)) return undefined;
+  let out = '{';
+  for (const k in o) {
+    const m = (o as Record<string, unknown>)[k];
+    const text = m instanceof RawJson ? m.text : flat(m) ? JSON.stringify(m) : null;
+    if (text === null) return undefined;
+    if (text === undefined) continue; // undefined, a function or a symbol: left out, as JSON.stringify does
+    out += (out.length > 1 ? ',' : '') + JSON.stringify(k) + ':' + text;
+  }
+  return out + '}';
+}
+
 export class BoundedJson {
   private readonly parts: string[] = [];
   private length = 0;
@@ -69,6 +88,8 @@ export class BoundedJson {
       const s = JSON.stringify(value) ?? 'null';
       return s.length > max ? undefined : s;
     }
+    const shallow = typeof value === 'object' && value !== null ? shallowText(value) : undefined;
+    if (shallow !== undefined) return shallow.length > max ? undefined : shallow;
     const w = new BoundedJson(max);
     try {
       await w.value(value, true);

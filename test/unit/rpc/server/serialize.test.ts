@@ -31,3 +31,21 @@ test('BoundedJson gives up past its bound; RawJson is written as is', async () =
   // elsewhere (JSON.stringify) a RawJson gives the same text
   assert.equal(JSON.stringify(raw), '[{"a":1},{"b":[2]}]');
 });
+
+test('an answer whose result is already serialised is written at once, with the same text and bound', async () => {
+  const block = new RawJson(JSON.stringify({ number: '0x1', transactions: ['0xab'], uncles: [] }));
+  const answer = { jsonrpc: '2.0', id: 'x"1', result: block, extra: undefined, f: () => 1 };
+  const text = JSON.stringify(answer);
+  assert.equal(text, `{"jsonrpc":"2.0","id":"x\\"1","result":${block.text}}`);
+  assert.equal(await BoundedJson.stringify(answer), text);
+  assert.equal(await BoundedJson.stringify(answer, text.length), text);
+  assert.equal(await BoundedJson.stringify(answer, text.length - 1), undefined);
+  // a member that is neither flat nor serialised: the walk, still the same text
+  const nested = { jsonrpc: '2.0', id: 2, result: { a: { b: [{ c: 1 }] }, d: block } };
+  assert.equal(await BoundedJson.stringify(nested), JSON.stringify(nested));
+  assert.equal(await BoundedJson.stringify({}), '{}');
+  assert.equal(
+    await BoundedJson.stringify({ a: new RawJson('1'), b: [1, 2], c: null }),
+    '{"a":1,"b":[1,2],"c":null}',
+  );
+});
