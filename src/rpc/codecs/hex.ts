@@ -63,6 +63,12 @@ export function parseData(v: unknown): Uint8Array {
 /** Data of exactly `bytes` bytes; `goType` names it in the error as geth does. */
 export function parseFixed(v: unknown, bytes: number, goType: string): Uint8Array {
   const body = hexBody(expectString(v, goType));
+  if (body.length === bytes * 2) {
+    // decoded straight into the array returned (an address or hash in almost every request):
+    // node's hex decoder stops at the first character that is not a hex digit
+    const out = new Uint8Array(bytes);
+    if (Buffer.from(out.buffer, 0, bytes).write(body, 'hex') === bytes) return out;
+  }
   if (!HEX_DIGITS.test(body)) throw new CodecError(`invalid hex string`);
   if (body.length !== bytes * 2)
     throw new CodecError(`hex string has length ${body.length}, want ${bytes * 2} for ${goType}`);
