@@ -256,6 +256,8 @@ export class CompositeStateStore implements StateStore {
       if (!this.writerError) await this.flush();
     } finally {
       await this.pruning.catch(() => undefined);
+      // a failed writer skips the flush: an append still in flight must not meet a closed file
+      await this.journaling;
       this.closed = true;
       this.p.evmLog?.close();
       this.p.cosmosLog?.close();

@@ -35,7 +35,7 @@ function startsWithHeader(path: string): boolean {
   return toHex(head) === toHex(SEGMENT_HEADER);
 }
 
-test('a State Store changelog of the old format opens, and appends go to a segment of the current one', () => {
+test('a State Store changelog of the old format opens, and appends go to a segment of the current one', async () => {
   const { dir, remove } = copyOf('ss');
   try {
     const legacySegment = join(dir, '00000000000000000001.log');
@@ -52,7 +52,7 @@ test('a State Store changelog of the old format opens, and appends go to a segme
       [...log.recordsAfter(0)],
       [1, 2, 3].map((version) => ({ version, changes: changesOf(version) })),
     );
-    log.append(4, changesOf(4));
+    await log.append(4, changesOf(4));
     log.close();
     assert.deepEqual(readdirSync(dir).sort(), ['00000000000000000001.log', '00000000000000000004.log']);
     assert.ok(startsWithHeader(join(dir, '00000000000000000004.log')));
