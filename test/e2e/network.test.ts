@@ -320,7 +320,8 @@ test('an RPC node started 200 blocks late catches up by block sync, then answers
     const h = await net!.height('rpc1');
     if (h >= 200 && s?.result === false) break;
     if (Date.now() > deadline)
-      throw new Error(`rpc1 did not catch up (at ${h}); last lines: ${late.lines.slice(-3).join('\n')}`);
+      // cometbft's own lines (relayed into the node's log) say why it stopped, when it did
+      throw new Error(`rpc1 did not catch up (at ${h}); last lines:\n${late.lines.slice(-40).join('\n')}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   // while it synced, eth_syncing gave geth's progress object, with highestBlock ahead of currentBlock
