@@ -4,41 +4,17 @@
  * the port served, and the dead thread's counts stay in the node's metrics.
  */
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { test } from 'node:test';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 import { memoryLogger, type LogRecord } from '../../../src/util/logger.ts';
+import { post, waitFor } from '../../helpers/abuse.ts';
 import { makeHome, startNode, until } from '../../helpers/node.ts';
 
-/** eth_blockNumber on a new connection (agent: false), so the kernel picks a listener each time. */
-function blockNumber(url: string): Promise<string> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } },
-      (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => {
-          const answer = JSON.parse(text);
-          if (answer.error) reject(new Error(answer.error.message));
-          else resolve(answer.result);
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** Resolves once `check` (async) holds, trying again every 50 ms; rejects after 20 s. */
-async function eventually(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** eth_blockNumber on a connection of its own (no agent), so the kernel picks a listener each time. */
+async function blockNumber(url: string): Promise<string> {
+  const answer = await post(url, { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
+  if (answer.error) throw new Error(answer.error.message);
+  return answer.result;
 }
 
 /** eth_blockNumber answers counted in one thread's metrics snapshot. */
@@ -59,7 +35,7 @@ test('a reader thread that dies is started again; the port stays served and its 
   const threadCount = () => readers.metrics().reduce((sum, m) => sum + answered(m), 0);
 
   // until the reader thread has answered some (its metrics arrive about once a second)
-  await eventually(async () => {
+  await waitFor(async () => {
     await Promise.all(Array.from({ length: 8 }, () => blockNumber(url)));
     return threadCount() > 0;
   });
@@ -79,7 +55,7 @@ test('a reader thread that dies is started again; the port stays served and its 
   // started again, and serving: the new thread's own counts grow
   const restarted = await until(() => readers.threads[0] !== undefined && readers.threads[0] !== dead);
   assert.ok(restarted);
-  await eventually(async () => {
+  await waitFor(async () => {
     await Promise.all(Array.from({ length: 8 }, () => blockNumber(url)));
     const snapshots = readers.metrics();
     // the dead thread's last counts (kept) and the new thread's
