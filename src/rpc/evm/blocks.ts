@@ -1,6 +1,7 @@
 /** Blocks and their receipts; the genesis block (height 0) is a real view, not an error. */
 import type { BlockRef } from '../codecs/block-ref.ts';
 import { formatBlock, formatReceipt } from '../codecs/format.ts';
+import type { BlockView } from '../codecs/views.ts';
 import { quantity } from '../codecs/hex.ts';
 import { p } from '../codecs/params.ts';
 import { method, type MethodTable } from '../server/dispatcher.ts';
@@ -8,7 +9,6 @@ import { RawJson } from '../server/serialize.ts';
 import { toHex } from '../../primitives/bytes.ts';
 import { Lru } from '../../util/lru.ts';
 import type { EvmBackend } from './backend.ts';
-import type { BlockView } from '../codecs/views.ts';
 import type { Resolver } from './resolve.ts';
 
 const byHash = (hash: Uint8Array): BlockRef => ({ kind: 'hash', hash, requireCanonical: false });

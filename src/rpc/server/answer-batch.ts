@@ -9,7 +9,8 @@
  *
  * The batch is flushed by setImmediate, which runs after the poll phase has handed out every ready
  * socket; a microtask or process.nextTick would run after each socket's callback and batch nothing.
- * An answer therefore waits at most for the rest of the turn's callbacks, which are all short.
+ * An answer therefore waits for the rest of its turn: the other connections' callbacks, and any
+ * setImmediate callback scheduled before the batch's (an on-demand dev block started in the same turn).
  */
 import type { Socket } from 'node:net';
 
