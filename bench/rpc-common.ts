@@ -4,11 +4,11 @@
  * measured on (an ERC20 and one transfer after another, so Transfer logs are spread over the range).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
 import { Interface, Wallet } from 'ethers';
 import { percentile } from './report.ts';
 import { FREE_PORT_ENV } from '../test/helpers/chaind.ts';
@@ -67,8 +67,12 @@ export async function call(url: URL, method: string, params: unknown[] = []): Pr
 
 /**
  * Starts chaind and resolves with the JSON-RPC address it logs. To see inside the node under load:
- * CHAIND_PROF=<dir> writes a CPU profile of each node process there, CHAIND_LOG=<file> appends its
- * log lines (otherwise discarded).
+ * CHAIND_PROF=<dir> writes a CPU profile of each node process there, CHAIND_LOG=<file> keeps its log
+ * lines (otherwise they go to a scratch file removed when the node stops).
+ *
+ * The log goes to a file, not a pipe to this process: the peers log to /dev/null, and a pipe read
+ * here would put every log line (a dev chain logs one per transaction) through the load client's
+ * event loop.
  */
 /** `env`: more environment (config overrides such as CHAIND_EVM_HTTP_READER_THREADS). */
 export async function startChaind(
@@ -76,28 +80,29 @@ export async function startChaind(
   env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; url: URL }> {
   const profile = process.env.CHAIND_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CHAIND_PROF}`] : [];
+  const scratch = process.env.CHAIND_LOG ? undefined : mkdtempSync(join(tmpdir(), 'chaind-bench-log-'));
+  const logPath = process.env.CHAIND_LOG ?? join(scratch!, 'chaind.log');
+  const fd = openSync(logPath, 'a');
+  const from = fstatSync(fd).size;
   const child = spawn(process.execPath, [...profile, CHAIND, ...args, '--log_format', 'json'], {
     // every listener on a free port: other nodes (tests, other benches) may run on this machine
     env: { ...process.env, ...FREE_PORT_ENV, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', fd, 'inherit'],
   });
-  const lines = createInterface({ input: child.stdout! });
+  closeSync(fd);
+  if (scratch) child.once('exit', () => rmSync(scratch, { recursive: true, force: true }));
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
   // the main JSON-RPC listener logs first; measuring starts once every listener (RPC reader
   // threads included) serves, when the node says it started
-  const url = await new Promise<URL>((ok, fail) => {
-    let address: URL | undefined;
-    child.once('exit', (code) => fail(new Error(`chaind exited with ${code}`)));
-    lines.on('line', (l) => {
-      if (!address && l.includes('JSON-RPC server listening')) address = new URL(JSON.parse(l).address);
-      if (l.includes('"node started"') && address) ok(address);
-    });
-  });
-  // keep draining: a full stdout pipe would block the node
-  const logFile = process.env.CHAIND_LOG;
-  lines.on('line', (l) => {
-    if (logFile) appendFileSync(logFile, l + '\n');
-  });
-  return { child, url };
+  for (;;) {
+    if (exited !== undefined) throw new Error(`chaind exited with ${exited}`);
+    const lines = readFileSync(logPath, 'utf8').slice(from).split('\n');
+    const listening = lines.find((l) => l.includes('JSON-RPC server listening'));
+    if (listening && lines.some((l) => l.includes('"node started"')))
+      return { child, url: new URL(JSON.parse(listening).address) };
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 export async function stop(child: ChildProcess): Promise<void> {
