@@ -20,6 +20,9 @@
  *   PEERS_BURST_ROUNDS (3) rounds visit the nodes in turn (`burst_round`) and `burst` is each node's
  *   median round. A round lasts 2-4 s, and the shared machine's speed drifts by ±20% over minutes:
  *   taking turns puts a slow minute on every node alike instead of on whichever ran in it.
+ * - sequential: one sender, 300 transfers one at a time, each sent once the previous one's receipt
+ *   is there (what a test suite or a deploy script does): tx/s and the median round trip. Only the
+ *   nodes that mine on demand (chaind dev, Hardhat's automine); it runs before each node's reads.
  * - eth_blockNumber, eth_getBalance latest, eth_getBlockByNumber(latest, false), eth_call balanceOf
  *   latest (one holder; and a random holder of the burst's recipients each call, the same sequence
  *   on every node), eth_getLogs of the token over 100 blocks: req/s, p99, CPU µs of the
@@ -40,7 +43,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Wallet, parseEther } from 'ethers';
 import { accountsFromMnemonic } from '../src/crypto/accounts.ts';
-import { report } from './report.ts';
+import { percentile, report } from './report.ts';
 import { treeCpuMs } from './rpc-hardhat.ts';
 import {
   RawConnection,
@@ -239,6 +242,67 @@ async function bursts(nodes: Prepared[]): Promise<void> {
       cpu_ms_per_tx: Math.round(median.cpuUs) / 1000,
     });
   }
+}
+
+/** Transfers of the one-at-a-time workload. */
+const SEQUENTIAL_TXS = 300;
+
+/**
+ * One sender, one transfer at a time, each sent once the previous one is mined (its receipt read):
+ * what a test suite or a deploy script does. Only nodes that mine on demand (chaind dev, Hardhat's
+ * automine) take part: with interval blocks every transfer would wait for its block.
+ */
+async function sequential({ peer, tokenAddress, chainId, fee, results }: Prepared): Promise<void> {
+  if (!/dev defaults|automine/.test(peer.mining)) return;
+  const sender = senders[0];
+  let nonce = Number(await call(peer.url, 'eth_getTransactionCount', [sender.address, 'latest']));
+  const signed = [];
+  for (let i = 0; i < SEQUENTIAL_TXS; i++)
+    signed.push(
+      await sender.signTransaction({
+        ...fee,
+        chainId,
+        to: tokenAddress,
+        nonce: nonce++,
+        gasLimit: TRANSFER_GAS,
+        data: token.encodeFunctionData('transfer', [recipientOf(i), 1n]),
+      }),
+    );
+  const conn = await RawConnection.open(peer.url);
+  const ask = async (method: string, params: unknown[]) => {
+    const answer = await conn.send(rawRequest(peer.url, rpcBody(method, params)));
+    const error = rawError(answer);
+    if (error) throw new Error(`${peer.name} ${method}: ${error}`);
+    return JSON.parse(answer.toString('utf8')).result;
+  };
+  const latencies: number[] = [];
+  const cpu0 = treeCpuMs(peer.child.pid!);
+  const t0 = performance.now();
+  try {
+    for (const raw of signed) {
+      const t = performance.now();
+      const hash = await ask('eth_sendRawTransaction', [raw]);
+      let receipt = await ask('eth_getTransactionReceipt', [hash]);
+      while (!receipt) receipt = await ask('eth_getTransactionReceipt', [hash]);
+      if (receipt.status !== '0x1') throw new Error(`${peer.name}: a sequential transfer reverted`);
+      latencies.push(performance.now() - t);
+    }
+  } finally {
+    conn.close();
+  }
+  const value = SEQUENTIAL_TXS / ((performance.now() - t0) / 1000);
+  const cpuUs = ((treeCpuMs(peer.child.pid!) - cpu0) * 1000) / SEQUENTIAL_TXS;
+  const labels = { median_ms: Math.round(percentile(latencies, 50) * 1000) / 1000 };
+  results.set('sequential', { value, unit: 'tx/s', cpuUs, labels });
+  report(BENCH, 'sequential', value, 'tx/s', {
+    node: peer.name,
+    mining: peer.mining,
+    txs: SEQUENTIAL_TXS,
+    ...labels,
+    p99_ms: Math.round(percentile(latencies, 99) * 1000) / 1000,
+    cpu_ms_per_tx: Math.round(cpuUs) / 1000,
+    load_avg: loadavg()[0],
+  });
 }
 
 async function reads(
@@ -441,6 +505,7 @@ try {
   };
   const readsThenStop = async (n: Prepared) => {
     try {
+      if (onlyWorkloads?.includes('sequential') ?? true) await sequential(n);
       await reads(n, Math.ceil(TXS / SENDERS) * SENDERS, scratch);
       all.set(n.peer.name, n.results);
     } finally {

@@ -296,16 +296,22 @@ export class BlockProducer {
     header.dataHash = dataHash(executed.txs);
     const block: Block = { header, hash: headerHash(header)!, txs: executed.txs, lastCommit };
     const committed = await chain.commit(block, executed);
+    // The pools agree with the chain before anyone hears of the block: a tx admitted after this sees
+    // the block's nonces, not the mined txs still pooled.
+    dropRejected(pools, executed, (hash, reason) =>
+      this.log.debug({ tx: toHex(hash), reason }, 'tx left out of block'),
+    );
+    await settleCommitted(pools, height, executed, chain.latestAccounts);
+    // The block released what waited for it (on demand, eth_sendRawTransaction answers once its tx
+    // is mined): those answers go out before the rest of the bookkeeping, which then runs while their
+    // senders turn around, instead of in front of them.
+    await afterAnswersOfThisTurn();
     this.rememberResults(height, executed);
     // The previous block's signature was saved while this block was built and stored (the bytes
     // signed for a stored block cannot change: see signer-state.ts); at most one save is in flight.
     await this.o.signer.flushed();
     this.last = { height, time: header.time, commit: this.commitFor(block) };
     this.lastBlockAt = Date.now();
-    dropRejected(pools, executed, (hash, reason) =>
-      this.log.debug({ tx: toHex(hash), reason }, 'tx left out of block'),
-    );
-    await settleCommitted(pools, height, executed, chain.latestAccounts);
     if (this.o.devLogs) this.logDev(block, executed, committedBlockFields(committed));
     else this.log.info(committedBlockFields(committed), 'committed block');
     return block;
@@ -394,6 +400,15 @@ export class BlockProducer {
 /** The block's ID: its hash and a one-part part-set header over our block encoding. */
 export function blockIdOf(block: Block): BlockID {
   return { hash: block.hash, partSetHeader: { total: 1, hash: merkleRoot([encodeBlock(block)]) } };
+}
+
+/**
+ * Resolves in the turn of the event loop after the next: the answers made in this turn are on their
+ * sockets by then (the RPC fast path writes them in a setImmediate, which may be queued after a
+ * first one of ours), and requests that arrived meanwhile may have been read.
+ */
+function afterAnswersOfThisTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
 /** Now, but strictly after the previous block (clocks can step back; block times must not). */
