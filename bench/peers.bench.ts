@@ -152,26 +152,36 @@ async function setupToken(url: URL, chainId: bigint, fee: object): Promise<strin
   return address;
 }
 
+/** `count` token transfers of 1 from `sender`, pre-signed from its next nonce on, to `recipient(i)`. */
+async function signTransfers(
+  { peer, tokenAddress, chainId, fee }: Prepared,
+  sender: Wallet,
+  count: number,
+  recipient: (i: number) => string,
+): Promise<string[]> {
+  let nonce = Number(await call(peer.url, 'eth_getTransactionCount', [sender.address, 'latest']));
+  const signed = [];
+  for (let i = 0; i < count; i++)
+    signed.push(
+      await sender.signTransaction({
+        ...fee,
+        chainId,
+        to: tokenAddress,
+        nonce: nonce++,
+        gasLimit: TRANSFER_GAS,
+        data: token.encodeFunctionData('transfer', [recipient(i), 1n]),
+      }),
+    );
+  return signed;
+}
+
 /** The burst: every sender's transfers pre-signed, one send in flight per sender, until all are mined. */
-async function burst({ peer, tokenAddress, chainId, fee }: Prepared, round: number): Promise<BurstRound> {
+async function burst(prepared: Prepared, round: number): Promise<BurstRound> {
+  const { peer } = prepared;
   const perSender = Math.ceil(TXS / SENDERS);
   const signed: string[][] = [];
-  for (const [s, w] of senders.entries()) {
-    let nonce = Number(await call(peer.url, 'eth_getTransactionCount', [w.address, 'latest']));
-    const list = [];
-    for (let i = 0; i < perSender; i++)
-      list.push(
-        await w.signTransaction({
-          ...fee,
-          chainId,
-          to: tokenAddress,
-          nonce: nonce++,
-          gasLimit: TRANSFER_GAS,
-          data: token.encodeFunctionData('transfer', [recipientOf(i * SENDERS + s), 1n]),
-        }),
-      );
-    signed.push(list);
-  }
+  for (const [s, w] of senders.entries())
+    signed.push(await signTransfers(prepared, w, perSender, (i) => recipientOf(i * SENDERS + s)));
   const conns = await Promise.all(senders.map(() => RawConnection.open(peer.url)));
   const startHeight = Number(await call(peer.url, 'eth_blockNumber'));
   const cpu0 = treeCpuMs(peer.child.pid!);
@@ -252,22 +262,10 @@ const SEQUENTIAL_TXS = 300;
  * what a test suite or a deploy script does. Only nodes that mine on demand (chaind dev, Hardhat's
  * automine) take part: with interval blocks every transfer would wait for its block.
  */
-async function sequential({ peer, tokenAddress, chainId, fee, results }: Prepared): Promise<void> {
+async function sequential(prepared: Prepared): Promise<void> {
+  const { peer, results } = prepared;
   if (!/dev defaults|automine/.test(peer.mining)) return;
-  const sender = senders[0];
-  let nonce = Number(await call(peer.url, 'eth_getTransactionCount', [sender.address, 'latest']));
-  const signed = [];
-  for (let i = 0; i < SEQUENTIAL_TXS; i++)
-    signed.push(
-      await sender.signTransaction({
-        ...fee,
-        chainId,
-        to: tokenAddress,
-        nonce: nonce++,
-        gasLimit: TRANSFER_GAS,
-        data: token.encodeFunctionData('transfer', [recipientOf(i), 1n]),
-      }),
-    );
+  const signed = await signTransfers(prepared, senders[0], SEQUENTIAL_TXS, recipientOf);
   const conn = await RawConnection.open(peer.url);
   const ask = async (method: string, params: unknown[]) => {
     const answer = await conn.send(rawRequest(peer.url, rpcBody(method, params)));
