@@ -1,11 +1,11 @@
 /**
  * Hash helpers. SHA-256 goes through node:crypto's one-shot `hash()` (the fastest per-call path
- * measured for the many small preimages of IAVL and Cosmos hashing); BLAKE3 comes from @noble/hashes
- * because node:crypto has no BLAKE3 and flatkv needs its extendable output (XOF).
+ * measured for the many small preimages of IAVL and Cosmos hashing). node:crypto has no BLAKE3, and
+ * flatkv needs its extendable output (XOF): blake3-xof.ts computes it on an unrolled compression for
+ * inputs of up to two chunks, and @noble/hashes for longer ones.
  */
 import { hash as nodeHash } from 'node:crypto';
-import { blake3 } from '@noble/hashes/blake3.js';
-import { blake3XofFast } from './blake3-xof.ts';
+import { blake3Hash256, blake3XofFast } from './blake3-xof.ts';
 
 const EMPTY = new Uint8Array(0);
 
@@ -23,5 +23,5 @@ export function blake3Xof(data: Uint8Array, length: number): Uint8Array {
 }
 
 export function blake3_256(data: Uint8Array): Uint8Array {
-  return blake3(data);
+  return blake3Hash256(data);
 }
