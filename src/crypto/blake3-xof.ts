@@ -294,18 +294,8 @@ export function blake3XofInto(input: Uint8Array, out: Uint32Array): void {
     out.set(new Uint32Array(bytes.buffer, bytes.byteOffset, out.length));
     return;
   }
-  cv.set(IV);
-  const blocks = Math.max(1, Math.ceil(input.length / 64));
-  let flags = CHUNK_START;
-  for (let b = 0; b < blocks - 1; b++) {
-    block.set(input.subarray(b * 64, b * 64 + 64));
-    compress(cv, block32, 0, 64, flags, cv, 0, false);
-    flags = 0;
-  }
-  const lastLen = input.length - (blocks - 1) * 64;
-  block.fill(0);
-  block.set(input.subarray((blocks - 1) * 64));
-  flags |= CHUNK_END | ROOT;
+  const lastLen = chunkUpToLastBlock(input, 0);
+  const flags = lastBlockFlags(input) | ROOT;
   const outBlocks = out.length >>> 4;
   for (let t = 0; t < outBlocks; t++) compress(cv, block32, t, lastLen, flags, out, t * 16, true);
 }
@@ -322,28 +312,34 @@ export function blake3XofFast(input: Uint8Array, length: number): Uint8Array {
 const chunkCvs = new Uint32Array(16);
 const digest = new Uint32Array(8);
 
-/** The chaining value of one non-root chunk of `input` (1..1024 bytes) at chunk index `counter`. */
-function chunkCv(input: Uint8Array, counter: number, out: Uint32Array, off: number): void {
+/**
+ * Compresses every block of one chunk (0..1024 bytes of `input`, chunk index `counter`) but its last
+ * into `cv`, and leaves the last one, zero-padded, in `block`; returns its length. What it still needs
+ * is its compression with `lastBlockFlags` (and ROOT for a root chunk).
+ */
+function chunkUpToLastBlock(input: Uint8Array, counter: number): number {
   cv.set(IV);
-  const blocks = Math.ceil(input.length / 64);
+  const blocks = Math.max(1, Math.ceil(input.length / 64));
   let flags = CHUNK_START;
-  for (let b = 0; b < blocks; b++) {
-    const last = b === blocks - 1;
-    block.fill(0);
+  for (let b = 0; b < blocks - 1; b++) {
     block.set(input.subarray(b * 64, b * 64 + 64));
-    if (last) flags |= CHUNK_END;
-    compress(
-      cv,
-      block32,
-      counter,
-      last ? input.length - b * 64 : 64,
-      flags,
-      last ? out : cv,
-      last ? off : 0,
-      false,
-    );
+    compress(cv, block32, counter, 64, flags, cv, 0, false);
     flags = 0;
   }
+  block.fill(0);
+  block.set(input.subarray((blocks - 1) * 64));
+  return input.length - (blocks - 1) * 64;
+}
+
+/** The flags of a chunk's last block: it is also the first when the chunk has one block. */
+function lastBlockFlags(input: Uint8Array): number {
+  return input.length <= 64 ? CHUNK_START | CHUNK_END : CHUNK_END;
+}
+
+/** The chaining value of one non-root chunk of `input` at chunk index `counter`, into out[off..off+8). */
+function chunkCv(input: Uint8Array, counter: number, out: Uint32Array, off: number): void {
+  const lastLen = chunkUpToLastBlock(input, counter);
+  compress(cv, block32, counter, lastLen, lastBlockFlags(input), out, off, false);
 }
 
 /**

@@ -296,7 +296,7 @@ export class BlockProducer {
     header.dataHash = dataHash(executed.txs);
     const block: Block = { header, hash: headerHash(header)!, txs: executed.txs, lastCommit };
     const committed = await chain.commit(block, executed);
-    // The pools agree with the chain before anyone hears of the block: a tx admitted after this sees
+    // The pools agree with the chain before the block's answers go out: a tx admitted after them sees
     // the block's nonces, not the mined txs still pooled.
     dropRejected(pools, executed, (hash, reason) =>
       this.log.debug({ tx: toHex(hash), reason }, 'tx left out of block'),
