@@ -5,8 +5,9 @@
  * bursts take turns, then each node's reads run and it stops. The network node runs alone last.
  *
  * The peers are installed with npm into PEERS_DIR (default `<os temp dir>/chaind-bench-peers`), never as
- * chaind's dependencies; PEERS=anvil,hardhat,chaind picks the nodes, PEERS_WORKLOADS the read
- * workloads (all by default). A peer that cannot be installed
+ * chaind's dependencies; PEERS=anvil,hardhat,chaind picks the nodes, PEERS_VARIANTS the variants by
+ * the names below (`chaind,chaind_400ms`: for an A/B of one change), PEERS_WORKLOADS the read
+ * workloads (all by default; `sequential` and `none` are workloads too). A peer that cannot be installed
  * gets one skip line. chaind runs as `chaind dev` with its defaults, once more with one RPC reader
  * thread (`chaind_readers1`: `[evm] http_reader_threads = 1`), once more with
  * `--block-time 400ms` when its dev command has that flag, and in network mode (`chaind_network`: a
@@ -84,6 +85,7 @@ const BURST_ROUNDS = Number(process.env.PEERS_BURST_ROUNDS ?? 3);
 const wanted = (process.env.PEERS ?? 'anvil,hardhat,chaind,chaind_network').split(',');
 /** PEERS_WORKLOADS=a,b: only these read workloads (the burst always runs: it makes the holders), e.g. to profile one. */
 const onlyWorkloads = process.env.PEERS_WORKLOADS?.split(',');
+const onlyVariants = process.env.PEERS_VARIANTS?.split(',');
 
 const keys = accountsFromMnemonic(
   'test test test test test test test test test test test junk',
@@ -242,6 +244,7 @@ async function bursts(nodes: Prepared[]): Promise<void> {
     }
   for (const n of nodes) {
     const sorted = [...rounds.get(n)!].sort((a, b) => a.value - b.value);
+    if (sorted.length === 0) continue; // PEERS_BURST_ROUNDS=0: only the first round, to reach the state the reads expect
     const median = sorted[(sorted.length - 1) >> 1];
     n.results.set('burst', { value: median.value, unit: 'tx/s', cpuUs: median.cpuUs });
     report(BENCH, 'burst', median.value, 'tx/s', {
@@ -482,8 +485,9 @@ try {
   }
   // The local nodes run side by side, idle but for the one measured, so that their bursts can take
   // turns; the network (a validator and CometBFT making blocks all the time) runs alone afterwards.
-  const together = starters.filter(([name]) => name !== 'chaind_network');
-  const alone = starters.filter(([name]) => name === 'chaind_network');
+  const picked = starters.filter(([name]) => onlyVariants?.includes(name) ?? true);
+  const together = picked.filter(([name]) => name !== 'chaind_network');
+  const alone = picked.filter(([name]) => name === 'chaind_network');
   const started: Prepared[] = [];
   const startOne = async ([name, start]: (typeof starters)[number]): Promise<Prepared | undefined> => {
     let peer: Peer;
