@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { jumpdestCacheInstalled } from '../../../src/execution/jumpdest-cache.ts';
+import { CodeAnalyses, jumpdestCacheInstalled } from '../../../src/execution/jumpdest-cache.ts';
 
 test('the code-analysis cache is installed on the pinned ethereumjs interpreter', async () => {
   // If an ethereumjs upgrade moves the interpreter or its analysis method, this fails rather than
@@ -24,9 +24,44 @@ test('the code-analysis cache is installed on the pinned ethereumjs interpreter'
     first,
     'same code object: reused',
   );
+  // the same code read again (a later block, an eth_call) is another object with the same bytes
   const copy = Interpreter.prototype._getValidJumpDestinations.call(self, code.slice());
-  assert.notEqual(copy, first, 'another code object is analysed on its own');
-  assert.deepEqual(copy.jumps, first.jumps);
+  assert.equal(copy, first, 'the same bytes in another object: reused');
+  const other = Interpreter.prototype._getValidJumpDestinations.call(self, Uint8Array.of(0x5b, 0x00));
+  assert.notEqual(other, first);
+  assert.deepEqual([...other.jumps], [1, 0]);
   const otherEvm = { ...self, _evm: { _opcodeMap: evm._opcodeMap } };
   assert.notEqual(Interpreter.prototype._getValidJumpDestinations.call(otherEvm, code), first, 'per EVM');
+});
+
+test('code analyses are reused by bytes, never for other bytes, within a bounded size', () => {
+  let runs = 0;
+  const analyse = (code: Uint8Array) => ({ run: ++runs, first: code[0] });
+  const cache = new CodeAnalyses<{ run: number; first: number }>(250);
+  // 100 bytes with the same tail: the content hash reads only the length and the tail, so these collide
+  const code = (first: number) => {
+    const c = new Uint8Array(100).fill(7);
+    c[0] = first;
+    return c;
+  };
+  const a = cache.get(code(1), analyse);
+  assert.equal(cache.get(code(1), analyse), a, 'equal bytes: the kept analysis');
+  const b = cache.get(code(2), analyse);
+  assert.notEqual(b, a, 'a colliding hash with other bytes is analysed');
+  assert.equal(b.first, 2);
+  assert.equal(cache.get(code(2), analyse), b);
+  assert.equal(runs, 2);
+
+  // the budget (250 code bytes) holds two 100-byte codes: a third evicts the least recently used
+  const sized = (n: number, fill: number) => new Uint8Array(n).fill(fill);
+  const x = cache.get(sized(100, 1), analyse);
+  const y = cache.get(sized(100, 2), analyse);
+  assert.equal(cache.get(sized(100, 1), analyse), x, 'x used again: y is now the oldest');
+  cache.get(sized(100, 3), analyse);
+  assert.equal(cache.get(sized(100, 1), analyse), x);
+  assert.notEqual(cache.get(sized(100, 2), analyse), y, 'y was evicted and is analysed again');
+  const big = sized(300, 9);
+  const g = cache.get(big, analyse);
+  assert.equal(cache.get(big, analyse), g, 'code over the budget is still reused by identity');
+  assert.notEqual(cache.get(big.slice(), analyse), g, 'but not kept by its bytes');
 });
