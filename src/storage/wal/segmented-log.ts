@@ -179,9 +179,12 @@ export class SegmentedLog {
 
   /**
    * appendSync with the write and fdatasync on the libuv pool, so that the event loop keeps running;
-   * the caller serialises appends.
+   * the caller serialises appends. Without `sync` the record only has to reach the page cache, which
+   * a write does in a few µs: handing it to the pool cost the event loop more than that, and the
+   * round trip through the pool's thread delayed every block's commit.
    */
   async append(version: number, payload: Uint8Array): Promise<void> {
+    if (!this.sync) return this.appendSync(version, payload);
     const { seg, record } = this.prepare(version, payload);
     const fd = this.fd!;
     for (let written = 0; written < record.length;)
