@@ -67,8 +67,8 @@ export async function call(url: URL, method: string, params: unknown[] = []): Pr
 
 /**
  * Starts chaind and resolves with the JSON-RPC address it logs. To see inside the node under load:
- * CHAIND_PROF=<dir> writes a CPU profile of each node process there, CHAIND_LOG=<file> keeps its log
- * lines (otherwise they go to a scratch file removed when the node stops).
+ * CHAIND_PROF=<dir> writes a CPU profile of each node process there (sampled every
+ * CHAIND_PROF_INTERVAL_US µs, node's default 1000), CHAIND_LOG=<file> keeps its log lines (otherwise they go to a scratch file removed when the node stops).
  *
  * The log goes to a file, not a pipe to this process: the peers log to /dev/null, and a pipe read
  * here would put every log line (a dev chain logs one per transaction) through the load client's
@@ -79,7 +79,14 @@ export async function startChaind(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; url: URL }> {
-  const profile = process.env.CHAIND_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CHAIND_PROF}`] : [];
+  const interval = process.env.CHAIND_PROF_INTERVAL_US;
+  const profile = process.env.CHAIND_PROF
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${process.env.CHAIND_PROF}`,
+        ...(interval ? [`--cpu-prof-interval=${interval}`] : []),
+      ]
+    : [];
   const scratch = process.env.CHAIND_LOG ? undefined : mkdtempSync(join(tmpdir(), 'chaind-bench-log-'));
   const logPath = process.env.CHAIND_LOG ?? join(scratch!, 'chaind.log');
   const fd = openSync(logPath, 'a');
