@@ -23,7 +23,9 @@ interface Engine {
 
 const engines: Engine[] = [
   { name: 'memory', persistent: false, open: async () => new MemoryKVStore() },
+  // unsynced writes are synchronous transactions, synced ones lmdb-js batches: both paths
   { name: 'lmdb', persistent: true, open: (dir) => openLmdbStore(dir, { sync: false }) },
+  { name: 'lmdb synced', persistent: true, open: (dir) => openLmdbStore(dir) },
   { name: 'rocksdb', persistent: true, open: (dir) => openRocksStore(dir, { sync: false }) },
 ];
 
