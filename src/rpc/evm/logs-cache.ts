@@ -6,9 +6,12 @@
  *
  * A query is answered from the cache when every height of its range is cached; missing heights are
  * loaded first, in chunks, with one unfiltered store query each (a block without logs is cached as
- * empty). A chunk with more than LOAD_LIMIT logs is remembered as busy and queries touching it go to
- * the store's filtered search as before, so a busy chain never pays for unfiltered loads it cannot
- * keep. The cache holds at most `maxLogs` logs, `maxBytes` bytes of their JSON (a log's data may be
+ * empty). A load stops at LOAD_LIMIT logs: the heights below the one it stopped in are complete and
+ * cached, and the next load starts at that height, so busy blocks are cached a few at a time. What
+ * the cache cannot keep is remembered as busy, and queries touching it go to the store's filtered
+ * search: a single block with more than LOAD_LIMIT logs, and the rest of a range once one query has
+ * loaded more logs than the cache holds (a busy chain never pays again for unfiltered loads it cannot
+ * keep). The cache holds at most `maxLogs` logs, `maxBytes` bytes of their JSON (a log's data may be
  * large) and `maxBlocks` heights; the oldest loaded go first.
  * A log is kept as its JSON text (RawJson), shared between answers: texts cost the collector nothing
  * to walk, where 20,000 log objects cost every major collection.
@@ -68,14 +71,22 @@ export class BlockLogsCache {
     const { fromBlock, toBlock } = search;
     const pacer = new Pacer();
     const entries: Entry[] = new Array(toBlock - fromBlock + 1);
+    const loaded = { logs: 0, bytes: 0 };
     for (let h = fromBlock; h <= toBlock; h++) {
       let e = this.blocks.get(h);
       if (e === undefined) {
-        this.load(h, toBlock);
+        this.load(h, toBlock, loaded);
         await pacer.yieldIfDue();
         e = this.blocks.get(h);
         // evicted by its own load (a cache smaller than one query): let the store answer
         if (e === undefined) return undefined;
+        if (loaded.logs > this.maxLogs || loaded.bytes > this.maxBytes) {
+          // More than the cache holds, so it has begun to evict this range: every query of it would
+          // load it again. What is not cached of it is left to the store from now on.
+          for (let k = fromBlock; k <= toBlock; k++) if (!this.blocks.has(k)) this.blocks.set(k, BUSY);
+          this.evict();
+          return undefined;
+        }
       }
       if (e === BUSY) return undefined;
       entries[h - fromBlock] = e;
@@ -99,8 +110,11 @@ export class BlockLogsCache {
     return { logs: out, limitExceeded: false, bytes };
   }
 
-  /** Loads the chunk of heights from `from` (at most CHUNK, not past `to`, stopping at a cached one). */
-  private load(from: number, to: number): void {
+  /**
+   * Loads the chunk of heights from `from` (at most CHUNK, not past `to`, stopping at a cached one),
+   * or the part of it below the height where LOAD_LIMIT logs ran out; adds what it cached to `loaded`.
+   */
+  private load(from: number, to: number, loaded: { logs: number; bytes: number }): void {
     let end = from;
     while (end < to && end - from + 1 < CHUNK && !this.blocks.has(end + 1)) end++;
     const { logs, limitExceeded } = this.chain.getLogs({
@@ -111,13 +125,19 @@ export class BlockLogsCache {
       limit: LOAD_LIMIT,
     });
     if (limitExceeded) {
-      for (let h = from; h <= end; h++) this.blocks.set(h, BUSY);
-      this.evict();
-      return;
+      // logs come in height order: every height below the last one given has all its logs here
+      const cut = logs[logs.length - 1].blockHeight;
+      if (cut === from) {
+        this.blocks.set(from, BUSY);
+        this.evict();
+        return;
+      }
+      end = cut - 1;
     }
     const byHeight = new Map<number, CachedLog[]>();
     let ctx: BlockContext | undefined;
     for (const l of logs) {
+      if (l.blockHeight > end) break;
       if (!ctx || ctx.height !== l.blockHeight) ctx = this.context(l);
       let list = byHeight.get(l.blockHeight);
       if (!list) byHeight.set(l.blockHeight, (list = []));
@@ -128,7 +148,11 @@ export class BlockLogsCache {
       const list = byHeight.get(h) ?? EMPTY;
       this.blocks.set(h, list);
       this.logs += list.length;
-      for (const l of list) this.bytes += l.json.text.length;
+      loaded.logs += list.length;
+      for (const l of list) {
+        this.bytes += l.json.text.length;
+        loaded.bytes += l.json.text.length;
+      }
     }
     this.evict();
   }

@@ -13,13 +13,16 @@ const bytes = (n: number, len: number) => {
 const ADDRS = [1, 2, 3].map((n) => bytes(n, 20));
 const TOPICS = [1, 2, 3, 4].map((n) => bytes(n, 32));
 
-/** Heights 1..60: every third block empty, one with `busyLogs` logs; topics of 0 to 3 positions. */
-function chainWith(busyHeight = -1, busyLogs = 0) {
+/**
+ * Heights 1..60: every third block empty, one with `busyLogs` logs; topics of 0 to 3 positions. Or,
+ * with `perBlock`, heights 1..`heights` with that many logs each.
+ */
+function chainWith(busyHeight = -1, busyLogs = 0, perBlock?: number, heights = 60) {
   const all: LogMatch[] = [];
   let seed = 7;
   const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
-  for (let h = 1; h <= 60; h++) {
-    const count = h === busyHeight ? busyLogs : h % 3 === 0 ? 0 : 1 + rnd(3);
+  for (let h = 1; h <= heights; h++) {
+    const count = perBlock ?? (h === busyHeight ? busyLogs : h % 3 === 0 ? 0 : 1 + rnd(3));
     for (let i = 0; i < count; i++) {
       all.push({
         address: ADDRS[rnd(3)],
@@ -60,6 +63,10 @@ function chainWith(busyHeight = -1, busyLogs = 0) {
   };
   return { chain, expected, queries };
 }
+
+/** A cached answer as the store's test double gives it: parsed logs and whether the limit was hit. */
+const json = (r: Awaited<ReturnType<BlockLogsCache['query']>>) =>
+  r && { logs: r.logs.map((l) => JSON.parse(l.text)), limitExceeded: r.limitExceeded };
 
 test('cached answers are the store answers for address, topic, range and limit filters', async () => {
   const { chain, expected } = chainWith();
@@ -119,17 +126,23 @@ test('a range is loaded once, unfiltered, in chunks; later queries do not reach 
   assert.equal(queries.length, 3);
 });
 
-test('a chunk with too many logs is left to the store; so is a range larger than the cache', async () => {
+test('a block with more logs than a load takes is left to the store; so is a range larger than the cache', async () => {
   const busy = chainWith(30, 5_000);
   const cache = new BlockLogsCache(busy.chain);
   assert.equal(
     await cache.query({ fromBlock: 1, toBlock: 60, addresses: [], topics: [], limit: 10 }),
     undefined,
   );
-  // the whole chunk it was loaded with is left to the store, without loading it again
+  // the load stopped inside block 30: the heights below it were complete and are cached
   const before = busy.queries.length;
+  const below = { fromBlock: 1, toBlock: 29, addresses: [], topics: [], limit: 100 };
+  const answer = await cache.query(below);
+  assert.ok(answer, 'answered from the cache');
+  assert.deepEqual(json(answer), busy.expected(below));
+  assert.equal(busy.queries.length, before);
+  // block 30 itself is left to the store, without loading it again
   assert.equal(
-    await cache.query({ fromBlock: 1, toBlock: 10, addresses: [], topics: [], limit: 100 }),
+    await cache.query({ fromBlock: 25, toBlock: 35, addresses: [], topics: [], limit: 100 }),
     undefined,
   );
   assert.equal(busy.queries.length, before);
@@ -164,4 +177,40 @@ test('the cache is bounded by the JSON bytes of its logs too', async () => {
   );
   assert.ok(cache.size.bytes <= 10 * JSON.stringify(one).length + 200, JSON.stringify(cache.size));
   assert.ok(await cache.query({ fromBlock: 58, toBlock: 60, addresses: [], topics: [], limit: 1000 }));
+});
+
+test('busy blocks are cached a few at a time, each load stopping where its logs run out', async () => {
+  // 1,500 logs a block: a load of at most 4,096 logs completes two blocks
+  const busy = chainWith(-1, 0, 1_500, 10);
+  const cache = new BlockLogsCache(busy.chain);
+  const all = { fromBlock: 1, toBlock: 10, addresses: [], topics: [], limit: 100_000 };
+  const answer = await cache.query(all);
+  assert.ok(answer, 'answered from the cache');
+  assert.deepEqual(json(answer), busy.expected(all));
+  assert.deepEqual(
+    busy.queries.map((q) => [q.fromBlock, q.toBlock]),
+    [
+      [1, 10],
+      [3, 10],
+      [5, 10],
+      [7, 10],
+      [9, 10],
+    ],
+  );
+  const some = { fromBlock: 4, toBlock: 7, addresses: [ADDRS[1]], topics: [[TOPICS[2]]], limit: 100_000 };
+  assert.deepEqual(json(await cache.query(some)), busy.expected(some));
+  assert.equal(busy.queries.length, 5, 'answered from the cache');
+});
+
+test('a busy range with more logs than the cache holds is left to the store after one load', async () => {
+  const busy = chainWith(-1, 0, 1_500, 10);
+  const cache = new BlockLogsCache(busy.chain, 5_000);
+  const all = { fromBlock: 1, toBlock: 10, addresses: [], topics: [], limit: 100_000 };
+  assert.equal(await cache.query(all), undefined);
+  const loads = busy.queries.length;
+  assert.ok(cache.size.logs <= 5_000, JSON.stringify(cache.size));
+  // asked again, it goes to the store at once instead of loading (and evicting) the range again
+  assert.equal(await cache.query(all), undefined);
+  assert.equal(await cache.query({ ...all, fromBlock: 6 }), undefined);
+  assert.equal(busy.queries.length, loads);
 });
