@@ -8,10 +8,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { createInterface } from 'node:readline';
 import { installedBinaryPath } from '../src/cometbft/binary.ts';
 import { CHAIND } from '../test/helpers/chaind.ts';
-import { call } from './rpc-common.ts';
+import { call, startChaind } from './rpc-common.ts';
 
 /** Pinned so that a figure names what it was measured against. */
 export const PEER_PACKAGES = { anvil: '@foundry-rs/anvil@1.7.1', hardhat: 'hardhat@3.18.0' };
@@ -183,21 +182,13 @@ async function startNetworkOnce(out: string): Promise<Peer> {
   const manifest = JSON.parse(readFileSync(join(out, 'testnet.json'), 'utf8')) as {
     nodes: { home: string }[];
   };
-  const child = spawn(
-    process.execPath,
-    [CHAIND, 'start', '--home', manifest.nodes[0].home, '--log_format', 'json'],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
+  // logging to a file as the dev variants do: a pipe read here would put every log line of the node
+  // and of its cometbft through the load client's event loop
+  const { child, url } = await startChaind(
+    ['start', '--home', manifest.nodes[0].home],
+    {},
+    { freePorts: false },
   );
-  const url = await new Promise<URL>((ok, fail) => {
-    let evm: URL | undefined;
-    child.once('exit', (code) => fail(new Error(`chaind start (network) exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (l) => {
-      if (l.includes('JSON-RPC server listening')) evm = new URL(JSON.parse(l).address);
-      if (evm && l.includes('node started')) ok(evm);
-    });
-  });
   await waitForRpc(child, url, 'chaind (network)');
   // transactions go through cometbft's mempool: wait until consensus runs (its first blocks)
   while (Number(await call(url, 'eth_blockNumber')) < 2) await new Promise((r) => setTimeout(r, 100));

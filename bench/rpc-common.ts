@@ -74,10 +74,14 @@ export async function call(url: URL, method: string, params: unknown[] = []): Pr
  * here would put every log line (a dev chain logs one per transaction) through the load client's
  * event loop.
  */
-/** `env`: more environment (config overrides such as CHAIND_EVM_HTTP_READER_THREADS). */
+/**
+ * `env`: more environment (config overrides such as CHAIND_EVM_HTTP_READER_THREADS). `freePorts:
+ * false` keeps the listeners of the home's config (a testnet home, whose ports its cometbft knows).
+ */
 export async function startChaind(
   args: string[],
   env: Record<string, string> = {},
+  { freePorts = true }: { freePorts?: boolean } = {},
 ): Promise<{ child: ChildProcess; url: URL }> {
   const interval = process.env.CHAIND_PROF_INTERVAL_US;
   const profile = process.env.CHAIND_PROF
@@ -93,7 +97,7 @@ export async function startChaind(
   const from = fstatSync(fd).size;
   const child = spawn(process.execPath, [...profile, CHAIND, ...args, '--log_format', 'json'], {
     // every listener on a free port: other nodes (tests, other benches) may run on this machine
-    env: { ...process.env, ...FREE_PORT_ENV, ...env },
+    env: { ...process.env, ...(freePorts ? FREE_PORT_ENV : {}), ...env },
     stdio: ['ignore', fd, 'inherit'],
   });
   closeSync(fd);
