@@ -149,6 +149,7 @@ export class CometEngine {
   async stop(): Promise<void> {
     this.health.stop();
     await this.process?.stop();
+    this.rpcClient?.close();
     await this.abci?.close();
     await this.app?.close();
   }

@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import { ChainError } from '../util/errors.ts';
 
 /**
@@ -20,26 +21,49 @@ export interface RawAnswer {
 export class CometRpcClient {
   readonly url: string;
   private nextId = 1;
+  /**
+   * node:http over kept-alive connections: fetch cost the event loop about four times as much per
+   * call (~200 against ~45 µs measured with 8 calls in flight), and every transaction an RPC node
+   * takes is one broadcast_tx_sync.
+   */
+  private readonly agent = new Agent({ keepAlive: true });
 
   constructor(url: string) {
     this.url = url.replace(/\/$/, '');
   }
 
   /** A GET of `/<route>?<query>` answered as CometBFT answers it (status and body untouched). */
-  async get(pathAndQuery: string, signal?: AbortSignal): Promise<RawAnswer> {
-    const res = await fetch(`${this.url}${pathAndQuery}`, { signal });
-    return { status: res.status, body: await res.text() };
+  get(pathAndQuery: string, signal?: AbortSignal): Promise<RawAnswer> {
+    return this.send('GET', pathAndQuery, undefined, signal);
   }
 
   /** A JSON-RPC POST body answered as CometBFT answers it. */
-  async post(body: string, signal?: AbortSignal): Promise<RawAnswer> {
-    const res = await fetch(`${this.url}/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-      signal,
+  post(body: string, signal?: AbortSignal): Promise<RawAnswer> {
+    return this.send('POST', '/', body, signal);
+  }
+
+  /** Closes the kept-alive connections; a later call opens new ones. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private send(method: 'GET' | 'POST', path: string, body: string | undefined, signal?: AbortSignal) {
+    const headers: Record<string, string | number> =
+      body === undefined
+        ? {}
+        : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    return new Promise<RawAnswer>((resolve, reject) => {
+      const req = request(`${this.url}${path}`, { method, headers, agent: this.agent, signal }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
     });
-    return { status: res.status, body: await res.text() };
   }
 
   /** One JSON-RPC call; throws CometRpcError with CometBFT's error text. */
