@@ -37,7 +37,8 @@ export class CodeAnalyses<A> {
     this.budget = budgetBytes;
   }
 
-  get(code: Uint8Array, analyse: (code: Uint8Array) => A): A {
+  /** `analyse` is called only for code not seen before (the hot path, a code object seen, allocates nothing). */
+  get<T>(code: Uint8Array, analyse: (this: T, code: Uint8Array) => A, self: T): A {
     const known = this.byObject.get(code);
     if (known !== undefined) return known;
     const key = contentHash(code);
@@ -48,7 +49,7 @@ export class CodeAnalyses<A> {
       this.byContent.delete(key);
       this.byContent.set(key, kept);
     } else {
-      analysis = analyse(code);
+      analysis = analyse.call(self, code);
       this.keep(key, code, analysis);
     }
     this.byObject.set(code, analysis);
@@ -97,7 +98,7 @@ try {
     proto._getValidJumpDestinations = function (this: InterpreterLike, code: Uint8Array): Analysis {
       let analyses = byEvm.get(this._evm);
       if (analyses === undefined) byEvm.set(this._evm, (analyses = new CodeAnalyses()));
-      return analyses.get(code, (c) => analyse.call(this, c));
+      return analyses.get(code, analyse, this);
     };
     jumpdestCacheInstalled = true;
   }

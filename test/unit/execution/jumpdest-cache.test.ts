@@ -44,24 +44,24 @@ test('code analyses are reused by bytes, never for other bytes, within a bounded
     c[0] = first;
     return c;
   };
-  const a = cache.get(code(1), analyse);
-  assert.equal(cache.get(code(1), analyse), a, 'equal bytes: the kept analysis');
-  const b = cache.get(code(2), analyse);
+  const a = cache.get(code(1), analyse, undefined);
+  assert.equal(cache.get(code(1), analyse, undefined), a, 'equal bytes: the kept analysis');
+  const b = cache.get(code(2), analyse, undefined);
   assert.notEqual(b, a, 'a colliding hash with other bytes is analysed');
   assert.equal(b.first, 2);
-  assert.equal(cache.get(code(2), analyse), b);
+  assert.equal(cache.get(code(2), analyse, undefined), b);
   assert.equal(runs, 2);
 
   // the budget (250 code bytes) holds two 100-byte codes: a third evicts the least recently used
   const sized = (n: number, fill: number) => new Uint8Array(n).fill(fill);
-  const x = cache.get(sized(100, 1), analyse);
-  const y = cache.get(sized(100, 2), analyse);
-  assert.equal(cache.get(sized(100, 1), analyse), x, 'x used again: y is now the oldest');
-  cache.get(sized(100, 3), analyse);
-  assert.equal(cache.get(sized(100, 1), analyse), x);
-  assert.notEqual(cache.get(sized(100, 2), analyse), y, 'y was evicted and is analysed again');
+  const x = cache.get(sized(100, 1), analyse, undefined);
+  const y = cache.get(sized(100, 2), analyse, undefined);
+  assert.equal(cache.get(sized(100, 1), analyse, undefined), x, 'x used again: y is now the oldest');
+  cache.get(sized(100, 3), analyse, undefined);
+  assert.equal(cache.get(sized(100, 1), analyse, undefined), x);
+  assert.notEqual(cache.get(sized(100, 2), analyse, undefined), y, 'y was evicted and is analysed again');
   const big = sized(300, 9);
-  const g = cache.get(big, analyse);
-  assert.equal(cache.get(big, analyse), g, 'code over the budget is still reused by identity');
-  assert.notEqual(cache.get(big.slice(), analyse), g, 'but not kept by its bytes');
+  const g = cache.get(big, analyse, undefined);
+  assert.equal(cache.get(big, analyse, undefined), g, 'code over the budget is still reused by identity');
+  assert.notEqual(cache.get(big.slice(), analyse, undefined), g, 'but not kept by its bytes');
 });
