@@ -68,13 +68,13 @@ export async function call(url: URL, method: string, params: unknown[] = []): Pr
 /**
  * Starts chaind and resolves with the JSON-RPC address it logs. To see inside the node under load:
  * CHAIND_PROF=<dir> writes a CPU profile of each node process there (sampled every
- * CHAIND_PROF_INTERVAL_US µs, node's default 1000), CHAIND_LOG=<file> keeps its log lines (otherwise they go to a scratch file removed when the node stops).
+ * CHAIND_PROF_INTERVAL_US µs, node's default 1000), CHAIND_LOG=<file> keeps its log lines
+ * (otherwise they go to a scratch file removed when the node stops).
  *
  * The log goes to a file, not a pipe to this process: the peers log to /dev/null, and a pipe read
  * here would put every log line (a dev chain logs one per transaction) through the load client's
  * event loop.
- */
-/**
+ *
  * `env`: more environment (config overrides such as CHAIND_EVM_HTTP_READER_THREADS). `freePorts:
  * false` keeps the listeners of the home's config (a testnet home, whose ports its cometbft knows).
  */
