@@ -26,12 +26,29 @@ const denomBytes = (denom: string): Uint8Array => {
   return d;
 };
 
-/** Cosmos length-prefixed address: `len(addr) ‖ addr`. */
-const lp = (addr: Uint8Array) => concatBytes(Uint8Array.of(addr.length), addr);
+// The keys below are built for every state access of block execution and of the RPC's reads (a
+// storage slot per SLOAD): each is one allocation, without the intermediate arrays of concatBytes.
+
+/** `prefix ‖ a` */
+function prefixed(prefix: number, a: Uint8Array): Uint8Array {
+  const k = new Uint8Array(1 + a.length);
+  k[0] = prefix;
+  k.set(a, 1);
+  return k;
+}
+
+/** `prefix ‖ len(a) ‖ a`: a Cosmos length-prefixed address after its prefix */
+function prefixedLp(prefix: number, a: Uint8Array): Uint8Array {
+  const k = new Uint8Array(2 + a.length);
+  k[0] = prefix;
+  k[1] = a.length;
+  k.set(a, 2);
+  return k;
+}
 
 export const accKeys = {
   /** BaseAccount (protobuf Any) by Cosmos address */
-  account: (addr: Uint8Array) => concatBytes(Uint8Array.of(0x01), addr),
+  account: (addr: Uint8Array) => prefixed(0x01, addr),
   /** next account number, u64 big-endian */
   nextAccountNumber: Uint8Array.of(0x02),
 };
@@ -51,24 +68,29 @@ export const bankKeys = {
     return k;
   },
   /** wei below one uchain, in [0, 10^12), decimal string; absent = 0 */
-  weiRemainder: (addr: Uint8Array) => concatBytes(Uint8Array.of(0x05), lp(addr)),
+  weiRemainder: (addr: Uint8Array) => prefixedLp(0x05, addr),
 };
 
 export const stakingKeys = {
   /** protobuf Validator by operator address bytes */
-  validator: (operator: Uint8Array) => concatBytes(Uint8Array.of(0x21), lp(operator)),
+  validator: (operator: Uint8Array) => prefixedLp(0x21, operator),
 };
 
 /** The evm store's prefixes are shared with the EVM state store's routing (storage/ss/evm-keys.ts). */
 export const evmKeys = {
-  associationByEvm: (evm: Uint8Array) => concatBytes(Uint8Array.of(0x01), evm),
-  associationByCosmos: (cosmos: Uint8Array) => concatBytes(Uint8Array.of(0x02), cosmos),
-  storage: (addr: Uint8Array, slot: Uint8Array) =>
-    concatBytes(Uint8Array.of(EVM_KEY_PREFIX.storage), addr, slot),
-  storagePrefix: (addr: Uint8Array) => concatBytes(Uint8Array.of(EVM_KEY_PREFIX.storage), addr),
-  code: (addr: Uint8Array) => concatBytes(Uint8Array.of(EVM_KEY_PREFIX.code), addr),
-  codeHash: (addr: Uint8Array) => concatBytes(Uint8Array.of(EVM_KEY_PREFIX.codehash), addr),
-  nonce: (addr: Uint8Array) => concatBytes(Uint8Array.of(EVM_KEY_PREFIX.nonce), addr),
+  associationByEvm: (evm: Uint8Array) => prefixed(0x01, evm),
+  associationByCosmos: (cosmos: Uint8Array) => prefixed(0x02, cosmos),
+  storage: (addr: Uint8Array, slot: Uint8Array) => {
+    const k = new Uint8Array(1 + addr.length + slot.length);
+    k[0] = EVM_KEY_PREFIX.storage;
+    k.set(addr, 1);
+    k.set(slot, 1 + addr.length);
+    return k;
+  },
+  storagePrefix: (addr: Uint8Array) => prefixed(EVM_KEY_PREFIX.storage, addr),
+  code: (addr: Uint8Array) => prefixed(EVM_KEY_PREFIX.code, addr),
+  codeHash: (addr: Uint8Array) => prefixed(EVM_KEY_PREFIX.codehash, addr),
+  nonce: (addr: Uint8Array) => prefixed(EVM_KEY_PREFIX.nonce, addr),
 };
 
 export const paramsKeys = {

@@ -7,7 +7,7 @@
  *   fixed     data of an exact length (addresses 20 bytes, hashes 32); checksum case not required
  * Parsers throw CodecError with the problem only; the dispatcher adds which argument it was.
  */
-import { toHex } from '../../primitives/bytes.ts';
+import { hexInto, toHex } from '../../primitives/bytes.ts';
 import { CodecError } from './errors.ts';
 
 const HEX_DIGITS = /^[0-9a-fA-F]*$/;
@@ -62,17 +62,16 @@ export function parseData(v: unknown): Uint8Array {
 
 /** Data of exactly `bytes` bytes; `goType` names it in the error as geth does. */
 export function parseFixed(v: unknown, bytes: number, goType: string): Uint8Array {
-  const body = hexBody(expectString(v, goType));
-  if (body.length === bytes * 2) {
-    // decoded straight into the array returned (an address or hash in almost every request):
-    // node's hex decoder stops at the first character that is not a hex digit
+  const s = expectString(v, goType);
+  if (s.length === 2 + bytes * 2 && s.charCodeAt(0) === 48 && (s.charCodeAt(1) | 32) === 120) {
+    // `0x` and the right length (an address or hash in almost every request): decoded straight
+    // into the array returned
     const out = new Uint8Array(bytes);
-    if (Buffer.from(out.buffer, 0, bytes).write(body, 'hex') === bytes) return out;
+    if (hexInto(s, 2, out)) return out;
   }
+  const body = hexBody(s);
   if (!HEX_DIGITS.test(body)) throw new CodecError(`invalid hex string`);
-  if (body.length !== bytes * 2)
-    throw new CodecError(`hex string has length ${body.length}, want ${bytes * 2} for ${goType}`);
-  return Uint8Array.from(Buffer.from(body, 'hex'));
+  throw new CodecError(`hex string has length ${body.length}, want ${bytes * 2} for ${goType}`);
 }
 
 export const parseAddress = (v: unknown): Uint8Array => parseFixed(v, 20, 'common.Address');

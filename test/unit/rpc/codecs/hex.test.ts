@@ -51,6 +51,18 @@ test('data is even-length hex; addresses and hashes have exact lengths, any case
   fails(() => parseAddress('0x1234'), 'hex string has length 4, want 40 for common.Address');
   fails(() => parseHash('0x' + '00'.repeat(31)), 'hex string has length 62, want 64 for common.Hash');
   fails(() => parseAddress(['0x']), 'json: cannot unmarshal array into Go value of type common.Address');
+  assert.equal(address(parseAddress('0X' + 'aB'.repeat(20))), '0x' + 'ab'.repeat(20));
+  // a character that is not a hex digit, at each place of an address of the right length
+  const digits = 'f39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+  for (let i = 0; i < digits.length; i++) {
+    for (const bad of ['g', 'x', ' ', '\u00e9', '\u0660', '/', ':', '@', 'G', '`']) {
+      const s = '0x' + digits.slice(0, i) + bad + digits.slice(i + 1);
+      fails(() => parseAddress(s), 'invalid hex string');
+    }
+  }
+  fails(() => parseAddress('00' + digits), 'hex string without 0x prefix');
+  fails(() => parseAddress('1x' + digits), 'hex string without 0x prefix');
+  fails(() => parseAddress(''), 'empty hex string');
 });
 
 test('formatting: minimal quantities, lower-case data, padded hashes', () => {
