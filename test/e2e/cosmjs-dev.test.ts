@@ -10,6 +10,7 @@ import { credentials, makeGenericClientConstructor, Metadata } from '@grpc/grpc-
 import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
 import { GasPrice, SigningStargateClient, StargateClient } from '@cosmjs/stargate';
 import { Comet38Client, WebsocketClient } from '@cosmjs/tendermint-rpc';
+import { stopReconnecting } from '../helpers/cosmjs-ws.ts';
 import { TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { Stream } from 'xstream';
 import { accountFromPrivateKey, toAccAddress } from '../../src/crypto/accounts.ts';
@@ -45,16 +46,6 @@ function collect<T>(stream: Stream<T>) {
     return items;
   };
   return { items, waitFor };
-}
-
-/**
- * CosmJS 0.39's ReconnectingSocket also schedules a reconnect when it is disconnected on purpose, and
- * retries forever once the server is gone: its timer would keep this test's process alive. Cleared
- * right after `disconnect()`, which sets it synchronously.
- */
-function stopReconnecting(ws: WebsocketClient): void {
-  const socket = (ws as unknown as { socket?: { reconnectTimeout?: NodeJS.Timeout | null } }).socket;
-  if (socket?.reconnectTimeout) clearTimeout(socket.reconnectTimeout);
 }
 
 async function endpoint(node: ChaindProcess, name: string): Promise<string> {

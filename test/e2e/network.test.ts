@@ -15,6 +15,7 @@ import { artifacts } from '../helpers/dev-chain.ts';
 import { installedBinaryPath } from '../../src/cometbft/binary.ts';
 import { cometbftOrSkip, TestNetwork } from '../helpers/network.ts';
 import { DEV_ACCOUNTS } from '../helpers/node.ts';
+import { stopReconnecting } from '../helpers/cosmjs-ws.ts';
 
 const VALIDATORS = ['validator0', 'validator1', 'validator2', 'validator3'];
 const LIVE = [...VALIDATORS, 'rpc0'];
@@ -167,8 +168,12 @@ test('CosmJS over the RPC node: fee "auto", a /websocket Tx subscription relayed
   );
   const cleanups: (() => void)[] = [];
   t.after(() => cleanups.reverse().forEach((c) => c()));
-  const comet = Comet38Client.create(new WebsocketClient(net!.rpcUrl('rpc0').replace(/^http/, 'ws')));
-  cleanups.push(() => comet.disconnect());
+  const ws = new WebsocketClient(net!.rpcUrl('rpc0').replace(/^http/, 'ws'));
+  const comet = Comet38Client.create(ws);
+  cleanups.push(() => {
+    comet.disconnect();
+    stopReconnecting(ws);
+  });
   const txEvent = new Promise<comet38.TxEvent>((resolve, reject) =>
     comet.subscribeTx(`transfer.recipient='${recipient}'`).addListener({
       next: resolve,
