@@ -25,16 +25,15 @@ const CLIENT_CODES = new Set([-32700, -32600, -32601, -32602]);
 
 const OUTCOMES: readonly Outcome[] = ['ok', 'invalid', 'error', 'internal'];
 
-export function outcomeOf(code: number | undefined): Outcome {
-  if (code === undefined) return 'ok';
-  if (code === -32603) return 'internal';
-  return CLIENT_CODES.has(code) ? 'invalid' : 'error';
-}
-
+/** The outcome's index in OUTCOMES. */
 function outcomeIndex(code: number | undefined): number {
   if (code === undefined) return 0;
   if (code === -32603) return 3;
   return CLIENT_CODES.has(code) ? 1 : 2;
+}
+
+export function outcomeOf(code: number | undefined): Outcome {
+  return OUTCOMES[outcomeIndex(code)];
 }
 
 /** From a cached read (~50 µs) to a long eth_getLogs or eth_call. */
@@ -110,8 +109,13 @@ class MethodHistogram {
     return { ...metric, values };
   }
 
+  /**
+   * The registry resets every metric at once: the counts the counter has not read yet go too, or
+   * its next read would add answers from before the reset.
+   */
   reset(): void {
     for (const c of this.counts.values()) {
+      c.unread.fill(0);
       c.buckets.fill(0);
       c.sum = 0;
       c.count = 0;

@@ -103,3 +103,9 @@ test('resetting the registry zeroes the histogram and the counter', async () => 
   registry.resetMetrics();
   assert.deepEqual(await lines(registry), await lines(reference([])));
 });
+
+test('a reset drops the counts recorded since the last read too', async () => {
+  const registry = recorded(CALLS);
+  registry.resetMetrics();
+  assert.deepEqual(await lines(registry), await lines(reference([])));
+});
