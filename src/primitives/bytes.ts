@@ -99,9 +99,9 @@ export function hexInto(hex: string, from: number, out: Uint8Array): boolean {
 
 export function fromHex(hex: string): Uint8Array {
   const from = hex.startsWith('0x') || hex.startsWith('0X') ? 2 : 0;
-  const out = new Uint8Array((hex.length - from) / 2);
-  if ((hex.length - from) % 2 !== 0 || !hexInto(hex, from, out))
-    throw new TypeError(`invalid hex string: ${hex}`);
+  const digits = hex.length - from;
+  const out = digits % 2 === 0 ? new Uint8Array(digits / 2) : undefined;
+  if (out === undefined || !hexInto(hex, from, out)) throw new TypeError(`invalid hex string: ${hex}`);
   return out;
 }
 
