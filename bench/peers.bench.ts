@@ -21,9 +21,10 @@
  *   PEERS_BURST_ROUNDS (3) rounds visit the nodes in turn (`burst_round`) and `burst` is each node's
  *   median round. A round lasts 2-4 s, and the shared machine's speed drifts by ±20% over minutes:
  *   taking turns puts a slow minute on every node alike instead of on whichever ran in it.
- * - sequential: one sender, 300 transfers (PEERS_SEQUENTIAL_TXS) one at a time, each sent once the previous one's receipt
- *   is there (what a test suite or a deploy script does): tx/s and the median round trip. Only the
- *   nodes that mine on demand (chaind dev, Hardhat's automine); it runs before each node's reads.
+ * - sequential: one sender, 300 transfers (PEERS_SEQUENTIAL_TXS) one at a time, each sent once the
+ *   previous one's receipt is there (what a test suite or a deploy script does): tx/s and the median
+ *   round trip. Only the nodes that mine on demand (chaind dev, Hardhat's automine); it runs before
+ *   each node's reads.
  * - eth_blockNumber, eth_getBalance latest, eth_getBlockByNumber(latest, false), eth_call balanceOf
  *   latest (one holder; and a random holder of the burst's recipients each call, the same sequence
  *   on every node), eth_getLogs of the token over 100 blocks: req/s, p99, CPU µs of the
