@@ -128,12 +128,32 @@ export class Mempool {
     return s ? s.pendingEnd : this.accounts.nonce(address);
   }
 
+  /**
+   * Why a tx whose hash this node has seen before, and that is not in the pool now, is refused. A
+   * mined tx sent again gets geth's `nonce too low` (which ethers and viem classify as a used nonce,
+   * where the cache's own words read as an unknown error); any other (refused earlier and cached
+   * with keep-invalid-txs-in-cache, evicted, replaced) keeps the cache's answer. It costs a decode,
+   * paid only by a repeated submission.
+   */
+  async seenRefusal(raw: Uint8Array, hash: Uint8Array = keccak_256(raw)): Promise<MempoolError> {
+    const cached = new MempoolError('already_in_cache', msg.alreadyInCache());
+    let tx: DecodedEthTx;
+    try {
+      tx = this.decode(raw, hash);
+    } catch {
+      return cached;
+    }
+    const s = this.set.sender(hexKey(tx.sender));
+    const next = s ? s.stateNonce : await this.accounts.nonce(tx.sender);
+    return tx.nonce < next ? new MempoolError('nonce_too_low', msg.nonceTooLow(next, tx.nonce)) : cached;
+  }
+
   /** Admits a raw Ethereum transaction or throws MempoolError. Returns the decoded tx. */
   async checkTx(raw: Uint8Array): Promise<DecodedEthTx> {
     const hash = keccak_256(raw);
     const key = hexKey(hash);
     if (this.set.get(key)) throw new MempoolError('already_known', msg.alreadyKnown());
-    if (this.cache.has(key)) throw new MempoolError('already_in_cache', msg.alreadyInCache());
+    if (this.cache.has(key)) throw await this.seenRefusal(raw, hash);
     if (raw.length > this.params.maxTxBytes) {
       this.refuse(key, 'oversized', msg.oversized(raw.length, this.params.maxTxBytes));
     }

@@ -144,8 +144,16 @@ export function networkTxSubmission(comet: CometEngine, m: EngineModules): TxSub
   return {
     submitEthereumTx: async (raw) => {
       const r = await comet.submit(wrapEthTransaction(raw));
-      if (r.code !== 0) throw mempoolErrorOf(r);
       const hash = keccak_256(raw);
+      if (r.code !== 0) {
+        const refusal = mempoolErrorOf(r);
+        // CometBFT's cache answers a mined tx sent again before the app sees it: say what geth says
+        if (refusal.reason === 'already_known' && !m.mempool.has(hash)) {
+          const seen = await m.mempool.seenRefusal(raw, hash);
+          if (seen.reason === 'nonce_too_low') throw seen;
+        }
+        throw refusal;
+      }
       return { hash, gasLimit: m.mempool.get(hash)?.gasLimit ?? 0n };
     },
     submitCosmosTx: async (txRaw) => {

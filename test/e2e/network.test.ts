@@ -9,7 +9,15 @@ import { after, test } from 'node:test';
 import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
 import { GasPrice, SigningStargateClient } from '@cosmjs/stargate';
 import { Comet38Client, type comet38, WebsocketClient } from '@cosmjs/tendermint-rpc';
-import { ContractFactory, Contract, JsonRpcProvider, Wallet, getAddress, parseEther } from 'ethers';
+import {
+  ContractFactory,
+  Contract,
+  JsonRpcProvider,
+  Transaction,
+  Wallet,
+  getAddress,
+  parseEther,
+} from 'ethers';
 import { accountFromPrivateKey, toAccAddress } from '../../src/crypto/accounts.ts';
 import { artifacts } from '../helpers/dev-chain.ts';
 import { installedBinaryPath } from '../../src/cometbft/binary.ts';
@@ -136,6 +144,15 @@ test('an ERC20 scenario sent through ethers to the RPC node is included, with id
   assert.deepEqual((await net!.evm('rpc0', 'eth_sendRawTransaction', [again])).error, {
     code: -32000,
     message: 'already known',
+  });
+  // once mined, the same bytes again are a used nonce (CometBFT's cache still refuses them first)
+  const mined = await rpc.waitForTransaction(Transaction.from(again).hash!);
+  const nonceOfAgain = Transaction.from(again).nonce;
+  const next = await net!.evm('rpc0', 'eth_getTransactionCount', [owner.address, 'latest']);
+  assert.ok(mined && Number(next.result) > nonceOfAgain);
+  assert.deepEqual((await net!.evm('rpc0', 'eth_sendRawTransaction', [again])).error, {
+    code: -32000,
+    message: `nonce too low: next nonce ${Number(next.result)}, tx nonce ${nonceOfAgain}`,
   });
 });
 

@@ -287,7 +287,7 @@ test('eth_sendRawTransaction, pending and mined lookups, receipts', async (t) =>
       [unprotected, 'only replay-protected (EIP-155) transactions allowed over RPC'],
       ['0x03c0', 'transaction type not supported'],
       ['0x', 'typed transaction too short'],
-      [raw1559, 'tx already exists in cache'],
+      [raw1559, 'nonce too low: next nonce 1, tx nonce 0'],
     ];
     for (const [raw, message] of cases)
       assert.deepEqual(await error(url, 'eth_sendRawTransaction', [raw]), { code: -32000, message }, message);

@@ -211,7 +211,7 @@ test('blob txs and malformed bytes', async () => {
   await rejects(pool, Uint8Array.of(0x02, 0x81), 'malformed', /^rlp: /);
 });
 
-test('duplicates: "already known" in the pool, "tx already exists in cache" after it left', async () => {
+test('duplicates: "already known" in the pool; a mined one sent again: "nonce too low", as geth words it', async () => {
   const { pool, accounts } = harness();
   const raw = await signTx(alice);
   await pool.checkTx(raw);
@@ -220,7 +220,19 @@ test('duplicates: "already known" in the pool, "tx already exists in cache" afte
   accounts.set(alice.address, { nonce: 1n });
   await pool.update(1, [keccak_256(raw)], accounts);
   assert.equal(pool.size, 0);
-  await rejects(pool, raw, 'already_in_cache', 'tx already exists in cache');
+  await rejects(pool, raw, 'nonce_too_low', 'nonce too low: next nonce 1, tx nonce 0');
+  // while the sender has txs pooled, its committed nonce comes from the pool's record
+  await pool.checkTx(await signTx(alice, { nonce: 1 }));
+  await rejects(pool, raw, 'nonce_too_low', 'nonce too low: next nonce 1, tx nonce 0');
+});
+
+test("a cached hash whose nonce is still unused keeps the cache's answer", async () => {
+  const { pool } = harness();
+  const cheap = await signTx(alice);
+  await pool.checkTx(cheap);
+  // replaced: the first tx leaves the pool, its hash stays seen, and nonce 0 is still unused
+  await pool.checkTx(await signTx(alice, { maxFeePerGas: 4n * GWEI, maxPriorityFeePerGas: 2n * GWEI }));
+  await rejects(pool, cheap, 'already_in_cache', 'tx already exists in cache');
 });
 
 test('two concurrent submissions of one tx: exactly one is admitted', async () => {

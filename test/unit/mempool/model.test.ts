@@ -75,8 +75,8 @@ test('mempool matches a model of its rules over 600 random steps', async () => {
       const existing = model[t.sender].get(t.nonce);
       let expected: string;
       if (existing?.key === t.key) expected = 'already_known';
-      else if (cached.has(t.key)) expected = 'already_in_cache';
       else if (BigInt(t.nonce) < state[t.sender].nonce) expected = 'nonce_too_low';
+      else if (cached.has(t.key)) expected = 'already_in_cache';
       else if (t.cost > state[t.sender].balance) expected = 'insufficient_funds';
       else if (existing && !(existing.level === 0 && t.level === 1)) expected = 'replacement_underpriced';
       else expected = 'admitted';
