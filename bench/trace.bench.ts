@@ -197,7 +197,7 @@ try {
   const read = (await node.modules.ss.syncReaderAt!(stateVersion(height - 1)))!;
   const stored = node.modules.blocks.blockByHeight(height)!;
   const txs = stored.txs.map((raw) => chain.decodeBlockTx(raw));
-  const ctx = chain.contextFor(stored);
+  const ctx = chain.contextFor(stored.header);
   const run = (fn: typeof executeBlock, traced = false) =>
     timed(() =>
       fn(

@@ -28,10 +28,18 @@ import type { CommitStore } from '../storage/sc/commit-store.ts';
 import type { ChangeSet } from '../storage/sc/types.ts';
 import { LEGACY_EVM_SECTION, type SnapshotItem } from '../storage/sc/snapshot-items.ts';
 import type { ImportEntry, StateStore, StoreChange } from '../storage/ss/types.ts';
-import { ChainError } from '../util/errors.ts';
+import { ChainError, errorMessage } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { baseFeeParamsFrom, type BaseFeeParams } from './base-fee.ts';
-import { type BlockContext, type BlockTx, executeBlock, type ExecutedBlock } from './block-execution.ts';
+import {
+  type BlockContext,
+  type BlockTx,
+  executeBlock,
+  type ExecutedBlock,
+  type ProposalOptions,
+  type ReplayHooks,
+} from './block-execution.ts';
+import { KeptExecutions } from './kept-executions.ts';
 import { decodeCosmosTx } from '../app/cosmos-tx.ts';
 import { type StateAt, stateVersion, VersionedState } from './state-at.ts';
 
@@ -56,6 +64,19 @@ export interface CommittedBlock {
 
 export type BlockListener = (committed: CommittedBlock) => void;
 
+/** What a block's execution takes from its header: its height, its time, and its parent's app hash. */
+export type ExecutionHeader = Pick<Block['header'], 'height' | 'time' | 'appHash'>;
+
+/** A block executed on other than the latest committed state, or watched while it runs. */
+export interface ExecuteOver {
+  /** The parent state (default: the latest committed state). */
+  state?: StateReader;
+  /** A traced replay's hooks (chain/trace-replay.ts). */
+  hooks?: ReplayHooks;
+  /** A proposal's execution budget (tests). */
+  proposal?: ProposalOptions;
+}
+
 /** The gas limit every block header reports: the genesis's max_gas, -1 (no limit) as the largest int64. */
 export function blockGasLimit(genesis: Genesis): bigint {
   const maxGas = BigInt(genesis.consensus_params.block.max_gas);
@@ -77,6 +98,8 @@ export class Chain {
   private height = 0;
   /** Network mode: the block FinalizeBlock executed, awaiting Commit. */
   private finalized: { block: Block; executed: ExecutedBlock } | undefined;
+  /** Executions of the next block, taken by the FinalizeBlock (or commit) of the block they ran. */
+  private readonly kept = new KeptExecutions();
   /** State at any retained height (state-at.ts): what every reader outside execution goes through. */
   readonly states: VersionedState;
 
@@ -229,14 +252,7 @@ export class Chain {
       const block = this.blocks.blockByHeight(h);
       if (!block) throw new ChainError('STORES_INCONSISTENT', `block ${h} is missing from the block store`);
       const txs = block.txs.map((raw) => this.decodeBlockTx(raw));
-      const executed = await executeBlock(
-        this.common,
-        this.state,
-        this.contextFor(block),
-        this.feeParams,
-        txs,
-        'replay',
-      );
+      const executed = await this.execute(block.header, txs, 'replay');
       const changes = executed.overlay.changes();
       this.sc.applyChangeSets(stateVersion(h), toChangeSets(changes));
       this.checkAppHash(h + 1, await this.sc.workingHashAsync());
@@ -281,9 +297,77 @@ export class Chain {
     return eth ? { kind: 'eth', tx: this.decode(eth) } : { kind: 'cosmos', tx: decodeCosmosTx(raw) };
   }
 
+  /**
+   * Executes `txs` as the block `header` describes, on the latest committed state unless `over`
+   * gives another: every block this node runs (proposed, decided, replayed after a crash, pending,
+   * re-executed for a trace) runs here, so the EVM under block execution is chosen in one place.
+   * `propose` leaves out a candidate that cannot be included; `replay` fails on one.
+   */
+  execute(
+    header: ExecutionHeader,
+    txs: BlockTx[],
+    mode: 'propose' | 'replay',
+    over: ExecuteOver = {},
+  ): Promise<ExecutedBlock> {
+    return executeBlock(
+      this.common,
+      over.state ?? this.state,
+      this.contextFor(header),
+      this.feeParams,
+      txs,
+      mode,
+      over.hooks,
+      over.proposal,
+    );
+  }
+
+  /**
+   * The next block built from `candidates` (in their order, leaving out what cannot be included)
+   * on the latest state. The execution is kept for the FinalizeBlock of the block it becomes.
+   */
+  async propose(slot: { height: number; time: Block['header']['time'] }, candidates: BlockTx[]) {
+    const executed = await this.execute({ ...slot, appHash: this.appHash }, candidates, 'propose');
+    this.kept.keep({ height: slot.height, seconds: slot.time.seconds, txs: executed.txs }, executed);
+    return executed;
+  }
+
+  /**
+   * The execution of a block another node may have built (network mode's ProcessProposal and
+   * FinalizeBlock): the kept one, or run now in replay mode and kept. Throws a BAD_BLOCK or
+   * REPLAY_DIVERGED ChainError for a block this state machine does not accept: a tx that does not
+   * decode or would be left out, or a height that does not follow the latest.
+   */
+  async executeDecided(
+    slot: { height: number; time: Block['header']['time'] },
+    txs: Uint8Array[],
+  ): Promise<ExecutedBlock> {
+    const key = { height: slot.height, seconds: slot.time.seconds, txs };
+    const kept = this.kept.get(key);
+    if (kept) return kept;
+    if (slot.height !== this.height + 1)
+      throw new ChainError(
+        'BAD_HEIGHT',
+        `block ${slot.height} does not follow the latest height ${this.height}`,
+      );
+    const decoded = txs.map((raw, i) => {
+      try {
+        return this.decodeBlockTx(raw);
+      } catch (err) {
+        throw new ChainError('BAD_BLOCK', `tx ${i} does not decode: ${errorMessage(err)}`);
+      }
+    });
+    const executed = await this.execute({ ...slot, appHash: this.appHash }, decoded, 'replay');
+    this.kept.keep(key, executed);
+    return executed;
+  }
+
+  /** How many executions are kept for the next block (observability and tests). */
+  get keptExecutions(): number {
+    return this.kept.size;
+  }
+
   /** The execution context of a block (the same when proposing and when replaying it). */
-  contextFor(block: { header: Pick<Block['header'], 'height' | 'time' | 'appHash'> }): BlockContext {
-    const h = block.header;
+  contextFor(h: ExecutionHeader): BlockContext {
     return {
       chainId: this.genesis.chain_id,
       height: h.height,
@@ -299,6 +383,7 @@ export class Chain {
   /** Persists an executed block in the pipeline order and makes it the latest. */
   async commit(block: Block, executed: ExecutedBlock): Promise<CommittedBlock> {
     this.assertNext(block.header.height);
+    this.kept.clear();
     return this.persist(block, executed, false);
   }
 
@@ -325,6 +410,7 @@ export class Chain {
     const f = this.finalized;
     if (!f) throw new ChainError('BAD_HEIGHT', 'commit without a finalized block');
     this.finalized = undefined;
+    this.kept.clear();
     return this.persist(f.block, f.executed, true);
   }
 

@@ -16,7 +16,7 @@ import { readId } from '../execution/version-reads.ts';
 import { toHex } from '../primitives/bytes.ts';
 import type { StateReader } from '../state/overlay.ts';
 import { type BlockPools, blockCandidates } from './block-candidates.ts';
-import { type BlockTx, executeBlock } from './block-execution.ts';
+import type { BlockTx } from './block-execution.ts';
 import { type Chain, stateVersion } from './chain.ts';
 
 /** What the pending txs change, and the block context they ran in. */
@@ -117,14 +117,7 @@ export class PendingBlocks {
     };
     let executed;
     try {
-      executed = await executeBlock(
-        chain.common,
-        state,
-        chain.contextFor({ header }),
-        chain.feeParams,
-        candidates,
-        'propose',
-      );
+      executed = await chain.execute(header, candidates, 'propose', { state });
     } catch (err) {
       // a run on reads that no longer hold may fail in any way: it is void, not an error
       if (raced) return undefined;

@@ -1,6 +1,6 @@
 /**
  * Faithful re-execution of a stored block for debug_trace*: block h runs again on the State Store's
- * version h (the state after block h - 1; the genesis state is version 1) through `executeBlock`, the
+ * version h (the state after block h - 1; the genesis state is version 1) through `Chain.execute`, the
  * code that executed it when it was proposed and that crash recovery replays, in 'replay' mode (a tx
  * that no longer executes is an error, never silently skipped). Cosmos txs run too, since they change
  * state the following EVM txs read. A tracer is attached only to the runs the caller asks for.
@@ -32,7 +32,7 @@ import type { EthTxOutcome } from '../execution/block-executor.ts';
 import { readId } from '../execution/version-reads.ts';
 import type { StateReader } from '../state/overlay.ts';
 import type { StateStore } from '../storage/ss/types.ts';
-import { type EthExecOptions, executeBlock, type ReplayHooks } from './block-execution.ts';
+import type { EthExecOptions, ReplayHooks } from './block-execution.ts';
 import { type Chain, stateVersion } from './chain.ts';
 
 export class TraceError extends ChainError {}
@@ -116,15 +116,7 @@ export class TraceReplayer {
     };
     // a version never changes (pruning it makes reads throw), so the overlay may keep what it read
     const run = (get: StateReader['get'], mode: 'propose' | 'replay', runHooks: ReplayHooks) =>
-      executeBlock(
-        this.chain.common,
-        { get, stable: true },
-        this.chain.contextFor(block),
-        this.chain.feeParams,
-        txs,
-        mode,
-        runHooks,
-      );
+      this.chain.execute(block.header, txs, mode, { state: { get, stable: true }, hooks: runHooks });
     const fail = async (err: unknown): Promise<never> => {
       // a run aborted from inside (the deadline) surfaces as a tx that no longer executes
       await o.check?.();

@@ -8,13 +8,12 @@
  *   cannot be included are left out.
  * - ProcessProposal executes the proposal and accepts it only if every tx executes (none would be
  *   left out): so a decided block never holds a tx this state machine refuses, and FinalizeBlock and
- *   a crash replay both run it in replay mode. The execution is kept, so FinalizeBlock of the block
- *   this node voted for does not run it again.
+ *   a crash replay both run it in replay mode. The chain keeps the execution (chain/kept-executions.ts),
+ *   so FinalizeBlock of the block this node proposed or voted for does not run it again.
  * - FinalizeBlock executes the decided block (or takes the kept execution), applies it to State
  *   Commit's working version and returns per-tx results and the app hash; Commit persists it.
  *
- * Executions are keyed by what determines them: height, block time (seconds, the EVM's TIMESTAMP)
- * and the txs; the proposer does not enter execution (fees go to the fee collector).
+ * Which txs and when is this engine's to decide; how a block executes is the chain's.
  */
 import {
   CheckTxType,
@@ -33,7 +32,7 @@ import {
 import type { Timestamp as PbTimestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import { cosmosTxHash } from '../app/cosmos-tx.ts';
 import type { Genesis } from '../app/genesis.ts';
-import { type BlockTx, executeBlock, type ExecutedBlock } from '../chain/block-execution.ts';
+import type { BlockTx, ExecutedBlock } from '../chain/block-execution.ts';
 import {
   blockCandidates,
   committedBlockFields,
@@ -49,10 +48,9 @@ import {
   type Header,
   type Timestamp,
 } from '../codec/index.ts';
-import { sha256 } from '../crypto/hash.ts';
 import { wrapEthTransaction } from '../execution/tx-wrap.ts';
 import { type AdmissionPools, checkTxRaw, poolHolds } from '../mempool/check-tx.ts';
-import { concatBytes, equalBytes, toHex } from '../primitives/bytes.ts';
+import { equalBytes, toHex } from '../primitives/bytes.ts';
 import { evmTxEvents } from '../storage/blocks/tx-events.ts';
 import type { Block } from '../storage/blocks/types.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
@@ -103,13 +101,10 @@ interface Restore {
 /** CometBFT's block protocol version (headers carry it). */
 const BLOCK_PROTOCOL = 11;
 const EMPTY = new Uint8Array(0);
-/** Executions kept for FinalizeBlock: a few rounds' proposals at one height. */
-const MAX_KEPT_EXECUTIONS = 8;
 
 export class ChaindAbciApp implements AbciApplication {
   private readonly o: AbciAppOptions;
   private readonly log: Logger;
-  private readonly executions = new Map<string, ExecutedBlock>();
   private snapshotting: Promise<void> | undefined;
   private restoring: Restore | undefined;
 
@@ -184,27 +179,17 @@ export class ChaindAbciApp implements AbciApplication {
       bytes += size;
       fitting.push(c);
     }
-    const height = Number(req.height);
-    const time = fromPbTime(req.time);
-    const executed = await executeBlock(
-      chain.common,
-      chain.state,
-      this.context(height, time),
-      chain.feeParams,
-      fitting,
-      'propose',
-    );
+    const executed = await chain.propose({ height: Number(req.height), time: fromPbTime(req.time) }, fitting);
     dropRejected(pools, executed, (hash, reason) =>
       this.log.debug({ tx: toHex(hash), reason }, 'tx left out of proposal'),
     );
-    this.keep(height, time, executed.txs, executed);
     return { txs: executed.txs };
   }
 
   async processProposal(req: Parameters<AbciApplication['processProposal']>[0]) {
     const height = Number(req.height);
     try {
-      await this.execution(height, fromPbTime(req.time), req.txs);
+      await this.o.chain.executeDecided({ height, time: fromPbTime(req.time) }, req.txs);
       return { status: ResponseProcessProposal_ProposalStatus.ACCEPT };
     } catch (err) {
       this.log.warn(
@@ -219,7 +204,7 @@ export class ChaindAbciApp implements AbciApplication {
     const { chain } = this.o;
     const height = Number(req.height);
     const time = fromPbTime(req.time);
-    const executed = await this.execution(height, time, req.txs);
+    const executed = await chain.executeDecided({ height, time }, req.txs);
     const block = this.decidedBlock(req, height, time, await this.parentHash(height));
     const appHash = await chain.finalize(block, executed);
     return {
@@ -233,7 +218,6 @@ export class ChaindAbciApp implements AbciApplication {
   async commit() {
     const { chain, pools } = this.o;
     const committed = await chain.commitFinalized();
-    this.executions.clear();
     const { block, executed } = committed;
     const height = block.header.height;
     await settleCommitted(pools, height, executed, chain.latestAccounts);
@@ -432,52 +416,6 @@ export class ChaindAbciApp implements AbciApplication {
     return this.o.parentHash(height);
   }
 
-  /**
-   * The execution of `txs` at `height`, kept or run now in replay mode (throws if a tx would be left
-   * out: such a block is not one this application proposes or accepts).
-   */
-  private async execution(height: number, time: Timestamp, txs: Uint8Array[]): Promise<ExecutedBlock> {
-    const key = executionKey(height, time, txs);
-    const kept = this.executions.get(key);
-    if (kept) return kept;
-    const { chain } = this.o;
-    if (height !== chain.latestHeight + 1)
-      throw new ChainError(
-        'BAD_HEIGHT',
-        `block ${height} does not follow the latest height ${chain.latestHeight}`,
-      );
-    const decoded = txs.map((raw, i) => {
-      try {
-        return chain.decodeBlockTx(raw);
-      } catch (err) {
-        throw new ChainError('BAD_BLOCK', `tx ${i} does not decode: ${errorMessage(err)}`);
-      }
-    });
-    const executed = await executeBlock(
-      chain.common,
-      chain.state,
-      this.context(height, time),
-      chain.feeParams,
-      decoded,
-      'replay',
-    );
-    this.keep(height, time, txs, executed);
-    return executed;
-  }
-
-  private keep(height: number, time: Timestamp, txs: Uint8Array[], executed: ExecutedBlock): void {
-    if (this.executions.size >= MAX_KEPT_EXECUTIONS) {
-      const oldest = this.executions.keys().next().value;
-      if (oldest !== undefined) this.executions.delete(oldest);
-    }
-    this.executions.set(executionKey(height, time, txs), executed);
-  }
-
-  private context(height: number, time: Timestamp) {
-    const { chain } = this.o;
-    return chain.contextFor({ header: { height, time, appHash: chain.appHash } });
-  }
-
   /** The block as chaind stores it: what FinalizeBlock says of it (see Block.hashFromEngine). */
   private decidedBlock(
     req: RequestFinalizeBlock,
@@ -515,11 +453,6 @@ export class ChaindAbciApp implements AbciApplication {
     };
     return { header, hash: req.hash, txs: req.txs, lastCommit, hashFromEngine: true };
   }
-}
-
-function executionKey(height: number, time: Timestamp, txs: Uint8Array[]): string {
-  const digest = sha256(concatBytes(...txs.map((tx) => sha256(tx))));
-  return `${height}:${time.seconds}:${toHex(digest)}`;
 }
 
 function fromPbTime(t: PbTimestamp | undefined): Timestamp {

@@ -13,7 +13,7 @@ import type { Chain } from '../chain/chain.ts';
 import { ed25519Address, type Ed25519Key, ed25519Sign } from '../crypto/node-keys.ts';
 import type { Mempool } from '../mempool/mempool.ts';
 import type { CosmosPool } from '../mempool/cosmos-pool.ts';
-import { executeBlock, type ExecutedBlock } from '../chain/block-execution.ts';
+import type { ExecutedBlock } from '../chain/block-execution.ts';
 import {
   blockCandidates,
   committedBlockFields,
@@ -285,14 +285,7 @@ export class BlockProducer {
       evidenceHash: EMPTY_MERKLE_ROOT,
       proposerAddress: this.proposer,
     };
-    const executed = await executeBlock(
-      chain.common,
-      chain.state,
-      chain.contextFor({ header }),
-      chain.feeParams,
-      candidates,
-      'propose',
-    );
+    const executed = await chain.propose(header, candidates);
     header.dataHash = dataHash(executed.txs);
     const block: Block = { header, hash: headerHash(header)!, txs: executed.txs, lastCommit };
     const committed = await chain.commit(block, executed);
