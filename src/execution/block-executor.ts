@@ -281,11 +281,11 @@ export class BlockExecutor {
   }
 
   /**
-   * The chain rule for a tx the block includes although it cannot pay (consensus-critical; README
-   * "Transactions"). In a CometBFT chain the proposer fixes a block's txs before they run, so a tx
-   * whose up-front cost an earlier tx of the same block spent is delivered and fails there: it is
-   * included, its nonce consumed, nothing executed (the reference chain of the legacy API does the
-   * same). Such a tx passes every check runTx makes before its funds check, in runTx's order
+   * The chain rule for a tx the block includes although it cannot pay (consensus-critical;
+   * docs/operators/transactions.md). In a CometBFT chain the proposer fixes a block's txs before they
+   * run, so a tx whose up-front cost an earlier tx of the same block spent is delivered and fails
+   * there: it is included, its nonce consumed, nothing executed (the reference chain of the legacy
+   * API does the same). Such a tx passes every check runTx makes before its funds check, in runTx's order
    * (intrinsic gas, fee cap ≥ base fee, sender an EOA or EIP-7702-delegated), has exactly the
    * sender's nonce, and holds less than gas limit × fee cap + value (geth's and runTx's funds check
    * for every tx type; the balance is read after the first-tx association, as runTx would read it).

@@ -343,7 +343,8 @@ export class ChainNode {
   /**
    * `chaind rollback`: with the node stopped (the data lock proves it), rewinds State Commit, the State
    * Store and the block store by `blocks` to one height, and rewinds the validator's signing state to
-   * it so the node can produce from there (the operator accepts the double-sign risk: see README).
+   * it so the node can produce from there (the operator accepts the double-sign risk: see
+   * docs/operators/rollback.md).
    * Order SC → SS → block store keeps "block store ≥ SS ≥ SC" at every step; if interrupted, the next
    * start replays back up, and the rollback can simply be run again.
    */

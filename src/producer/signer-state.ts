@@ -173,8 +173,9 @@ export class SignerState {
   }
 
   /**
-   * Rewinds after a rollback (the operator accepted the double-sign risk, see README); resolves once
-   * the file holds it. Written after any save still in flight, so it is the one that lasts.
+   * Rewinds after a rollback (the operator accepted the double-sign risk, see
+   * docs/operators/rollback.md); resolves once the file holds it. Written after any save still in
+   * flight, so it is the one that lasts.
    */
   async reset(pos: SignerPosition): Promise<void> {
     this.persistAsync({ height: String(pos.height), round: pos.round, step: pos.step });

@@ -106,9 +106,9 @@ function genesisValidators(genesis: Genesis): ValidatorView[] {
 }
 
 /**
- * What node_info.listen_addr says while no P2P listener exists: CometBFT reports the P2P address it
- * listens on, and `[p2p] laddr` is not bound by this node. Not empty, because CosmJS refuses a
- * /status whose listen_addr is empty.
+ * What node_info.listen_addr says where chaind answers it itself: the embedded engine binds no P2P
+ * address, and in network mode the address is CometBFT's, whose own /status and /net_info the
+ * consensus RPC passes on. Not empty, because CosmJS refuses a /status whose listen_addr is empty.
  */
 export const NO_P2P_LISTENER = 'none';
 
@@ -252,7 +252,7 @@ function txResults(s: ConsensusRpcSources, block: Block): TxResultView[] {
       };
     const r = receipts.get(i);
     const eth = unwrapEthTransaction(raw);
-    // gas_wanted is the tx's gas limit, as in last_results_hash (consensus/hashes.ts).
+    // gas_wanted is the tx's gas limit, as in last_results_hash (producer/hashes.ts).
     const gasWanted = eth ? s.chain.decode(eth).gasLimit : 0n;
     return {
       code: r?.status === 1 ? 0 : 1,
@@ -362,7 +362,7 @@ function mempoolView(mempool: Mempool, cosmosPool: CosmosPool): MempoolView {
   };
 }
 
-/** No P2P layer exists: no listener, no peers. */
+/** The embedded engine has no P2P: no listener, no peers (network mode passes on CometBFT's /net_info). */
 function noPeers(): NetworkView {
   return { listening: () => false, listeners: () => [], peers: () => [] };
 }

@@ -192,7 +192,11 @@ export interface ConsensusRpcDeps {
   simulate: TxSimulate;
   mempool: MempoolView;
   network: NetworkView;
-  /** The engine's health (consensus/health.ts): what `/status`, `/lag_status` and `/commit` report of progress. */
+  /**
+   * The engine's health, as `SyncStatus` (chain/sync-status.ts; the producer's stall rule is
+   * producer/health.ts, network mode's cometbft/health.ts): what `/status`, `/lag_status` and
+   * `/commit` report of progress.
+   */
   sync(): SyncStatus;
   /**
    * Calls `listener` after each block is committed (at or below the watermark), with its height;

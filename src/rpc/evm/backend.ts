@@ -97,6 +97,9 @@ export interface EvmBackend {
   chain: ChainReader;
   pool: TxPool;
   options: EvmRpcOptions;
-  /** The engine's health (consensus/health.ts): what `eth_syncing` reports. */
+  /**
+   * The engine's health, as `SyncStatus` (chain/sync-status.ts; the producer's stall rule is
+   * producer/health.ts, network mode's cometbft/health.ts): what `eth_syncing` reports.
+   */
   sync(): SyncStatus;
 }

@@ -1,5 +1,5 @@
 /**
- * The deprecated chain_/chain2_ JSON-RPC surface (README "Legacy `chain_*` / `chain2_*` methods"), served over HTTP
+ * The deprecated chain_/chain2_ JSON-RPC surface (docs/operators/legacy-methods.md), served over HTTP
  * only and behind `[evm] enabled_legacy_chain_apis` (gate.ts). PART A (methods.ts): addresses,
  * association, Cosmos/EVM tx lookups. The synthetic block/tx/receipt/log/filter views live in
  * synthetic/.
