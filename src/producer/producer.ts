@@ -4,7 +4,7 @@
  * `timeout-commit`; with `create-empty-blocks = false` the producer waits for a pending transaction
  * (or for `create-empty-blocks-interval`, when set).
  */
-import { type BlockID, EMPTY_BLOCK_ID, type Timestamp, timestampFromDate } from '../codec/cometbft.ts';
+import { type BlockID, EMPTY_BLOCK_ID, type Timestamp } from '../codec/cometbft.ts';
 import { BlockIdFlag, type Commit, commitHash, precommitSignBytes } from '../codec/commit.ts';
 import { dataHash, headerHash, type Header } from '../codec/block-header.ts';
 import { EMPTY_MERKLE_ROOT, merkleRoot } from '../codec/merkle.ts';
@@ -30,6 +30,7 @@ import { errorMessage } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { consensusParamsHash, resultsHash, type TxResultSummary } from './hashes.ts';
 import { BatchSize, PARTIAL_BATCH_WAIT_MS } from './batch-size.ts';
+import { BlockClock } from './block-clock.ts';
 import { ProducerHealth, stallBoundMs } from './health.ts';
 import { type SignerState, STEP_PRECOMMIT } from './signer-state.ts';
 
@@ -56,6 +57,18 @@ export interface ProducerOptions {
    * hash from /status (CosmJS's connect) refuse the node.
    */
   initialBlock?: boolean;
+  /** The block times (default: the wall clock); a dev chain's is moved by its time methods. */
+  clock?: BlockClock;
+}
+
+/**
+ * How a dev chain mines, as Hardhat and anvil let a test set it: `automine` makes a block as soon as
+ * transactions wait (on demand), `intervalMs` one every interval, empty or not; both off, blocks come
+ * only when asked for (evm_mine, hardhat_mine).
+ */
+export interface MiningMode {
+  automine: boolean;
+  intervalMs: number;
 }
 
 /** CometBFT's block protocol version. */
@@ -77,13 +90,21 @@ export function isOnDemand(
 
 export class BlockProducer {
   private readonly o: ProducerOptions;
+  /** When blocks come: the options' timing, changed at run time by a dev chain's mining methods. */
+  private timing: Pick<
+    ProducerOptions,
+    'timeoutCommitMs' | 'createEmptyBlocks' | 'createEmptyBlocksIntervalMs'
+  >;
+  /** Blocks only when asked for (a dev chain with automine and interval mining off). */
+  private manual = false;
+  readonly clock: BlockClock;
   private readonly log: Logger;
   private readonly validators: ValidatorInfo[];
   private readonly proposer: Uint8Array;
   private readonly consensusHash: Uint8Array;
   private timer: { cancel(): void } | undefined;
-  /** A block as soon as transactions wait, and none otherwise (`chaind dev` by default). */
-  private readonly onDemand: boolean;
+  /** A block as soon as transactions wait (`chaind dev` by default). */
+  private onDemand: boolean;
   private readonly batch = new BatchSize();
   private running = false;
   private inFlight: Promise<void> = Promise.resolve();
@@ -104,6 +125,12 @@ export class BlockProducer {
 
   constructor(o: ProducerOptions) {
     this.o = o;
+    this.timing = {
+      timeoutCommitMs: o.timeoutCommitMs,
+      createEmptyBlocks: o.createEmptyBlocks,
+      createEmptyBlocksIntervalMs: o.createEmptyBlocksIntervalMs,
+    };
+    this.clock = o.clock ?? new BlockClock();
     this.log = o.logger.child({ module: 'consensus' });
     this.validators = [{ pubKey: o.validatorKey.publicKey, votingPower: o.votingPower }];
     this.proposer = ed25519Address(o.validatorKey.publicKey);
@@ -123,7 +150,7 @@ export class BlockProducer {
     // A tick in progress schedules the next one itself when it ends. On demand, a whole batch
     // (batch-size.ts) starts its block at once, a partial one after PARTIAL_BATCH_WAIT_MS.
     const wake = () => {
-      if (this.o.createEmptyBlocks || this.ticking || !this.running) return;
+      if (this.manual || this.timing.createEmptyBlocks || this.ticking || !this.running) return;
       if (this.batchWaiting()) this.schedule(0, true);
       else if (this.timer === undefined)
         this.schedule(this.onDemand ? PARTIAL_BATCH_WAIT_MS : this.remainingTimeout());
@@ -147,7 +174,7 @@ export class BlockProducer {
   }
 
   private remainingTimeout(): number {
-    return Math.max(0, this.o.timeoutCommitMs - (Date.now() - this.lastBlockAt));
+    return Math.max(0, this.timing.timeoutCommitMs - (Date.now() - this.lastBlockAt));
   }
 
   /** On demand: the pools hold a whole batch. */
@@ -179,14 +206,15 @@ export class BlockProducer {
 
   private async tick(): Promise<void> {
     if (!this.running) return;
+    const { createEmptyBlocks, createEmptyBlocksIntervalMs, timeoutCommitMs } = this.timing;
     const idle = this.o.mempool.pending() === 0 && this.o.cosmosPool.size === 0;
     const emptyDue =
-      this.o.createEmptyBlocksIntervalMs > 0 &&
-      Date.now() - this.lastBlockAt >= this.o.createEmptyBlocksIntervalMs;
+      createEmptyBlocksIntervalMs > 0 && Date.now() - this.lastBlockAt >= createEmptyBlocksIntervalMs;
     const initial = this.o.initialBlock === true && this.o.chain.latestHeight === 0;
-    if (idle && !this.o.createEmptyBlocks && !emptyDue && !initial) {
-      if (this.o.createEmptyBlocksIntervalMs > 0)
-        this.schedule(this.o.createEmptyBlocksIntervalMs - (Date.now() - this.lastBlockAt));
+    if (this.manual && !initial) return; // evm_mine and hardhat_mine make the blocks
+    if (idle && !createEmptyBlocks && !emptyDue && !initial) {
+      if (createEmptyBlocksIntervalMs > 0)
+        this.schedule(createEmptyBlocksIntervalMs - (Date.now() - this.lastBlockAt));
       return; // the pending-tx hook reschedules
     }
     const height = this.o.chain.latestHeight + 1;
@@ -202,8 +230,68 @@ export class BlockProducer {
     } catch (err) {
       this.reportFailure(height, errorMessage(err));
     }
-    if (this.running)
-      this.schedule(this.onDemand ? PARTIAL_BATCH_WAIT_MS : this.o.timeoutCommitMs, this.batchWaiting());
+    if (this.running) this.scheduleNext();
+  }
+
+  private scheduleNext(): void {
+    if (this.manual) return;
+    this.schedule(this.onDemand ? PARTIAL_BATCH_WAIT_MS : this.timing.timeoutCommitMs, this.batchWaiting());
+  }
+
+  /** The mining mode now (see MiningMode). */
+  get mining(): MiningMode {
+    const t = this.timing;
+    if (this.onDemand) return { automine: true, intervalMs: t.createEmptyBlocksIntervalMs };
+    return { automine: false, intervalMs: t.createEmptyBlocks ? t.timeoutCommitMs : 0 };
+  }
+
+  /**
+   * Changes when blocks come (evm_setAutomine, evm_setIntervalMining): on demand with `automine`,
+   * and an empty block every `intervalMs` besides when it is set; without automine, a block every
+   * `intervalMs` with what waits then, or none until asked for.
+   */
+  setMining(mode: MiningMode): void {
+    if (!Number.isSafeInteger(mode.intervalMs) || mode.intervalMs < 0)
+      throw new RangeError(`a mining interval must be a whole number of ms ≥ 0, not ${mode.intervalMs}`);
+    this.onDemand = mode.automine;
+    this.manual = !mode.automine && mode.intervalMs === 0;
+    this.timing = mode.automine
+      ? { timeoutCommitMs: 0, createEmptyBlocks: false, createEmptyBlocksIntervalMs: mode.intervalMs }
+      : {
+          timeoutCommitMs: mode.intervalMs,
+          createEmptyBlocks: mode.intervalMs > 0,
+          createEmptyBlocksIntervalMs: 0,
+        };
+    this.lastBlockAt = Date.now();
+    this.timer?.cancel();
+    this.timer = undefined;
+    if (this.running && !this.ticking) this.scheduleNext();
+  }
+
+  /**
+   * Makes `count` blocks now, whatever the mining mode, each with the transactions waiting then
+   * (evm_mine, hardhat_mine): the first at the clock's next time, each later one `intervalS` seconds
+   * after the one before (the clock's own rule when not given). Waits for a block in progress first.
+   */
+  async mine(count: number, intervalS?: number): Promise<void> {
+    if (!this.running) throw new Error('the block producer is stopped');
+    this.timer?.cancel();
+    this.timer = undefined;
+    while (this.ticking) await this.inFlight;
+    this.ticking = true;
+    const run = (async () => {
+      for (let i = 0; i < count; i++) await this.produce(i === 0 ? undefined : intervalS);
+    })();
+    this.inFlight = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      await run;
+    } finally {
+      this.ticking = false;
+      if (this.running) this.scheduleNext();
+    }
   }
 
   /**
@@ -230,11 +318,11 @@ export class BlockProducer {
   }
 
   /** Builds, executes, commits and signs the next block; its outcome is reported to `health`. */
-  async produce(): Promise<Block> {
+  async produce(intervalS?: number): Promise<Block> {
     const height = this.o.chain.latestHeight + 1;
     this.health.attempting(height);
     try {
-      const block = await this.produceAt(height);
+      const block = await this.produceAt(height, intervalS);
       this.health.committed();
       return block;
     } catch (err) {
@@ -243,7 +331,7 @@ export class BlockProducer {
     }
   }
 
-  private async produceAt(height: number): Promise<Block> {
+  private async produceAt(height: number, intervalS?: number): Promise<Block> {
     const { chain, mempool } = this.o;
     // The block this producer just committed is the usual parent: its header and commit are kept,
     // so the parent (all its txs) is not read back, decoded and re-encoded for its block ID.
@@ -255,7 +343,7 @@ export class BlockProducer {
         ? last
         : undefined;
     const prev = cached || height === 1 ? undefined : chain.blocks.blockByHeight(height - 1);
-    const time = blockTime(cached ? cached.time : prev?.header.time);
+    const time = this.clock.take(cached ? cached.time : prev?.header.time, intervalS);
     const lastCommit: Commit = cached
       ? cached.commit
       : prev
@@ -402,16 +490,6 @@ export function blockIdOf(block: Block): BlockID {
  */
 function afterAnswersOfThisTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
-}
-
-/** Now, but strictly after the previous block (clocks can step back; block times must not). */
-function blockTime(prev: Timestamp | undefined): Timestamp {
-  let ms = Date.now();
-  if (prev) {
-    const prevMs = prev.seconds * 1000 + Math.floor(prev.nanos / 1e6);
-    if (ms <= prevMs) ms = prevMs + 1;
-  }
-  return timestampFromDate(new Date(ms));
 }
 
 /** Each tx's result in block order; a failed EVM execution is a failed result (code 1), as Cosmos EVM chains report it. */
