@@ -107,7 +107,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'execution',
-      owns: "the only user of `@ethereumjs`: chain `Common` (Prague), native ecrecover, KZG for point evaluation (`kzg.ts`: micro-eth-signer over the mainnet trusted setup, loaded on first use), tx decoding/wrapping, `ChainStateManager` (ethereumjs state over the modules), `BlockExecutor` (runTx plus the chain's fee and association rules)",
+      owns: "the only user of `@ethereumjs`: chain `Common` (Prague), native ecrecover, KZG for point evaluation (`kzg.ts`: micro-eth-signer over the mainnet trusted setup, loaded on first use), tx decoding/wrapping, signing with a held key (`signing.ts`: a dev chain's transactions, EIP-191 messages and EIP-712 typed data, on micro-eth-signer), `ChainStateManager` (ethereumjs state over the modules), `BlockExecutor` (runTx plus the chain's fee and association rules)",
       mustNot: 'write to stores; decide block contents',
       parts: [
         {
@@ -188,8 +188,15 @@ export const LAYERS: Layer[][] = [
       mustNot: 'import storage/ or its rpc/ peers (node/adapters/grpc.ts joins them)',
     },
   ],
-  // The deprecated chain_/chain2_ views are built on the eth_ ones (resolver, filters, formatters).
+  // The deprecated chain_/chain2_ views and the dev chain's methods are built on the eth_ ones
+  // (resolver, filters, formatters, the fee oracle, simulations).
   [
+    {
+      folder: 'rpc/dev',
+      owns: "the dev chain's methods under anvil's and Hardhat's names (accounts and signing, mining control, time, node identity) over the narrow `DevNode` of `backend.ts`, which node/ implements over the embedded producer, its block clock and the dev keys; the names a node without them answers -32601 with the reason (`whyDevMethodNotServed`)",
+      mustNot:
+        'import storage/ or the rpc/ peers other than rpc/evm, which it builds on; sign with anything but execution/signing.ts',
+    },
     {
       folder: 'rpc/legacy',
       owns: "the deprecated `chain_*`/`chain2_*` surface, HTTP-only: the allowlist gate of `[evm] enabled_legacy_chain_apis` (`gate.ts`: the blocked-call error, the `Chain-Legacy-RPC-Deprecation` header, the WebSocket refusal), address resolution, `chain_associate`, Cosmos/EVM tx lookups (`methods.ts`) over the narrow `LegacyBackend`; the synthetic block/tx/receipt/log/filter views in `synthetic/` (one rule for every view's order and indices in `views.ts`, over the narrow `SyntheticBackend`, which node/adapters/legacy-synthetic-backend.ts implements; chain_ filters in a FilterStore of their own)",

@@ -127,6 +127,8 @@ export type NamedErrorCode =
   | 'TRACE_BUSY'
   | 'TRACE_LOOKBACK'
   | 'TRACE_TX_NOT_FOUND'
+  // rpc (dev chain)
+  | 'DEV_UNKNOWN_ACCOUNT'
   // rpc (legacy chain_)
   | 'LEGACY_BLOCK_NOT_FOUND'
   | 'LEGACY_NOT_FOUND'

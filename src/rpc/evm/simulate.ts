@@ -126,7 +126,8 @@ const blockOverrides: ParamCodec<BlockOverrides> = { optional: false, parse: par
 
 const LATEST: BlockRef = { kind: 'tag', tag: 'latest' };
 
-function outcome(r: CallResult | EstimateResult): void {
+/** Throws what eth_call and eth_estimateGas answer for a revert or a failure. */
+export function outcome(r: CallResult | EstimateResult): void {
   if (r.status === 'revert') throw new ExecutionRevertedError(r.returnData);
   if (r.status === 'failure') throw new ExecutionFailedError(r.error);
 }

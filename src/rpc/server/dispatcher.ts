@@ -80,6 +80,11 @@ export interface DispatcherOptions {
   /** Names this gate covers are refused unless it allows them. */
   gate?: MethodGate;
   /**
+   * Why a name this node does not serve is not served, when it is one a client may expect elsewhere
+   * (a dev chain's method on a network node): the -32601 answer says so.
+   */
+  whyNotServed?: (name: string) => string | undefined;
+  /**
    * Most bytes of JSON one answer may take, a batch's answers together (`[evm] max_response_bytes`;
    * absent: no bound).
    */
@@ -161,7 +166,10 @@ export class Dispatcher {
         ctx.headers = this.gate.servedHeaders;
     }
     const def = this.methods.get(name);
-    if (!def) throw new MethodNotFoundError(`the method ${name} does not exist/is not available`);
+    if (!def)
+      throw new MethodNotFoundError(
+        this.options.whyNotServed?.(name) ?? `the method ${name} does not exist/is not available`,
+      );
     if (this.denied.has(name))
       throw new MethodNotFoundError(`the method ${name} is not available: it is in this node's deny_list`);
     const args = decodeParams(def.params, params);

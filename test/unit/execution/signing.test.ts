@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Transaction, TypedDataEncoder, Wallet, getBytes, hexlify } from 'ethers';
-import { signPersonalMessage, signTransaction, signTypedData } from '../../../src/crypto/signing.ts';
+import { signPersonalMessage, signTransaction, signTypedData } from '../../../src/execution/signing.ts';
 
 const wallet = new Wallet('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 const key = getBytes(wallet.privateKey);

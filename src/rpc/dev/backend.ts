@@ -1,0 +1,56 @@
+/**
+ * What a dev chain's methods (anvil's and Hardhat's) act on, as narrow interfaces that node/ implements
+ * over the embedded producer, its clock, the mempool and the dev accounts' keys. Only `chaind dev`
+ * has them; every other node answers these methods with `devOnlyMethods`' refusal.
+ */
+import type { UnsignedTx } from '../../execution/signing.ts';
+
+/** How blocks come (see the producer's MiningMode). */
+export interface DevMiningMode {
+  automine: boolean;
+  intervalMs: number;
+}
+
+export interface DevMining {
+  mode(): DevMiningMode;
+  setMode(mode: DevMiningMode): void;
+  /** `count` blocks now, each with what waits; later ones `intervalS` seconds apart when given. */
+  mine(count: number, intervalS?: number): Promise<void>;
+}
+
+/** The producer's block clock (seconds). */
+export interface DevClock {
+  /** Adds `seconds` to the offset; returns the whole offset. */
+  increase(seconds: number): number;
+  setNext(seconds: number): void;
+  setInterval(seconds: number | undefined): void;
+  /** Seconds between blocks, when set. */
+  interval(): number | undefined;
+}
+
+/** A key this node signs with. */
+export interface DevSigner {
+  signTransaction(tx: UnsignedTx): Uint8Array;
+  /** EIP-191 personal message: r ‖ s ‖ v. */
+  signMessage(message: Uint8Array): Uint8Array;
+  /** EIP-712 typed data ({types, primaryType, domain, message}). */
+  signTypedData(typed: unknown): Uint8Array;
+}
+
+export interface DevAccounts {
+  /** The addresses this node signs for, in order (eth_accounts). */
+  list(): Uint8Array[];
+  signer(address: Uint8Array): DevSigner | undefined;
+}
+
+export interface DevNode {
+  mining: DevMining;
+  clock: DevClock;
+  accounts: DevAccounts;
+  /** Takes a tx out of the pool; false if it was not there. */
+  dropTransaction(hash: Uint8Array): boolean;
+  /** Set once per process: tells a test runner the node restarted (hardhat_metadata). */
+  instanceId: Uint8Array;
+  /** What `web3_clientVersion` says on this dev chain (tools detect a dev node by its prefix). */
+  clientVersion: string;
+}
