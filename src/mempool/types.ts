@@ -18,9 +18,15 @@ export interface MempoolParams {
   blockGasLimit: bigint;
   /** Minimum fee cap accepted now: the next block's base fee (never below the genesis floor). */
   baseFee(): bigint;
-  /** Largest raw transaction accepted, in bytes. */
+  /** Largest raw transaction accepted, in bytes (at most ETH_TX_MAX_BYTES). */
   maxTxBytes: number;
 }
+
+/**
+ * The largest Ethereum transaction a pool takes: geth's txMaxSize (4 slots of 32 KiB), which keeps a
+ * tx's gossip and validation cost bounded whatever the block's byte limit allows.
+ */
+export const ETH_TX_MAX_BYTES = 128 * 1024;
 
 export interface MempoolOptions {
   /** Maximum number of transactions held (pending + queued). */

@@ -9,6 +9,7 @@ import type { Chain } from '../chain/chain.ts';
 import type { NodeConfig } from '../config/schema.ts';
 import { CosmosPool } from '../mempool/cosmos-pool.ts';
 import { Mempool } from '../mempool/mempool.ts';
+import { ETH_TX_MAX_BYTES } from '../mempool/types.ts';
 
 export function createMempools(
   o: { config: NodeConfig; genesis: Genesis },
@@ -29,7 +30,7 @@ export function createMempools(
       chainId: BigInt(genesis.app_state.evm.params.chain_id),
       blockGasLimit: chain.gasLimit,
       baseFee: () => readBaseFee(chain.state, chain.feeParams),
-      maxTxBytes,
+      maxTxBytes: Math.min(maxTxBytes, ETH_TX_MAX_BYTES),
     },
     accounts: chain.latestAccounts,
     decode: chain.decode,

@@ -44,6 +44,11 @@ export class BlockClock {
     return this.nextMs === undefined ? undefined : this.nextMs / 1000;
   }
 
+  /** Seconds between blocks' times, when set. */
+  get interval(): number | undefined {
+    return this.intervalS;
+  }
+
   /** Blocks `seconds` apart from now on (undefined: back to the clock). */
   setInterval(seconds: number | undefined): void {
     this.intervalS = seconds;

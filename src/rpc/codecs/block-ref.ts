@@ -31,6 +31,20 @@ export function parseBlockNumber(v: unknown): BlockNumberRef {
   };
 }
 
+/**
+ * A log filter's `fromBlock`/`toBlock`: as parseBlockNumber, but a number above 2^53 - 1 (a height no
+ * chain reaches, which parseBlockNumber reads as "above the head") is refused: a range is answered
+ * by walking it, and one ending there cannot be.
+ */
+export function parseFilterBlockNumber(v: unknown): BlockNumberRef {
+  const ref = parseBlockNumber(v);
+  if (ref.kind === 'number' && BigInt(v as string) > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new CodecError(
+      `invalid block number ${v as string}: above 2^53 - 1, the highest block a filter may name`,
+    );
+  return ref;
+}
+
 /** A number, tag or hash, as a string or an EIP-1898 object (geth's rpc.BlockNumberOrHash). */
 export function parseBlockRef(v: unknown): BlockRef {
   if (typeof v === 'string') {

@@ -3,7 +3,7 @@
  * (exclusive), `address` as one address, a list or null, `topics` as up to four positions, each null
  * (any), one topic, or a list of alternatives.
  */
-import { type BlockNumberRef, parseBlockNumber } from './block-ref.ts';
+import { type BlockNumberRef, parseFilterBlockNumber } from './block-ref.ts';
 import { CodecError } from './errors.ts';
 import { parseAddress, parseHash } from './hex.ts';
 
@@ -33,8 +33,8 @@ export function parseFilter(v: unknown): LogFilter {
       throw new CodecError('cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other');
     filter.blockHash = field('blockHash', () => parseHash(o.blockHash));
   }
-  if (present('fromBlock')) filter.fromBlock = field('fromBlock', () => parseBlockNumber(o.fromBlock));
-  if (present('toBlock')) filter.toBlock = field('toBlock', () => parseBlockNumber(o.toBlock));
+  if (present('fromBlock')) filter.fromBlock = field('fromBlock', () => parseFilterBlockNumber(o.fromBlock));
+  if (present('toBlock')) filter.toBlock = field('toBlock', () => parseFilterBlockNumber(o.toBlock));
   return filter;
 }
 

@@ -132,6 +132,12 @@ test('eth_getLogs: filters, ranges, blockHash, limits', async (t) => {
       code: -32000,
       message: 'invalid block range params: fromBlock 5 is after toBlock 4',
     });
+    // a height above 2^53 - 1 is refused, not read as the highest height
+    assert.deepEqual(await error(url, 'eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x20000000000000' }]), {
+      code: -32602,
+      message:
+        'invalid argument 0: toBlock: invalid block number 0x20000000000000: above 2^53 - 1, the highest block a filter may name',
+    });
     assert.deepEqual(
       await error(url, 'eth_getLogs', [{ blockHash: receipts[0].blockHash, toBlock: 'latest' }]),
       {

@@ -271,6 +271,11 @@ test('eth_sendRawTransaction, pending and mined lookups, receipts', async (t) =>
       ]);
       return '0x' + Buffer.from(enc).toString('hex');
     })();
+    const oversized = await sign(wallets[6], {
+      nonce: 0,
+      gasLimit: 29_000_000,
+      data: '0x' + '00'.repeat(131_000),
+    });
     const cases: [string, string][] = [
       [await sign(wallets[0], { nonce: 0, value: 99n }), 'nonce too low: next nonce 1, tx nonce 0'],
       [
@@ -288,6 +293,8 @@ test('eth_sendRawTransaction, pending and mined lookups, receipts', async (t) =>
       ['0x03c0', 'transaction type not supported'],
       ['0x', 'typed transaction too short'],
       [raw1559, 'nonce too low: next nonce 1, tx nonce 0'],
+      // geth's txMaxSize, whatever the block's byte limit
+      [oversized, `oversized data: transaction size ${(oversized.length - 2) / 2}, limit 131072`],
     ];
     for (const [raw, message] of cases)
       assert.deepEqual(await error(url, 'eth_sendRawTransaction', [raw]), { code: -32000, message }, message);
