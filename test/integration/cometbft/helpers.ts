@@ -140,7 +140,9 @@ export async function openAbciApp(home: string, opts: HarnessOptions = {}): Prom
       parentHash: opts.parentHash,
     });
     const call = async <K extends keyof Request & keyof Res>(kind: K, body: Body<K>) => {
-      const req = Request.decode(Request.encode(Request.fromPartial({ [kind]: body })).finish());
+      const req = Request.decode(
+        Request.encode(Request.fromPartial({ [kind]: body } as DeepPartial<Request>)).finish(),
+      );
       const res = Response.decode(Response.encode(await answer(app, req)).finish());
       const got = res[kind];
       if (got === undefined) throw new Error(`${kind} answered ${JSON.stringify(Response.toJSON(res))}`);
