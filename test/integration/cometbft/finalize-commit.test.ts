@@ -26,17 +26,11 @@ import {
   proposeBlock,
   wallets,
   wrappedEthTx,
+  admit,
 } from './helpers.ts';
 
 const GWEI = 10n ** 9n;
 const T1 = GENESIS_SECONDS + 5;
-
-async function admit(h: AbciHarness, ...txs: Uint8Array[]) {
-  for (const tx of txs) {
-    const r = await h.call('checkTx', { tx });
-    assert.equal(r.code, 0, r.log);
-  }
-}
 
 const processProposal = (h: AbciHarness, height: number, seconds: number, txs: Uint8Array[]) =>
   h.call('processProposal', {

@@ -5,6 +5,7 @@
  * function the socket server calls with each decoded request. Requests and responses are encoded
  * and decoded on the way, as the socket would.
  */
+import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
@@ -38,13 +39,14 @@ import { abciQuery } from '../../../src/node/network-settings.ts';
 import { dataDirOf } from '../../../src/node/node.ts';
 import { openChain, openStores } from '../../../src/node/stores.ts';
 import { memoryLogger, type LogRecord } from '../../../src/util/logger.ts';
-import { DEV_ACCOUNTS, makeHome } from '../../helpers/node.ts';
+import { devWallets, signed } from '../../helpers/dev-chain.ts';
+import { makeHome } from '../../helpers/node.ts';
 
 /** The chain id `makeHome` (test/helpers/node.ts) gives its genesis, and its EVM chain id. */
 export const CHAIN_ID = 'it-1';
 
 /** The dev wallets of the mnemonic `test test … junk`, as ethers signs with them. */
-export const wallets = DEV_ACCOUNTS.map((a) => new Wallet('0x' + Buffer.from(a.privateKey).toString('hex')));
+export const wallets = devWallets;
 
 type Res = Required<{ [K in keyof Response]: NonNullable<Response[K]> }>;
 type Body<K extends keyof Request> = DeepPartial<NonNullable<Request[K]>>;
@@ -182,13 +184,20 @@ export function peerHome(t: { after(fn: () => void): void }, home: string): stri
 /** A Unix-seconds block time as ABCI carries it. */
 export const at = (seconds: number) => ({ seconds: BigInt(seconds), nanos: 0 });
 
-/** The genesis time of `makeHome` (2026-01-01T00:00:00Z) plus `s` seconds. */
+/** The genesis time of `makeHome` (2026-01-01T00:00:00Z), in Unix seconds. */
 export const GENESIS_SECONDS = Date.parse('2026-01-01T00:00:00Z') / 1000;
 
+/** CheckTx of each tx, which must admit it. */
+export async function admit(h: AbciHarness, ...txs: Uint8Array[]): Promise<void> {
+  for (const tx of txs) {
+    const r = await h.call('checkTx', { tx });
+    assert.equal(r.code, 0, r.log);
+  }
+}
+
 /** A signed Ethereum tx (EIP-1559 unless `tx.type` says otherwise) for chain 713714. */
-export async function ethTx(wallet: Wallet, tx: TransactionRequest): Promise<Uint8Array> {
-  const raw = await wallet.signTransaction({
-    chainId: 713714n,
+export function ethTx(wallet: Wallet, tx: TransactionRequest): Promise<Uint8Array> {
+  return signed(wallet, {
     type: 2,
     gasLimit: 21_000n,
     maxFeePerGas: 10n ** 10n,
@@ -197,7 +206,6 @@ export async function ethTx(wallet: Wallet, tx: TransactionRequest): Promise<Uin
     value: 1n,
     ...tx,
   });
-  return Uint8Array.from(Buffer.from(raw.slice(2), 'hex'));
 }
 
 /** The same, wrapped in a Cosmos TxRaw as CometBFT carries every Ethereum tx. */

@@ -26,19 +26,13 @@ import {
   wallets,
   wrappedEthTx,
   type AbciHarness,
+  admit,
 } from './helpers.ts';
 
 const GWEI = 10n ** 9n;
 
 /** A key the genesis does not know (so not associated). */
 const fresh = new Wallet('0x' + '42'.repeat(32));
-
-async function admit(h: AbciHarness, ...txs: Uint8Array[]) {
-  for (const tx of txs) {
-    const r = await h.call('checkTx', { tx });
-    assert.equal(r.code, 0, r.log);
-  }
-}
 
 const prepare = (h: AbciHarness, height: number, maxTxBytes: bigint, txs: Uint8Array[] = []) =>
   h.call('prepareProposal', {

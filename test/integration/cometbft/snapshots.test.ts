@@ -26,14 +26,8 @@ import {
   proposeBlock,
   wallets,
   wrappedEthTx,
+  admit,
 } from './helpers.ts';
-
-async function admit(h: AbciHarness, ...txs: Uint8Array[]) {
-  for (const tx of txs) {
-    const r = await h.call('checkTx', { tx });
-    assert.equal(r.code, 0, r.log);
-  }
-}
 
 test('a snapshot taken at the interval is listed and served in chunks; a fresh application restores it to the same height and app hash, and goes on from there', async (t) => {
   const source = await openAbciApp(makeHome(t), { snapshotInterval: 2, snapshotChunkBytes: 1024 });
@@ -54,7 +48,7 @@ test('a snapshot taken at the interval is listed and served in chunks; a fresh a
   const { appHash } = (await transfers(2)).finalized;
   // written in the background after Commit of height 2
   let snapshots = (await source.call('listSnapshots', {})).snapshots;
-  for (let waited = 0; snapshots.length === 0 && waited < 20_000; waited += 20) {
+  for (let waited = 0; snapshots.length === 0 && waited < 60_000; waited += 20) {
     await new Promise((r) => setTimeout(r, 20));
     snapshots = (await source.call('listSnapshots', {})).snapshots;
   }
