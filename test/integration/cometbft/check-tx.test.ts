@@ -100,8 +100,11 @@ test('CheckTx refuses a bad tx with a non-zero code and geth’s words: another 
     await check(await wrappedEthTx(wallets[2], { nonce: 0, gasLimit: 20_000n })),
     refused(11, 'intrinsic gas too low', 'intrinsic_gas_too_low'),
   );
-  // the committed tx itself: CometBFT's cache wording, as geth's pool would not know it either
-  assert.deepEqual(await check(first), refused(19, 'tx already exists in cache', 'already_in_cache'));
+  // the committed tx itself: a used nonce, as geth's pool answers a mined tx sent again
+  assert.deepEqual(
+    await check(first),
+    refused(32, 'nonce too low: next nonce 1, tx nonce 0', 'nonce_too_low'),
+  );
   // an Ethereum envelope holding no transaction
   assert.deepEqual(
     await check(wrapEthTransaction(Uint8Array.of(0x02, 1, 2, 3))),
