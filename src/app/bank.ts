@@ -9,8 +9,10 @@ import { bankKeys, STORES } from './store-keys.ts';
 import type { StateReader } from '../state/overlay.ts';
 
 export class InsufficientFundsError extends ChainError {
+  readonly have: bigint;
   constructor(have: bigint, need: bigint) {
     super('INSUFFICIENT_FUNDS', `insufficient funds: balance ${have} wei, need ${need} wei`);
+    this.have = have;
   }
 }
 

@@ -12,7 +12,7 @@ import { BASE_DENOM, WEI_PER_UCHAIN } from '../primitives/identity.ts';
 import type { StateOverlay } from '../state/overlay.ts';
 import type { CosmosTxResult, TxEvent } from '../storage/blocks/types.ts';
 import { Auth, AuthReader } from './auth.ts';
-import { Bank, BankReader } from './bank.ts';
+import { Bank, BankReader, InsufficientFundsError } from './bank.ts';
 import { CosmosTxError, SdkCode } from './cosmos-errors.ts';
 import { checkAssociation, deliverAssociation } from './association-tx.ts';
 import { type DecodedCosmosTx, MSG_SEND_TYPE_URL, signDocBytes } from './cosmos-tx.ts';
@@ -131,6 +131,23 @@ function checkSigner(
 }
 
 /**
+ * The ante handler's fee deduction. Admission checked the fee against the committed balance, but an
+ * earlier tx of the same block may have spent it since (the signer's own Ethereum tx): then the tx
+ * fails its ante checks as the SDK's DeductFees fails it, and is left out of the block.
+ */
+function deductFee(bank: Bank, tx: DecodedCosmosTx): void {
+  try {
+    bank.transferWei(tx.signer, FEE_COLLECTOR_ADDRESS, tx.fee * WEI_PER_UCHAIN);
+  } catch (err) {
+    if (!(err instanceof InsufficientFundsError)) throw err;
+    throw new CosmosTxError(
+      SdkCode.InsufficientFunds,
+      `${err.have / WEI_PER_UCHAIN}${BASE_DENOM} is smaller than ${tx.fee}${BASE_DENOM}: insufficient funds`,
+    );
+  }
+}
+
+/**
  * Executes `tx` on the block's overlay. Throws CosmosTxError when the tx fails its ante checks (it then
  * changes nothing and cannot be included); returns the result otherwise, failed messages included.
  */
@@ -153,7 +170,7 @@ export function deliverCosmosTx(
     const account = checkSigner(tx, state, ctx);
     const bank = new Bank(state);
     const auth = new Auth(state);
-    bank.transferWei(tx.signer, FEE_COLLECTOR_ADDRESS, tx.fee * WEI_PER_UCHAIN);
+    deductFee(bank, tx);
     auth.setAccount({ ...account, sequence: account.sequence + 1n, pubKey: tx.publicKey });
     associate(tx, state);
     anteEvents.push(...anteEventsOf(tx, signerBech));

@@ -107,34 +107,28 @@ test('PrepareProposal leaves out a tx that cannot execute (an association its ke
   assert.deepEqual((await prepare(h, 2, 1n << 20n)).txs.map(hex), [hex(eth)]);
 });
 
-test(
-  'PrepareProposal leaves out a Cosmos tx whose fee an earlier Ethereum tx of the block spent',
-  {
-    todo: 'bug: deliverCosmosTx takes the fee with Bank.transferWei, whose InsufficientFundsError is a ChainError, not a CosmosTxError; executeBlock rethrows it and PrepareProposal fails (an exception: CometBFT stops), and the tx stays in the pool for the next proposal',
-  },
-  async (t) => {
-    const h = await openAbciApp(makeHome(t));
-    t.after(() => h.close());
-    const [, acc] = DEV_ACCOUNTS;
-    const balance = 10_000n * 10n ** 18n;
-    // wallet 1 sends all it has but the gas it pays (tip = fee cap: it pays exactly its fee cap)
-    const price = 10n * GWEI;
-    const drain = await wrappedEthTx(wallets[1], {
-      nonce: 0,
-      maxFeePerGas: price,
-      maxPriorityFeePerGas: price,
-      value: balance - 21_000n * price,
-    });
-    const send = await cosmosSend(acc.privateKey, toAccAddress(DEV_ACCOUNTS[2].cosmosAddress), 1n, {
-      sequence: 0n,
-      accountNumber: 1n,
-    });
-    await admit(h, drain, send);
-    const { txs } = await prepare(h, 1, 1n << 20n);
-    assert.deepEqual(txs.map(hex), [hex(drain)]);
-    assert.equal(h.cosmosPool.size, 0);
-  },
-);
+test('PrepareProposal leaves out a Cosmos tx whose fee an earlier Ethereum tx of the block spent', async (t) => {
+  const h = await openAbciApp(makeHome(t));
+  t.after(() => h.close());
+  const [, acc] = DEV_ACCOUNTS;
+  const balance = 10_000n * 10n ** 18n;
+  // wallet 1 sends all it has but the gas it pays (tip = fee cap: it pays exactly its fee cap)
+  const price = 10n * GWEI;
+  const drain = await wrappedEthTx(wallets[1], {
+    nonce: 0,
+    maxFeePerGas: price,
+    maxPriorityFeePerGas: price,
+    value: balance - 21_000n * price,
+  });
+  const send = await cosmosSend(acc.privateKey, toAccAddress(DEV_ACCOUNTS[2].cosmosAddress), 1n, {
+    sequence: 0n,
+    accountNumber: 1n,
+  });
+  await admit(h, drain, send);
+  const { txs } = await prepare(h, 1, 1n << 20n);
+  assert.deepEqual(txs.map(hex), [hex(drain)]);
+  assert.equal(h.cosmosPool.size, 0);
+});
 
 test('ProcessProposal accepts the proposer’s own proposal and rejects one holding a tx the proposer leaves out', async (t) => {
   const h = await openAbciApp(makeHome(t));
