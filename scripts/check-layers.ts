@@ -155,7 +155,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'rpc/codecs',
-      owns: "wire ↔ domain: geth hex rules, block references (incl. EIP-1898), log filters, geth-shaped block/tx/receipt/log objects, Ethereum trie roots of a block's txs and receipts; for the Cosmos-facing peers, their shared views (`cosmos.ts`: incl. Simulate's shapes) and the tx search over CometBFT's query language (`tx-search.ts`)",
+      owns: "wire ↔ domain: geth hex rules, block references (incl. EIP-1898), log filters, geth-shaped block/tx/receipt/log objects, Ethereum trie roots of a block's txs and receipts; for the Cosmos-facing peers, their shared views (`cosmos.ts`: incl. Simulate's shapes), the tx search over CometBFT's query language (`tx-search.ts`) and a block header's JSON fields, which CometBFT's JSON and grpc-gateway's write with their own value encodings (`header-json.ts`)",
       mustNot: 'hold state',
     },
   ],
