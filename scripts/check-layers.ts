@@ -149,7 +149,7 @@ export const LAYERS: Layer[][] = [
       folder: 'cometbft',
       owns: "network mode's engine: the ABCI++ application over the block pipeline (`app.ts`), the socket protocol (`abci/`), the pinned version and binary lookup (`binary.ts`), CometBFT's config rendered from chaind's (`config.ts`), the supervised child and its log re-emitted with the spec's lines (`process.ts`, `log-lines.ts`), the client of its loopback RPC, its blocks (`block-json.ts`), its health, its rollback, state-sync snapshots on disk and their restore through chain/ (`snapshots.ts`; see docs/network-mode.md), a snapshot as one checked archive file for operators (`snapshot-archive.ts`)",
       mustNot:
-        'import rpc/, config/ or node/ (node/engine.ts and node/network-settings.ts map config onto it); execute blocks other than through chain/',
+        'import rpc/, config/ or node/ (node/network-engine.ts and node/network-settings.ts map config onto it); execute blocks other than through chain/',
     },
   ],
   [
@@ -207,7 +207,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'node',
-      owns: "the composition root: builds each module once, in order, into one typed `NodeModules` under a `Lifecycle` (stores, chain, mempools, the engine and where txs are submitted (`engine.ts`: the embedded producer or CometBFT), EVM JSON-RPC over HTTP and WS (`evm-rpc.ts`) and its RPC reader threads (`rpc-readers.ts` on the main thread, `rpc-reader-thread.ts` in each worker), consensus RPC, metrics, REST, gRPC (`consensus-services.ts`)), the listeners' connection caps fitted under the descriptor limit (`descriptors.ts`), the adapters that implement rpc/'s interfaces (`adapters/`, named after what they adapt), the latest-only State Store of `ss-enable = false` (`latest-state-store.ts`: State Commit's state plus a short in-memory window), the clearing of what an unfinished state sync left before a node state syncs again (`state-sync-leftovers.ts`), the Prometheus registry each module records its metrics on (`chain|producer|mempool/metrics.ts`, see docs/metrics.md), the pino logger",
+      owns: "the composition root: builds each module once, in order, into one typed `NodeModules` under a `Lifecycle` (`node.ts`: the start's steps in order, after the configurations refused up front (`start-checks.ts`); stores, chain, mempools, the engine and where txs are submitted (`engine.ts` chooses: the embedded producer in `embedded-engine.ts`, or CometBFT in `network-engine.ts`, which answers its ABCI queries and whose RPC the Cosmos-facing listeners defer to), EVM JSON-RPC over HTTP and WS (`evm-rpc.ts`, listening in `evm-listeners.ts`) and its RPC reader threads (`rpc-readers.ts` on the main thread, `rpc-reader-thread.ts` in each worker), consensus RPC, metrics, REST, gRPC (`consensus-services.ts`)), the listeners' connection caps fitted under the descriptor limit (`descriptors.ts`), the adapters that implement rpc/'s interfaces (`adapters/`, named after what they adapt), the latest-only State Store of `ss-enable = false` (`latest-state-store.ts`: State Commit's state plus a short in-memory window), the clearing of what an unfinished state sync left before a node state syncs again (`state-sync-leftovers.ts`), the Prometheus registry each module records its metrics on (`chain|producer|mempool/metrics.ts`, see docs/metrics.md), the pino logger",
       mustNot: 'be imported by anything but `cli/`',
     },
   ],
