@@ -134,7 +134,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'chain',
-      owns: "the block pipeline (execute → block store beside SS → SC → notify), how every block executes (`Chain.execute`: proposed, decided, replayed, pending or traced, the one caller of `executeBlock`; `propose` and `executeDecided` keep the next block's execution for its FinalizeBlock, `kept-executions.ts`), genesis commit, crash recovery by replay with app-hash checks, base-fee schedule, the state at a height (`state-at.ts`: SC for the latest, SS for history, cached per version, read through app/'s readers; every reader outside execution uses it), the `Engine` and `TxSubmission` interfaces any consensus engine provides (`engine.ts`), faithful re-execution of a stored block for debug_trace* (`trace-replay.ts`: `Chain.execute` over SS version h, tracers only on the traced runs; over `syncReaderAt`, or for engines without synchronous reads (rocksdb) over values loaded with async gets, rerun until a run reads nothing unloaded), the pending block (`pending-block.ts`: the pools' executable txs run on the latest state in a throw-away overlay, for `pending` reads and simulations)",
+      owns: "the block pipeline (execute → block store beside SS → SC → notify), how every block executes (`Chain.execute`: proposed, decided, replayed, pending or traced, the one caller of `executeBlock`; `propose` and `executeDecided` keep the next block's execution for its FinalizeBlock, `kept-executions.ts`), genesis commit, crash recovery by replay with app-hash checks, base-fee schedule, the state at a height (`state-at.ts`: SC for the latest, SS for history, cached per version, read through app/'s readers; every reader outside execution uses it), the `Engine` and `TxSubmission` interfaces any consensus engine provides (`engine.ts`), faithful re-execution of a stored block for debug_trace* (`trace-replay.ts`: `Chain.execute` over SS version h, tracers only on the traced runs; over `syncReaderAt`, or for engines without synchronous reads (rocksdb) over values loaded with async gets, rerun until a run reads nothing unloaded), the pending block (`pending-block.ts`: the pools' executable txs run on the latest state in a throw-away overlay, for `pending` reads and simulations; `pending-state.ts`: the state `pending` reads see, its writes over its parent's state)",
       mustNot: 'sign or schedule blocks',
     },
   ],
@@ -149,13 +149,13 @@ export const LAYERS: Layer[][] = [
       folder: 'cometbft',
       owns: "network mode's engine: the ABCI++ application over the block pipeline (`app.ts`), the socket protocol (`abci/`), the pinned version and binary lookup (`binary.ts`), CometBFT's config rendered from chaind's (`config.ts`), the supervised child and its log re-emitted with the spec's lines (`process.ts`, `log-lines.ts`), the client of its loopback RPC, its blocks (`block-json.ts`), its health, its rollback, state-sync snapshots on disk and their restore through chain/ (`snapshots.ts`; see docs/network-mode.md), a snapshot as one checked archive file for operators (`snapshot-archive.ts`)",
       mustNot:
-        'import rpc/, config/ or node/ (node/engine.ts and node/network-settings.ts map config onto it); execute blocks other than through chain/',
+        'import rpc/, config/ or node/ (node/network-engine.ts and node/network-settings.ts map config onto it); execute blocks other than through chain/',
     },
   ],
   [
     {
       folder: 'rpc/codecs',
-      owns: "wire ↔ domain: geth hex rules, block references (incl. EIP-1898), log filters, geth-shaped block/tx/receipt/log objects, Ethereum trie roots of a block's txs and receipts; for the Cosmos-facing peers, their shared views (`cosmos.ts`: incl. Simulate's shapes) and the tx search over CometBFT's query language (`tx-search.ts`)",
+      owns: "wire ↔ domain: geth hex rules, block references (incl. EIP-1898), log filters, geth-shaped block/tx/receipt/log objects, Ethereum trie roots of a block's txs and receipts; for the Cosmos-facing peers, their shared views (`cosmos.ts`: incl. Simulate's shapes), the tx search over CometBFT's query language (`tx-search.ts`) and a block header's JSON fields, which CometBFT's JSON and grpc-gateway's write with their own value encodings (`header-json.ts`)",
       mustNot: 'hold state',
     },
   ],
@@ -214,7 +214,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'node',
-      owns: "the composition root: builds each module once, in order, into one typed `NodeModules` under a `Lifecycle` (stores, chain, mempools, the engine and where txs are submitted (`engine.ts`: the embedded producer or CometBFT), EVM JSON-RPC over HTTP and WS (`evm-rpc.ts`) and its RPC reader threads (`rpc-readers.ts` on the main thread, `rpc-reader-thread.ts` in each worker), consensus RPC, metrics, REST, gRPC (`consensus-services.ts`)), the listeners' connection caps fitted under the descriptor limit (`descriptors.ts`), the adapters that implement rpc/'s interfaces (`adapters/`, named after what they adapt), the latest-only State Store of `ss-enable = false` (`latest-state-store.ts`: State Commit's state plus a short in-memory window), the clearing of what an unfinished state sync left before a node state syncs again (`state-sync-leftovers.ts`), the Prometheus registry each module records its metrics on (`chain|producer|mempool/metrics.ts`, see docs/metrics.md), the pino logger",
+      owns: "the composition root: builds each module once, in order, into one typed `NodeModules` under a `Lifecycle` (`node.ts`: the start's steps in order, after the configurations refused up front (`start-checks.ts`); stores, chain, mempools, the engine and where txs are submitted (`engine.ts` chooses: the embedded producer in `embedded-engine.ts`, or CometBFT in `network-engine.ts`, which answers its ABCI queries and whose RPC the Cosmos-facing listeners defer to), EVM JSON-RPC over HTTP and WS (`evm-rpc.ts`, listening in `evm-listeners.ts`) and its RPC reader threads (`rpc-readers.ts` on the main thread, `rpc-reader-thread.ts` in each worker), consensus RPC, metrics, REST, gRPC (`consensus-services.ts`)), the listeners' connection caps fitted under the descriptor limit (`descriptors.ts`), the adapters that implement rpc/'s interfaces (`adapters/`, named after what they adapt), the latest-only State Store of `ss-enable = false` (`latest-state-store.ts`: State Commit's state plus a short in-memory window), the clearing of what an unfinished state sync left before a node state syncs again (`state-sync-leftovers.ts`), the Prometheus registry each module records its metrics on (`chain|producer|mempool/metrics.ts`, see docs/metrics.md), the pino logger",
       mustNot: 'be imported by anything but `cli/`',
     },
   ],

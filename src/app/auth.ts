@@ -56,6 +56,12 @@ export class AuthReader {
     const bytes = this.state.get(STORES.acc, accKeys.account(addr));
     return bytes ? decodeAccount(addr, bytes) : undefined;
   }
+
+  /** The account as stored, an Any of a BaseAccount: what the SDK's account query answers with. */
+  accountAny(addr: Uint8Array): Any | undefined {
+    const bytes = this.state.get(STORES.acc, accKeys.account(addr));
+    return bytes ? Any.decode(bytes) : undefined;
+  }
 }
 
 export class Auth extends AuthReader {

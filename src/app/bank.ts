@@ -2,9 +2,10 @@
  * Balances in `uchain` per Cosmos address, plus a wei remainder below one uchain, so that the EVM's
  * 18-decimal balances are exact: EVM balance = uchain × 10^12 + remainder.
  */
+import { fromUtf8 } from '../primitives/bytes.ts';
 import { BASE_DENOM, WEI_PER_UCHAIN } from '../primitives/identity.ts';
 import { ChainError } from '../util/errors.ts';
-import { decimal, readDecimal, type StateWriter } from './state-access.ts';
+import { decimal, entriesUnder, readDecimal, type StateRanges, type StateWriter } from './state-access.ts';
 import { bankKeys, STORES } from './store-keys.ts';
 import type { StateReader } from '../state/overlay.ts';
 
@@ -40,6 +41,30 @@ export class BankReader {
   supply(denom = BASE_DENOM): bigint {
     return readDecimal(this.state.get(STORES.bank, bankKeys.supply(denom)));
   }
+}
+
+/**
+ * Every denom `addr` holds a balance of, in denom order, each with its key below the address (what
+ * the SDK's pagination names a position by).
+ */
+export async function listBalances(
+  state: StateRanges,
+  addr: Uint8Array,
+): Promise<{ key: Uint8Array; denom: string; amount: bigint }[]> {
+  const prefix = bankKeys.balance(addr, '');
+  return (await entriesUnder(state, STORES.bank, prefix)).map((e) => {
+    const key = e.key.subarray(prefix.length);
+    return { key, denom: fromUtf8(key), amount: readDecimal(e.value) };
+  });
+}
+
+/** Every denom's total supply, in denom order. */
+export async function listSupplies(state: StateRanges): Promise<{ denom: string; amount: bigint }[]> {
+  const prefix = bankKeys.supply('');
+  return (await entriesUnder(state, STORES.bank, prefix)).map((e) => ({
+    denom: fromUtf8(e.key.subarray(prefix.length)),
+    amount: readDecimal(e.value),
+  }));
 }
 
 export class Bank extends BankReader {

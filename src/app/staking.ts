@@ -7,7 +7,7 @@ import { fromUtf8, utf8 } from '../primitives/bytes.ts';
 import { BECH32_VALOPER_PREFIX } from '../primitives/identity.ts';
 import type { StateReader } from '../state/overlay.ts';
 import type { StakingValidator } from './genesis.ts';
-import type { StateWriter } from './state-access.ts';
+import { entriesUnder, type StateRanges, type StateWriter } from './state-access.ts';
 import { STORES, stakingKeys } from './store-keys.ts';
 
 const INDEX_KEY = Uint8Array.of(0x20);
@@ -35,6 +35,20 @@ export class StakingReader {
     const operators = index ? (JSON.parse(fromUtf8(index)) as string[]) : [];
     return operators.map((op) => this.validator(op)!).filter(Boolean);
   }
+}
+
+/**
+ * Every validator in store-key order (by operator address bytes, where validators() lists by the
+ * bech32 text), each with its store key: the order and position names of the SDK's paginated listing.
+ */
+export async function listValidators(
+  state: StateRanges,
+): Promise<{ key: Uint8Array; validator: StakingValidator }[]> {
+  const prefix = stakingKeys.validator(new Uint8Array(0)).subarray(0, 1);
+  return (await entriesUnder(state, STORES.staking, prefix)).map((e) => ({
+    key: e.key,
+    validator: JSON.parse(fromUtf8(e.value)) as StakingValidator,
+  }));
 }
 
 export class Staking extends StakingReader {

@@ -5,6 +5,32 @@ export interface StateWriter extends StateReader {
   set(store: string, key: Uint8Array, value: Uint8Array | undefined): void;
 }
 
+/**
+ * A store's entries in [start, end), in key order, at a height the caller chose: listings, which the
+ * modules' synchronous readers cannot answer (only the State Store lists keys, asynchronously).
+ */
+export interface StateRanges {
+  range(
+    store: string,
+    start: Uint8Array,
+    end: Uint8Array,
+  ): AsyncIterable<{ key: Uint8Array; value: Uint8Array }>;
+}
+
+/** Every entry of `store` whose key starts with `prefix`, in key order. */
+export async function entriesUnder(
+  state: StateRanges,
+  store: string,
+  prefix: Uint8Array,
+): Promise<{ key: Uint8Array; value: Uint8Array }[]> {
+  // the end is the prefix with its last byte + 1, which wraps (an empty range) for a last byte 0xff
+  const end = Uint8Array.from(prefix);
+  end[end.length - 1]++;
+  const out: { key: Uint8Array; value: Uint8Array }[] = [];
+  for await (const e of state.range(store, prefix, end)) out.push(e);
+  return out;
+}
+
 const TWO_32 = 2 ** 32;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 

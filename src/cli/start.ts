@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parseGenesis } from '../app/genesis.ts';
 import { loadConfig } from '../config/load.ts';
 import { ChainNode } from '../node/node.ts';
-import type { DevChainOptions } from '../node/engine.ts';
+import type { DevChainOptions } from '../node/node-options.ts';
 import { createLogger } from '../node/logging.ts';
 import { takeEarlySignals } from '../util/early-signals.ts';
 import { ChainError } from '../util/errors.ts';

@@ -25,8 +25,11 @@ import { GrpcServer } from '../rpc/grpc/server.ts';
 import { RestServer } from '../rpc/rest/server.ts';
 import { ChainError, ConfigError, errorMessage } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
+import { type ConsensusRpcSources, consensusRpcDeps } from './adapters/consensus-rpc.ts';
 import { grpcDeps } from './adapters/grpc.ts';
 import { restDeps } from './adapters/rest.ts';
+import type { Lifecycle } from './lifecycle.ts';
+import type { NodeSetup } from './node-options.ts';
 import { MetricsServer, type ThreadMetrics } from './metrics-server.ts';
 import { registerNodeMetrics } from './node-metrics.ts';
 
@@ -222,4 +225,83 @@ export async function startGrpc(
   });
   log.info({ address: server.address }, 'gRPC listening');
   return server;
+}
+
+/** What is listening; a listener its config disables is absent. */
+export interface ConsensusServices {
+  consensusRpc: ConsensusRpcServer;
+  metrics: MetricsServer | undefined;
+  rest: RestServer | undefined;
+  grpc: GrpcServer | undefined;
+}
+
+export type ServiceModules = Pick<
+  ConsensusRpcSources,
+  'chain' | 'blocks' | 'mempool' | 'cosmosPool' | 'submission' | 'sync' | 'queries'
+> & {
+  /** Network mode: CometBFT's RPC and blocks, and where it serves its own metrics. */
+  upstream: (NonNullable<ConsensusRpcSources['upstream']> & { metricsUrl: string }) | undefined;
+  threadMetrics?: MetricsModules['threadMetrics'];
+};
+
+/**
+ * The consensus RPC, metrics, REST and gRPC, in that order under `lc`, all over one set of
+ * consensus-RPC adapters.
+ */
+export async function openConsensusServices(
+  lc: Lifecycle,
+  o: NodeSetup,
+  registry: Registry,
+  m: ServiceModules,
+): Promise<ConsensusServices> {
+  const { config, genesis, logger } = o;
+  const services: ServiceOptions = {
+    config,
+    chainId: genesis.chain_id,
+    maxBlockBytes: Number(genesis.consensus_params.block.max_bytes),
+    logger,
+  };
+  const { consensus, consensusRpc } = await lc.open(
+    'consensus-rpc',
+    async () => {
+      const consensus = consensusRpcDeps({
+        ...m,
+        home: o.home,
+        dataDir: o.dataDir,
+        genesis,
+        moniker: config.config.moniker,
+        appVersion: APP_VERSION,
+        logger,
+      });
+      return { consensus, consensusRpc: await startConsensusRpc(services, consensus) };
+    },
+    ({ consensusRpc }) => consensusRpc.stop(),
+  );
+  const { chain, mempool, cosmosPool, threadMetrics } = m;
+  const metrics = await lc.open(
+    'metrics',
+    () =>
+      startMetrics(
+        services,
+        registry,
+        { chain, mempool, cosmosPool, consensus, dataDir: o.dataDir, threadMetrics },
+        m.upstream?.metricsUrl,
+      ),
+    async (started) => {
+      started?.unsubscribe();
+      await started?.server.stop();
+    },
+  );
+  const rpcAddress = () => consensusRpc.url;
+  const rest = await lc.open(
+    'rest-api',
+    () => startRestApi(services, consensus, rpcAddress),
+    async (server) => server?.stop(),
+  );
+  const grpc = await lc.open(
+    'grpc',
+    () => startGrpc(services, consensus, rpcAddress),
+    async (server) => server?.stop(),
+  );
+  return { consensusRpc, metrics: metrics?.server, rest, grpc };
 }

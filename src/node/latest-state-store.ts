@@ -9,6 +9,7 @@
 import type { KVEntry } from '../storage/kv/types.ts';
 import type { CommitStore } from '../storage/sc/commit-store.ts';
 import { SSVersionTooHighError } from '../storage/ss/index.ts';
+import { type KeyRange, StateStoreReads } from '../storage/ss/store-reads.ts';
 import type { ImportEntry, StateStore, StoreChange, SyncStateRead } from '../storage/ss/types.ts';
 import { ChainError } from '../util/errors.ts';
 
@@ -24,7 +25,7 @@ export class StateHistoryDisabledError extends ChainError {
   }
 }
 
-export class LatestOnlyStateStore implements StateStore {
+export class LatestOnlyStateStore extends StateStoreReads implements StateStore {
   readonly unavailableReason = NO_STATE_HISTORY;
   private readonly sc: CommitStore;
   private readonly window: number;
@@ -35,6 +36,7 @@ export class LatestOnlyStateStore implements StateStore {
   private readonly undo = new Map<number, Map<string, Uint8Array | undefined>>();
 
   constructor(sc: CommitStore, window = LATEST_ONLY_WINDOW) {
+    super();
     this.sc = sc;
     this.window = Math.max(1, window);
   }
@@ -51,32 +53,14 @@ export class LatestOnlyStateStore implements StateStore {
     return v;
   }
 
-  get(store: string, key: Uint8Array, version: number): Promise<Uint8Array | undefined> {
-    try {
-      return Promise.resolve(this.read(store, key, version));
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  }
-
-  async has(store: string, key: Uint8Array, version: number): Promise<boolean> {
-    return (await this.get(store, key, version)) !== undefined;
-  }
-
-  iterator(
-    store: string,
-    start: Uint8Array | undefined,
-    end: Uint8Array | undefined,
-    version: number,
-    reverse = false,
-  ): AsyncIterable<KVEntry> {
+  protected entries(store: string, range: KeyRange, version: number): AsyncIterable<KVEntry> {
     this.check(version);
-    return this.sc.iterate(store, start, end, version, reverse);
+    return this.sc.iterate(store, range.start, range.end, version, range.reverse);
   }
 
   async syncReaderAt(version: number): Promise<SyncStateRead | undefined> {
     this.check(version);
-    return (store, key) => this.read(store, key, version);
+    return (store, key) => this.valueAt(store, key, version);
   }
 
   async applyChangeSet(version: number, changes: readonly StoreChange[]): Promise<void> {
@@ -107,7 +91,7 @@ export class LatestOnlyStateStore implements StateStore {
 
   async close(): Promise<void> {}
 
-  private read(store: string, key: Uint8Array, version: number): Uint8Array | undefined {
+  protected valueAt(store: string, key: Uint8Array, version: number): Uint8Array | undefined {
     // while State Commit commits the next version, its stores may already answer at that version
     const latest = this.check(version) + (this.sc.committing ? 1 : 0);
     if (version < latest) {

@@ -1,10 +1,14 @@
 /** Network mode's settings, mapped from chaind's configuration onto what src/cometbft/ takes. */
 import type { RequestQuery, ResponseQuery } from 'cosmjs-types/tendermint/abci/types';
-import { answerAbciQuery } from '../rpc/consensus/abci-query.ts';
-import type { ConsensusRpcDeps } from '../rpc/consensus/types.ts';
-import type { NetworkSettings } from './engine.ts';
 import type { Genesis } from '../app/genesis.ts';
+import type { CometEngineOptions } from '../cometbft/engine.ts';
 import type { NodeConfig } from '../config/schema.ts';
+
+/** What network mode needs beyond the embedded engine's options. */
+export type NetworkSettings = Pick<CometEngineOptions, 'settings' | 'query' | 'onFatal' | 'snapshots'> & {
+  /** `[consensus] cometbft-binary` (empty: the installed one). */
+  binary: string;
+};
 
 export function networkSettings(
   o: { config: NodeConfig; genesis: Genesis },
@@ -54,40 +58,5 @@ export function networkSettings(
         trustPeriodMs: cfg.statesync.trustPeriod,
       },
     },
-  };
-}
-
-/** CometBFT's ABCI Query, answered by the consensus RPC's abci_query over the same state. */
-export async function abciQuery(
-  deps: ConsensusRpcDeps | undefined,
-  req: RequestQuery,
-): Promise<ResponseQuery> {
-  const empty = new Uint8Array(0);
-  if (!deps)
-    return {
-      code: 1,
-      log: 'the node is starting',
-      info: '',
-      index: 0n,
-      key: empty,
-      value: empty,
-      height: 0n,
-      codespace: 'chaind',
-    };
-  const a = await answerAbciQuery(deps, {
-    path: req.path,
-    data: req.data,
-    height: Number(req.height),
-    prove: req.prove,
-  });
-  return {
-    code: a.code,
-    log: a.log,
-    info: '',
-    index: 0n,
-    key: empty,
-    value: a.value ?? empty,
-    height: BigInt(a.height),
-    codespace: a.codespace,
   };
 }

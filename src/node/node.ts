@@ -3,16 +3,14 @@
  * dependency order, each from the ones before it, and runs them under one Lifecycle. Nothing imports
  * this file but the CLI.
  */
-import { readFileSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
-import { ed25519Address, ed25519FromJson } from '../crypto/node-keys.ts';
+import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import type { Genesis } from '../app/genesis.ts';
 import type { Chain } from '../chain/chain.ts';
 import type { TxSubmission } from '../chain/engine.ts';
 import type { SyncStatus } from '../chain/sync-status.ts';
-import { PendingBlocks } from '../chain/pending-block.ts';
-import type { NodeConfig } from '../config/schema.ts';
+import { resolveCometBinary } from '../cometbft/binary.ts';
+import { rollbackCometTo } from '../cometbft/rollback.ts';
 import type { CosmosPool } from '../mempool/cosmos-pool.ts';
 import type { Mempool } from '../mempool/mempool.ts';
 import { toHex } from '../primitives/bytes.ts';
@@ -24,58 +22,20 @@ import type { JsonRpcHttpServer } from '../rpc/server/http.ts';
 import type { JsonRpcWsServer } from '../rpc/server/ws.ts';
 import { ChainError } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
-import { consensusRpcDeps } from './adapters/consensus-rpc.ts';
-import {
-  APP_VERSION,
-  type ServiceOptions,
-  startConsensusRpc,
-  startGrpc,
-  startMetrics,
-  startRestApi,
-} from './consensus-services.ts';
+import { consensusQueries } from './adapters/consensus-rpc.ts';
+import { openConsensusServices } from './consensus-services.ts';
 import { fitConnectionCaps, openFileLimit } from './descriptors.ts';
-import { createEngine, type DevChainOptions, NetworkEngine, type NodeEngine } from './engine.ts';
-import { abciQuery, networkSettings } from './network-settings.ts';
-import { resolveCometBinary } from '../cometbft/binary.ts';
-import { rollbackCometTo } from '../cometbft/rollback.ts';
-import { engineBlock } from '../cometbft/block-json.ts';
-import type { ConsensusRpcDeps } from '../rpc/consensus/types.ts';
-import { EVM_RPC_HOST, EvmRpc } from './evm-rpc.ts';
-import { readerThreadPlan, RpcReaders } from './rpc-readers.ts';
+import { type NodeEngine, openEngine } from './engine.ts';
+import { openEvmListeners } from './evm-listeners.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { createMempools } from './mempools.ts';
 import type { MetricsServer } from './metrics-server.ts';
-import { openChain, openStores, stateStoreOptions, type Stores } from './stores.ts';
+import { dataDirOf, type NodeOptions, type NodeSetup } from './node-options.ts';
+import type { RpcReaders } from './rpc-readers.ts';
+import { refuseUnsupportedConfig } from './start-checks.ts';
+import { openChain, openStores, type Stores } from './stores.ts';
 
-export interface NodeOptions {
-  home: string;
-  config: NodeConfig;
-  genesis: Genesis;
-  logger: Logger;
-  /** Set: a local dev chain (`chaind dev`). */
-  dev?: DevChainOptions;
-}
-
-/**
- * The EVM State Store split is for RPC nodes only: a network node whose validator key is in the
- * validator set refuses to start with it. (The embedded engine of a local dev chain is a validator by
- * construction and may use it to try the layout.)
- */
-function refuseSplitOnValidator(home: string, genesis: Genesis): void {
-  const path = join(home, 'config', 'priv_validator_key.json');
-  const key = ed25519FromJson(JSON.parse(readFileSync(path, 'utf8')), path);
-  const address = toHex(ed25519Address(key.publicKey)).toUpperCase();
-  if (genesis.validators.some((v) => v.address === address))
-    throw new ChainError(
-      'CONFIG_INVALID',
-      `app.toml: state-store.evm-ss-split = true is supported on RPC nodes only, and this node's validator key (address ${address}, ${path}) is in the validator set; set evm-ss-split = false, or use the split on a node outside the set`,
-    );
-}
-
-export function dataDirOf(home: string, config: NodeConfig): string {
-  const dir = config.config.dbDir;
-  return isAbsolute(dir) ? dir : resolve(home, dir);
-}
+export { dataDirOf, type NodeOptions };
 
 /** What a started node runs, in the order it was built. A listener its config disables is absent. */
 export interface NodeModules extends Stores {
@@ -98,7 +58,7 @@ export interface NodeModules extends Stores {
 
 export class ChainNode {
   readonly dataDir: string;
-  private opts: NodeOptions;
+  private readonly opts: NodeOptions;
   private readonly log: Logger;
   private readonly lifecycle: Lifecycle;
   private started: NodeModules | undefined;
@@ -125,203 +85,58 @@ export class ChainNode {
   }
 
   async start(): Promise<void> {
-    // what every listener may open must leave descriptors for the stores and block production
-    this.opts = { ...this.opts, config: fitConnectionCaps(this.opts.config, openFileLimit(), this.log) };
-    const { genesis, config, logger } = this.opts;
+    const o: NodeSetup = {
+      ...this.opts,
+      dataDir: this.dataDir,
+      // what every listener may open must leave descriptors for the stores and block production
+      config: fitConnectionCaps(this.opts.config, openFileLimit(), this.log),
+    };
+    const { genesis, config, logger } = o;
     this.log.info(
-      { home: this.opts.home, chain_id: genesis.chain_id, moniker: config.config.moniker },
+      { home: o.home, chain_id: genesis.chain_id, moniker: config.config.moniker },
       'starting node',
     );
-    if (!config.app.stateCommit.scEnable) {
-      throw new ChainError(
-        'CONFIG_INVALID',
-        'app.toml: state-commit.sc-enable = false is not supported: State Commit computes the app hash ' +
-          'every block header carries and holds the state blocks execute on, so no node runs without it; set it to true',
-      );
-    }
-    if (config.app.stateStore.evmSsSplit && config.config.consensus.engine === 'cometbft')
-      refuseSplitOnValidator(this.opts.home, genesis);
+    refuseUnsupportedConfig(o);
     const lc = this.lifecycle;
     const stores = await openStores(lc, {
-      dataDir: this.dataDir,
+      dataDir: o.dataDir,
       config,
       genesis,
       logger,
       clearStateSyncLeftovers: true,
-      durable: !this.opts.dev?.ephemeral,
+      durable: !o.dev?.ephemeral,
     });
-    const chain = await lc.open('chain', () => openChain(this.opts, stores, true));
-    const { mempool, cosmosPool } = await lc.open('mempool', async () => createMempools(this.opts, chain));
-    // network mode's ABCI Query answers with the consensus RPC's abci_query (built further down)
-    let queries: ConsensusRpcDeps | undefined;
-    const { engine, submission } = await lc.open(
-      'engine',
-      async () => {
-        const built = createEngine(
-          {
-            home: this.opts.home,
-            dataDir: this.dataDir,
-            genesis,
-            consensus: config.config.consensus,
-            logger,
-            dev: this.opts.dev,
-            network:
-              config.config.consensus.engine === 'cometbft'
-                ? networkSettings(
-                    this.opts,
-                    (q) => abciQuery(queries, q),
-                    (reason) => this.onFatal?.(reason),
-                  )
-                : undefined,
-          },
-          { chain, mempool, cosmosPool },
-        );
-        await built.engine.start();
-        return built;
-      },
-      ({ engine }) => engine.stop(),
+    const chain = await lc.open('chain', () => openChain(o, stores, true));
+    const { mempool, cosmosPool } = await lc.open('mempool', async () => createMempools(o, chain));
+    // abci_query's, and in network mode CometBFT's ABCI Query's, answers come from these
+    const queries = consensusQueries(chain, genesis.chain_id);
+    const { engine, submission, sync, upstream } = await openEngine(
+      lc,
+      o,
+      { chain, mempool, cosmosPool },
+      { queries, onFatal: (reason) => this.onFatal?.(reason) },
     );
-    const sync = () => engine.health.syncStatus();
-
-    const evm = config.app.evm;
-    const evmRpc = await lc.open(
-      'evm-rpc',
-      async () => {
-        if (!evm.httpEnabled && !evm.wsEnabled) return undefined;
-        // one dispatcher and one filter store for HTTP and WebSocket
-        const rpc = new EvmRpc(
-          { evm, genesis, logger, registry: this.metricsRegistry },
-          {
-            chain,
-            ss: stores.ss,
-            sc: stores.sc,
-            mempool,
-            submission,
-            sync,
-            pending: new PendingBlocks(chain, { mempool, cosmosPool }),
-          },
-        );
-        const plan = readerThreadPlan(config);
-        // with reader threads, http_max_connections holds for the port: every thread counts here
-        const connectionCount = new Int32Array(new SharedArrayBuffer(4));
-        const http = evm.httpEnabled
-          ? rpc.http(plan.threads > 0 ? { connectionCount } : undefined)
-          : undefined;
-        await http?.start();
-        let readers: RpcReaders | undefined;
-        if (http && plan.threads > 0) {
-          readers = new RpcReaders({
-            threads: plan.threads,
-            dataDir: this.dataDir,
-            genesis,
-            evm,
-            stateStore: stateStoreOptions(this.dataDir, config),
-            host: EVM_RPC_HOST,
-            port: http.port,
-            connectionCount,
-            handler: rpc.httpDispatcher,
-            chain,
-            logger,
-          });
-          try {
-            await readers.start();
-          } catch (err) {
-            await readers.stop();
-            await http.stop();
-            throw err;
-          }
-        }
-        this.log.info({ threads: plan.threads, why: plan.reason }, 'EVM JSON-RPC reader threads');
-        return { rpc, http, readers };
-      },
-      async (built) => {
-        // the reader threads close their views of the stores before anything else closes
-        await built?.readers?.stop();
-        await built?.http?.stop();
-        built?.rpc.close();
-      },
-    );
-    const evmWs = await lc.open(
-      'evm-ws',
-      async () => {
-        const server = evm.wsEnabled ? evmRpc?.rpc.ws() : undefined;
-        await server?.start();
-        return server;
-      },
-      async (server) => server?.stop(),
-    );
-
-    const services: ServiceOptions = {
-      config,
-      chainId: genesis.chain_id,
-      maxBlockBytes: Number(genesis.consensus_params.block.max_bytes),
-      logger,
-    };
+    const evm = await openEvmListeners(lc, o, this.metricsRegistry, {
+      chain,
+      ss: stores.ss,
+      sc: stores.sc,
+      mempool,
+      cosmosPool,
+      submission,
+      sync,
+    });
     // the consensus RPC, REST and gRPC read through the same adapters
-    const { consensus, consensusRpc } = await lc.open(
-      'consensus-rpc',
-      async () => {
-        const consensus = consensusRpcDeps({
-          home: this.opts.home,
-          dataDir: this.dataDir,
-          genesis,
-          moniker: config.config.moniker,
-          appVersion: APP_VERSION,
-          chain,
-          blocks: stores.blocks,
-          mempool,
-          cosmosPool,
-          submission,
-          logger,
-          sync,
-        });
-        if (engine instanceof NetworkEngine) {
-          const rpc = engine.comet.rpc;
-          consensus.upstream = {
-            get: (q) => rpc.get(q),
-            post: (b) => rpc.post(b),
-            websocketUrl: `${rpc.url.replace(/^http/, 'ws')}/websocket`,
-          };
-          // REST's and gRPC's block endpoints answer with CometBFT's block (the stored one is partial)
-          consensus.chain.engineBlock = (height) => engineBlock(rpc, height);
-        }
-        queries = consensus;
-        return { consensus, consensusRpc: await startConsensusRpc(services, consensus) };
-      },
-      ({ consensusRpc }) => consensusRpc.stop(),
-    );
-    const metrics = await lc.open(
-      'metrics',
-      () =>
-        startMetrics(
-          services,
-          this.metricsRegistry,
-          {
-            chain,
-            mempool,
-            cosmosPool,
-            consensus,
-            dataDir: this.dataDir,
-            threadMetrics: evmRpc?.readers && (() => evmRpc.readers!.metrics()),
-          },
-          engine instanceof NetworkEngine ? engine.comet.metricsUrl : undefined,
-        ),
-      async (m) => {
-        m?.unsubscribe();
-        await m?.server.stop();
-      },
-    );
-    const rpcAddress = () => consensusRpc.url;
-    const rest = await lc.open(
-      'rest-api',
-      () => startRestApi(services, consensus, rpcAddress),
-      async (server) => server?.stop(),
-    );
-    const grpc = await lc.open(
-      'grpc',
-      () => startGrpc(services, consensus, rpcAddress),
-      async (server) => server?.stop(),
-    );
+    const services = await openConsensusServices(lc, o, this.metricsRegistry, {
+      chain,
+      blocks: stores.blocks,
+      mempool,
+      cosmosPool,
+      submission,
+      sync,
+      queries,
+      upstream,
+      threadMetrics: evm.readers && (() => evm.readers!.metrics()),
+    });
     this.started = {
       ...stores,
       chain,
@@ -329,13 +144,10 @@ export class ChainNode {
       cosmosPool,
       engine,
       submission,
-      evmHttp: evmRpc?.http,
-      rpcReaders: evmRpc?.readers,
-      evmWs,
-      consensusRpc,
-      metrics: metrics?.server,
-      rest,
-      grpc,
+      evmHttp: evm.http,
+      rpcReaders: evm.readers,
+      evmWs: evm.ws,
+      ...services,
     };
     this.log.info({ data_dir: this.dataDir, height: chain.latestHeight }, 'node started');
   }

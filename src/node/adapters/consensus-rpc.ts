@@ -26,6 +26,7 @@ import type { CosmosPool } from '../../mempool/cosmos-pool.ts';
 import { MempoolError, type MempoolRejectReason } from '../../mempool/errors.ts';
 import type { Mempool } from '../../mempool/mempool.ts';
 import { equalBytes, fromHex } from '../../primitives/bytes.ts';
+import type { AbciQueryDeps } from '../../rpc/consensus/abci-query.ts';
 import type {
   BlockView,
   ChainView,
@@ -37,6 +38,7 @@ import type {
   StateView,
   TxResultView,
   TxSubmitter,
+  UpstreamRpc,
   ValidatorSetView,
   ValidatorView,
 } from '../../rpc/consensus/types.ts';
@@ -65,23 +67,40 @@ export interface ConsensusRpcSources {
   logger: Logger;
   /** The engine's health (ChainNode.syncStatus). */
   sync: () => SyncStatus;
+  /** What abci_query answers from (by default, built here: see consensusQueries). */
+  queries?: AbciQueryDeps;
+  /** Network mode: CometBFT's own RPC, which the routes are passed on to, and its blocks. */
+  upstream?: {
+    rpc: UpstreamRpc;
+    block(height: number): Promise<Omit<BlockView, 'size'> | undefined>;
+  };
 }
 
 const GAS_UNLIMITED = 2n ** 63n - 1n;
 
+/**
+ * The state at a height and Simulate, which queries read: they need only the chain, so they exist
+ * before the engine, which in network mode answers CometBFT's ABCI Query from them.
+ */
+export function consensusQueries(chain: Chain, chainId: string): AbciQueryDeps {
+  return {
+    chain: { latestHeight: () => chain.latestHeight },
+    state: stateView(chain),
+    simulate: simulator({ state: () => chain.state, chainId, maxBlockGas: () => chain.gasLimit }),
+  };
+}
+
 export function consensusRpcDeps(s: ConsensusRpcSources): ConsensusRpcDeps {
   const validators = genesisValidators(s.genesis);
+  const queries = s.queries ?? consensusQueries(s.chain, s.genesis.chain_id);
   return {
+    ...(s.upstream && { upstream: s.upstream.rpc }),
     identity: nodeIdentity(s, validators),
     chain: chainView(s, validators),
     validators: { validators: () => validators } satisfies ValidatorSetView,
-    state: stateView(s.chain),
+    state: queries.state,
     submitter: txSubmitter(s),
-    simulate: simulator({
-      state: () => s.chain.state,
-      chainId: s.genesis.chain_id,
-      maxBlockGas: () => s.chain.gasLimit,
-    }),
+    simulate: queries.simulate,
     mempool: mempoolView(s.mempool, s.cosmosPool),
     network: noPeers(),
     sync: s.sync,
@@ -156,6 +175,7 @@ function chainView(s: ConsensusRpcSources, set: ValidatorView[]): ChainView {
       const b = stored(h);
       return b && view(b);
     },
+    ...(s.upstream && { engineBlock: s.upstream.block }),
     heightByHash: (hash) => {
       const h = blocks.heightByHash(hash);
       return h !== undefined && inRange(h) ? h : undefined;

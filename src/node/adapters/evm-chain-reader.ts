@@ -11,9 +11,8 @@ import { FEE_COLLECTOR_ADDRESS } from '../../app/evm.ts';
 import type { Genesis } from '../../app/genesis.ts';
 import { readBaseFee } from '../../chain/block-execution.ts';
 import type { Chain } from '../../chain/chain.ts';
-import { type PendingBlocks, withPendingWrites } from '../../chain/pending-block.ts';
-import { AccountReader } from '../../app/accounts.ts';
-import type { StateReader } from '../../state/overlay.ts';
+import type { PendingBlocks } from '../../chain/pending-block.ts';
+import { pendingStateAt, type PendingStateAt } from '../../chain/pending-state.ts';
 import { unwrapEthTransaction } from '../../execution/tx-wrap.ts';
 import type { BlockContext, BlockView, MinedTx } from '../../rpc/codecs/views.ts';
 import type {
@@ -93,9 +92,11 @@ export class NodeChainReader implements ChainReader {
   private readonly baseFees = new Lru<number, bigint>(4096);
   private genesisAppHash: Uint8Array | undefined;
   private genesisHashOnce: Uint8Array | undefined;
+  private readonly pendingState: PendingStateAt;
 
   constructor(d: ChainReaderModules) {
     this.d = d;
+    this.pendingState = pendingStateAt(d.chain, d.pending);
     this.chainId = BigInt(d.genesis.app_state.evm.params.chain_id);
     this.genesisTime = Math.floor(Date.parse(d.genesis.genesis_time) / 1000);
   }
@@ -261,21 +262,7 @@ export class NodeChainReader implements ChainReader {
   }
 
   stateAt(point: StatePoint): RpcStateAt {
-    if (point !== 'pending') return this.d.chain.stateAt(point);
-    const { chain, pending } = this.d;
-    // the pending state: the latest's reads (and version cache) under the pending txs' writes
-    const read = async <T>(fn: (state: StateReader) => T): Promise<T> => {
-      const p = pending ? await pending.current() : undefined;
-      const at = chain.stateAt(p?.parentHeight ?? chain.latestHeight);
-      const writes = p?.execution?.writes;
-      return writes ? at.read((s) => fn(withPendingWrites(writes, s))) : at.read(fn);
-    };
-    return {
-      balance: (a) => read((s) => new AccountReader(s).balance(a)),
-      nonce: (a) => read((s) => new AccountReader(s).nonce(a)),
-      code: (a) => read((s) => new AccountReader(s).code(a)),
-      storage: (a, slot) => read((s) => new AccountReader(s).storage(a, slot)),
-    };
+    return point === 'pending' ? this.pendingState : this.d.chain.stateAt(point);
   }
 }
 

@@ -3,13 +3,12 @@
  * chain view, State Store view and tx submitter, and the query services `/abci_query` and REST
  * answer from (GRPC_QUERIES). rpc/grpc may not import its peers rpc/consensus or rpc/rest, so node/
  * joins them here. TotalSupply is not among GRPC_QUERIES, so it is answered here from the bank
- * module's supply keys.
+ * module's supply listing.
  */
 import { status } from '@grpc/grpc-js';
 import { QueryTotalSupplyRequest, QueryTotalSupplyResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
-import { bankKeys, STORES } from '../../app/store-keys.ts';
-import { fromUtf8 } from '../../primitives/bytes.ts';
-import { GRPC_QUERIES, type QueryHandler, QueryError } from '../../rpc/consensus/grpc-queries.ts';
+import { listSupplies } from '../../app/bank.ts';
+import { GRPC_QUERIES, type QueryHandler, QueryError, rangesAt } from '../../rpc/consensus/grpc-queries.ts';
 import { notCurrent } from '../../rpc/consensus/routes-info.ts';
 import type { ConsensusRpcDeps, StateView } from '../../rpc/consensus/types.ts';
 import { GrpcStatusError } from '../../rpc/grpc/errors.ts';
@@ -32,7 +31,7 @@ function grpcErrorOf(e: QueryError): GrpcStatusError {
   return new GrpcStatusError(code, m ? m[1] : e.message);
 }
 
-/** Every denom's supply (the bank module's `0x00 ‖ denom` keys), in denom order, all in one page. */
+/** Every denom's supply, in denom order, all in one page. */
 const totalSupply: QueryHandler = async (bytes, state: StateView, height) => {
   let req: QueryTotalSupplyRequest;
   try {
@@ -45,11 +44,10 @@ const totalSupply: QueryHandler = async (bytes, state: StateView, height) => {
       status.INVALID_ARGUMENT,
       'pagination of the total supply is not supported: it fits one page',
     );
-  const prefix = bankKeys.supply('');
-  const end = Uint8Array.of(prefix[0] + 1);
-  const supply: { denom: string; amount: string }[] = [];
-  for await (const e of state.range(STORES.bank, prefix, end, height))
-    supply.push({ denom: fromUtf8(e.key.subarray(prefix.length)), amount: fromUtf8(e.value) });
+  const supply = (await listSupplies(rangesAt(state, height))).map((s) => ({
+    denom: s.denom,
+    amount: s.amount.toString(),
+  }));
   return QueryTotalSupplyResponse.encode({
     supply,
     pagination: { nextKey: new Uint8Array(0), total: BigInt(supply.length) },

@@ -10,7 +10,7 @@ import { base64, int64 } from './encoding.ts';
 import { InvalidParamsError } from './errors.ts';
 import { GRPC_QUERIES, QueryError } from './grpc-queries.ts';
 import type { Route } from './route.ts';
-import type { ConsensusRpcDeps } from './types.ts';
+import type { ChainView, ConsensusRpcDeps } from './types.ts';
 
 /** Cosmos SDK error codes (codespace "sdk") used by the query path. */
 const ERR_UNKNOWN_REQUEST = 6;
@@ -42,14 +42,16 @@ const failure = (code: number, log: string, height: number): AbciQueryAnswer => 
   codespace: 'sdk',
 });
 
+/** What a query reads: the latest height, the state at a height, and Simulate. */
+export type AbciQueryDeps = Pick<ConsensusRpcDeps, 'state' | 'simulate'> & {
+  chain: Pick<ChainView, 'latestHeight'>;
+};
+
 /**
  * Answers a query over the Cosmos gRPC query paths: the consensus RPC's `/abci_query` and, in network
  * mode, CometBFT's ABCI Query (so both give the same answers).
  */
-export async function answerAbciQuery(
-  deps: Pick<ConsensusRpcDeps, 'chain' | 'state' | 'simulate'>,
-  q: AbciQueryRequest,
-): Promise<AbciQueryAnswer> {
+export async function answerAbciQuery(deps: AbciQueryDeps, q: AbciQueryRequest): Promise<AbciQueryAnswer> {
   const latest = deps.chain.latestHeight();
   const height = q.height === 0 ? latest : q.height;
   if (q.path === SIMULATE_PATH) return simulateQuery(deps, q.data, latest);

@@ -6,9 +6,11 @@
  */
 import type { BlockID, Commit, CommitSig, Header, Timestamp } from '../../codec/index.ts';
 import { toHex } from '../../primitives/bytes.ts';
+import { headerJson as writeHeaderJson, type HeaderJsonStyle } from '../codecs/header-json.ts';
+import type { Json } from '../codecs/json.ts';
 import type { BlockView, TxEventView, TxResultView, ValidatorView } from './types.ts';
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type { Json };
 
 export const hexUpper = (b: Uint8Array): string => toHex(b).toUpperCase();
 export const base64 = (b: Uint8Array): string =>
@@ -30,23 +32,10 @@ export function blockIdJson(id: BlockID): Json {
   };
 }
 
+const COMETBFT_JSON: HeaderJsonStyle = { bytes: hexUpper, time: rfc3339Nano, blockId: blockIdJson };
+
 export function headerJson(h: Header): Json {
-  return {
-    version: { block: int64(h.version.block), app: int64(h.version.app) },
-    chain_id: h.chainId,
-    height: int64(h.height),
-    time: rfc3339Nano(h.time),
-    last_block_id: blockIdJson(h.lastBlockId),
-    last_commit_hash: hexUpper(h.lastCommitHash),
-    data_hash: hexUpper(h.dataHash),
-    validators_hash: hexUpper(h.validatorsHash),
-    next_validators_hash: hexUpper(h.nextValidatorsHash),
-    consensus_hash: hexUpper(h.consensusHash),
-    app_hash: hexUpper(h.appHash),
-    last_results_hash: hexUpper(h.lastResultsHash),
-    evidence_hash: hexUpper(h.evidenceHash),
-    proposer_address: hexUpper(h.proposerAddress),
-  };
+  return writeHeaderJson(h, COMETBFT_JSON);
 }
 
 function commitSigJson(s: CommitSig): Json {

@@ -2,7 +2,7 @@
  * The gRPC query services `/abci_query` answers (the Cosmos SDK routes a gRPC method path through
  * ABCI query the same way), so CosmJS's QueryClient works against the consensus RPC unchanged.
  * Requests and responses are the `cosmjs-types` protobufs; state is read at the query height through
- * StateView: single records with the app modules' readers, listings by the modules' key prefixes.
+ * StateView by the app modules' readers (listings too: app/ owns every key layout).
  */
 import { QueryAccountRequest, QueryAccountResponse } from 'cosmjs-types/cosmos/auth/v1beta1/query';
 import {
@@ -22,10 +22,12 @@ import {
 import { BondStatus, bondStatusFromJSON, Validator } from 'cosmjs-types/cosmos/staking/v1beta1/staking';
 import { Any } from 'cosmjs-types/google/protobuf/any';
 import type { StakingValidator } from '../../app/genesis.ts';
-import { BankReader } from '../../app/bank.ts';
-import { accKeys, bankKeys, STORES, stakingKeys } from '../../app/store-keys.ts';
+import { AuthReader } from '../../app/auth.ts';
+import { BankReader, listBalances } from '../../app/bank.ts';
+import type { StateRanges } from '../../app/state-access.ts';
+import { listValidators, StakingReader } from '../../app/staking.ts';
 import { fromBech32 } from '../../crypto/accounts.ts';
-import { compareBytes, fromUtf8 } from '../../primitives/bytes.ts';
+import { compareBytes } from '../../primitives/bytes.ts';
 import { BECH32_ACCOUNT_PREFIX, BECH32_VALOPER_PREFIX } from '../../primitives/identity.ts';
 import type { StateView } from './types.ts';
 
@@ -92,12 +94,9 @@ function paginate<T extends { key: Uint8Array }>(
   };
 }
 
-async function collect(state: StateView, store: string, prefix: Uint8Array, height: number) {
-  const end = Uint8Array.from(prefix);
-  end[end.length - 1]++; // prefixes used here never end in 0xff
-  const out: { key: Uint8Array; value: Uint8Array }[] = [];
-  for await (const e of state.range(store, prefix, end, height)) out.push(e);
-  return out;
+/** The State Store's listings at `height`, for the modules' listing readers. */
+export function rangesAt(state: StateView, height: number): StateRanges {
+  return { range: (store, start, end) => state.range(store, start, end, height) };
 }
 
 /** LegacyDec text ("0.100000000000000000") → its protobuf form: the integer scaled by 10^18. */
@@ -144,17 +143,6 @@ export function validatorProto(v: StakingValidator): Validator {
   });
 }
 
-const balancePrefix = (addr: Uint8Array) => bankKeys.balance(addr, '');
-const decimal = (b: Uint8Array) => fromUtf8(b);
-
-async function validatorsAt(state: StateView, height: number) {
-  const prefix = stakingKeys.validator(new Uint8Array(0)).subarray(0, 1);
-  return (await collect(state, STORES.staking, prefix, height)).map((e) => ({
-    key: e.key,
-    validator: JSON.parse(fromUtf8(e.value)) as StakingValidator,
-  }));
-}
-
 /** By gRPC method path. A Map, so a path like `constructor` finds nothing rather than a prototype member. */
 export const GRPC_QUERIES: ReadonlyMap<string, QueryHandler> = new Map(
   Object.entries({
@@ -171,15 +159,10 @@ export const GRPC_QUERIES: ReadonlyMap<string, QueryHandler> = new Map(
     '/cosmos.bank.v1beta1.Query/AllBalances': async (bytes, state, height) => {
       const req = decode(QueryAllBalancesRequest, bytes);
       const addr = address(req.address, BECH32_ACCOUNT_PREFIX);
-      const prefix = balancePrefix(addr);
-      const entries = (await collect(state, STORES.bank, prefix, height)).map((e) => ({
-        key: e.key.subarray(prefix.length),
-        denom: fromUtf8(e.key.subarray(prefix.length)),
-        amount: decimal(e.value),
-      }));
+      const entries = await listBalances(rangesAt(state, height), addr);
       const { items, pagination } = paginate(entries, req.pagination);
       return QueryAllBalancesResponse.encode({
-        balances: items.map((e) => ({ denom: e.denom, amount: e.amount })),
+        balances: items.map((e) => ({ denom: e.denom, amount: e.amount.toString() })),
         pagination,
       }).finish();
     },
@@ -187,10 +170,9 @@ export const GRPC_QUERIES: ReadonlyMap<string, QueryHandler> = new Map(
     '/cosmos.auth.v1beta1.Query/Account': async (bytes, state, height) => {
       const req = decode(QueryAccountRequest, bytes);
       const addr = address(req.address, BECH32_ACCOUNT_PREFIX);
-      const raw = await state.get(STORES.acc, accKeys.account(addr), height);
-      if (!raw) throw notFound(`account ${req.address} not found`);
-      // Stored as the SDK stores it: an Any of a BaseAccount, which is exactly the response field.
-      return QueryAccountResponse.encode({ account: Any.decode(raw) }).finish();
+      const account = await state.read(height, (s) => new AuthReader(s).accountAny(addr));
+      if (!account) throw notFound(`account ${req.address} not found`);
+      return QueryAccountResponse.encode({ account }).finish();
     },
 
     '/cosmos.staking.v1beta1.Query/Validators': async (bytes, state, height) => {
@@ -201,7 +183,7 @@ export const GRPC_QUERIES: ReadonlyMap<string, QueryHandler> = new Map(
         if (status === BondStatus.UNRECOGNIZED || status === BondStatus.BOND_STATUS_UNSPECIFIED)
           throw invalidArgument(`invalid validator status ${req.status}`);
       }
-      const all = (await validatorsAt(state, height)).filter(
+      const all = (await listValidators(rangesAt(state, height))).filter(
         (v) => status === undefined || bondStatusFromJSON(v.validator.status) === status,
       );
       const { items, pagination } = paginate(all, req.pagination);
@@ -213,12 +195,11 @@ export const GRPC_QUERIES: ReadonlyMap<string, QueryHandler> = new Map(
 
     '/cosmos.staking.v1beta1.Query/Validator': async (bytes, state, height) => {
       const req = decode(QueryValidatorRequest, bytes);
-      const operator = address(req.validatorAddr, BECH32_VALOPER_PREFIX);
-      const raw = await state.get(STORES.staking, stakingKeys.validator(operator), height);
-      if (!raw) throw notFound(`validator ${req.validatorAddr} not found`);
-      return QueryValidatorResponse.encode({
-        validator: validatorProto(JSON.parse(fromUtf8(raw)) as StakingValidator),
-      }).finish();
+      // refused as the SDK refuses it; the reader takes the valid address as text
+      address(req.validatorAddr, BECH32_VALOPER_PREFIX);
+      const validator = await state.read(height, (s) => new StakingReader(s).validator(req.validatorAddr));
+      if (!validator) throw notFound(`validator ${req.validatorAddr} not found`);
+      return QueryValidatorResponse.encode({ validator: validatorProto(validator) }).finish();
     },
   }),
 );

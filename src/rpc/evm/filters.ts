@@ -24,10 +24,10 @@ import { LimitExceededError } from '../server/errors.ts';
 import type { ChainReader, EvmBackend, EvmRpcOptions, LogMatch } from './backend.ts';
 import { InvalidBlockRangeError, logMethods } from './logs.ts';
 import type { Resolver } from './resolve.ts';
-import { FilterNotFoundError, type FilterStore } from './filters-store.ts';
+import { type Filter, FilterNotFoundError, type FilterStore } from './filters-store.ts';
 
 /** A filter id: geth accepts any string and answers `filter not found` for an unknown one. */
-const filterId: ParamCodec<string> = {
+export const filterId: ParamCodec<string> = {
   optional: false,
   parse(v) {
     if (typeof v !== 'string') throw new CodecError('filter id must be a string');
@@ -117,24 +117,56 @@ export function formatLogs(chain: ChainReader, logs: LogMatch[]): Record<string,
   });
 }
 
+/** A new log filter, reporting from the block after the latest; refused now if eth_getLogs would refuse its range. */
+export function installLogFilter(
+  store: FilterStore,
+  chain: ChainReader,
+  options: EvmRpcOptions,
+  criteria: LogFilter,
+): string {
+  checkRange(criteria, options);
+  return store.install({
+    kind: 'logs',
+    lastUsed: 0,
+    cursor: chain.latestHeight(),
+    cursorLogIndex: 0,
+    criteria,
+  });
+}
+
+/** A new block filter, reporting from the block after the latest. */
+export function installBlockFilter(store: FilterStore, chain: ChainReader): string {
+  return store.install({ kind: 'block', lastUsed: 0, cursor: chain.latestHeight() });
+}
+
+/**
+ * A block filter's poll: the hashes of the blocks after its cursor up to `latest`, at most
+ * `max_blocks_for_log` of them (the next poll carries on), moving its cursor past each one given.
+ */
+export function blockFilterChanges(
+  f: Extract<Filter, { kind: 'block' }>,
+  chain: ChainReader,
+  options: EvmRpcOptions,
+  latest: number,
+): string[] {
+  const hashes: string[] = [];
+  const through = Math.min(latest, f.cursor + options.maxBlocksForLog);
+  for (let h = f.cursor + 1; h <= through; h++) {
+    const ctx = chain.blockContext(h);
+    if (!ctx) break;
+    hashes.push(hash32(ctx.hash));
+    f.cursor = h;
+  }
+  return hashes;
+}
+
 export function filterMethods(backend: EvmBackend, resolve: Resolver, store: FilterStore): MethodTable {
   const { chain, options } = backend;
   // eth_getFilterLogs answers exactly what eth_getLogs answers for the criteria, limits included.
   const getLogs = logMethods(backend, resolve).eth_getLogs.handler as (f: LogFilter) => unknown;
   return {
-    eth_newFilter: method([p.filter], (criteria) => {
-      checkRange(criteria, options);
-      return store.install({
-        kind: 'logs',
-        lastUsed: 0,
-        cursor: chain.latestHeight(),
-        cursorLogIndex: 0,
-        criteria,
-      });
-    }),
-    eth_newBlockFilter: method([], () =>
-      store.install({ kind: 'block', lastUsed: 0, cursor: chain.latestHeight() }),
-    ),
+    eth_newFilter: method([p.filter], (criteria) => installLogFilter(store, chain, options, criteria)),
+    eth_newBlockFilter: method([], () => installBlockFilter(store, chain)),
     eth_newPendingTransactionFilter: method([], () =>
       store.install({ kind: 'pending', lastUsed: 0, next: 0 }),
     ),
@@ -143,17 +175,7 @@ export function filterMethods(backend: EvmBackend, resolve: Resolver, store: Fil
       const f = store.use(id);
       if (f.kind === 'pending') return store.takePending(f).map(hash32);
       const latest = chain.latestHeight();
-      if (f.kind === 'block') {
-        const hashes: string[] = [];
-        const through = Math.min(latest, f.cursor + options.maxBlocksForLog);
-        for (let h = f.cursor + 1; h <= through; h++) {
-          const ctx = chain.blockContext(h);
-          if (!ctx) break;
-          hashes.push(hash32(ctx.hash));
-          f.cursor = h;
-        }
-        return hashes;
-      }
+      if (f.kind === 'block') return blockFilterChanges(f, chain, options, latest);
       const window = logsAfter(
         chain,
         options,

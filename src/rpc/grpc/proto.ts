@@ -31,21 +31,16 @@ const blockId = (id: BlockID) => ({
   partSetHeader: { total: id.partSetHeader.total, hash: id.partSetHeader.hash },
 });
 
+/**
+ * The domain header has the message's own fields (codec/ follows CometBFT's protobuf), so nothing is
+ * mapped as the JSON writers map it: only the integers widen to the message's int64s.
+ */
 function header<P>(h: Header, proposerAddress: P) {
   return {
+    ...h,
     version: { block: BigInt(h.version.block), app: BigInt(h.version.app) },
-    chainId: h.chainId,
     height: BigInt(h.height),
     time: ts(h.time),
-    lastBlockId: blockId(h.lastBlockId),
-    lastCommitHash: h.lastCommitHash,
-    dataHash: h.dataHash,
-    validatorsHash: h.validatorsHash,
-    nextValidatorsHash: h.nextValidatorsHash,
-    consensusHash: h.consensusHash,
-    appHash: h.appHash,
-    lastResultsHash: h.lastResultsHash,
-    evidenceHash: h.evidenceHash,
     proposerAddress,
   };
 }

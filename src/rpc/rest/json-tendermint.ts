@@ -3,9 +3,10 @@
  * (hashes and addresses as base64, enums by name) plus the SDK's `sdk_block`, whose proposer is a
  * bech32 consensus address; and the node's `DefaultNodeInfo`.
  */
-import { BlockIdFlag, type BlockID, type Commit, type Header } from '../../codec/index.ts';
+import { BlockIdFlag, type BlockID, type Commit } from '../../codec/index.ts';
 import { toBech32 } from '../../crypto/accounts.ts';
 import { BECH32_ACCOUNT_PREFIX, CLIENT_NAME } from '../../primitives/identity.ts';
+import { headerJson, type HeaderJsonStyle } from '../codecs/header-json.ts';
 import { base64, type Json, timestampJson } from './json.ts';
 import type { RestBlockView, RestNodeIdentity } from './types.ts';
 
@@ -24,24 +25,7 @@ export function blockIdJson(id: BlockID): Json {
   };
 }
 
-function headerJson(h: Header, proposer: Json): Json {
-  return {
-    version: { block: String(h.version.block), app: String(h.version.app) },
-    chain_id: h.chainId,
-    height: String(h.height),
-    time: timestampJson(h.time),
-    last_block_id: blockIdJson(h.lastBlockId),
-    last_commit_hash: base64(h.lastCommitHash),
-    data_hash: base64(h.dataHash),
-    validators_hash: base64(h.validatorsHash),
-    next_validators_hash: base64(h.nextValidatorsHash),
-    consensus_hash: base64(h.consensusHash),
-    app_hash: base64(h.appHash),
-    last_results_hash: base64(h.lastResultsHash),
-    evidence_hash: base64(h.evidenceHash),
-    proposer_address: proposer,
-  };
-}
+const GATEWAY_JSON: HeaderJsonStyle = { bytes: base64, time: timestampJson, blockId: blockIdJson };
 
 function commitJson(c: Commit): Json {
   return {
@@ -60,7 +44,7 @@ function commitJson(c: Commit): Json {
 /** GetLatestBlock / GetBlockByHeight response. */
 export function blockResponseJson(b: RestBlockView): Json {
   const body = (proposer: Json) => ({
-    header: headerJson(b.header, proposer),
+    header: headerJson(b.header, GATEWAY_JSON, proposer),
     data: { txs: b.txs.map(base64) },
     evidence: { evidence: [] },
     last_commit: commitJson(b.lastCommit),

@@ -16,8 +16,9 @@ import { AuthInfo, type ModeInfo, TxBody } from 'cosmjs-types/cosmos/tx/v1beta1/
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import { decodeMsgEVMTransaction, MSG_EVM_TRANSACTION_TYPE_URL } from '../../execution/tx-wrap.ts';
 import { decodeMsgAssociate, MSG_ASSOCIATE_TYPE_URL } from '../../app/association-tx.ts';
+import type { Json } from '../codecs/json.ts';
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type { Json };
 
 export const base64 = (b: Uint8Array): string =>
   Buffer.from(b.buffer, b.byteOffset, b.length).toString('base64');

@@ -18,6 +18,7 @@ import { EVM_SS_DATABASES, EVM_STORE, evmDatabaseIndex } from './evm-keys.ts';
 import { MvccGroup } from './group.ts';
 import { MvccDatabase } from './mvcc.ts';
 import { resolveLayout, STATE_STORE_DEFAULTS, type StateStoreOptions } from './options.ts';
+import { type KeyRange, StateStoreReads } from './store-reads.ts';
 import type { ImportEntry, StateStore, StoreChange } from './types.ts';
 
 export interface StateStoreReader extends StateStore {
@@ -60,12 +61,13 @@ export async function openStateStoreReader(
   }
 }
 
-class ReadOnlyStateStore implements StateStoreReader {
+class ReadOnlyStateStore extends StateStoreReads implements StateStoreReader {
   private readonly cosmos: MvccGroup;
   private readonly evm: MvccGroup | undefined;
   private readonly databases: readonly MvccDatabase[];
 
   constructor(cosmos: MvccGroup, evm: MvccGroup | undefined, databases: readonly MvccDatabase[]) {
+    super();
     this.cosmos = cosmos;
     this.evm = evm;
     this.databases = databases;
@@ -87,34 +89,20 @@ class ReadOnlyStateStore implements StateStoreReader {
     return this.evm && store === EVM_STORE ? this.evm : this.cosmos;
   }
 
-  get(store: string, key: Uint8Array, version: number): Promise<Uint8Array | undefined> {
-    try {
-      const part = this.partOf(store);
-      assertVersion(version);
-      if (version > part.latest) throw new SSVersionTooHighError(version, this.latestVersion());
-      return part.read(store, key, version);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  protected valueAt(store: string, key: Uint8Array, version: number): Promise<Uint8Array | undefined> {
+    const part = this.partOf(store);
+    assertVersion(version);
+    if (version > part.latest) throw new SSVersionTooHighError(version, this.latestVersion());
+    return part.read(store, key, version);
   }
 
-  async has(store: string, key: Uint8Array, version: number): Promise<boolean> {
-    return (await this.get(store, key, version)) !== undefined;
-  }
-
-  iterator(
-    store: string,
-    start: Uint8Array | undefined,
-    end: Uint8Array | undefined,
-    version: number,
-    reverse = false,
-  ): AsyncIterable<KVEntry> {
+  protected entries(store: string, range: KeyRange, version: number): AsyncIterable<KVEntry> {
     if (this.evm && store === EVM_STORE) throw new SSIterationDisabledError(store);
     assertVersion(version);
     const part = this.cosmos;
     if (version > part.latest) throw new SSVersionTooHighError(version, this.latestVersion());
     if (version < part.earliest) return (async function* () {})();
-    return part.iterate(store, start, end, version, reverse);
+    return part.iterate(store, range.start, range.end, version, range.reverse);
   }
 
   private refuse(what: string): never {

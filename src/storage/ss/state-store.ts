@@ -14,6 +14,7 @@ import {
 import { EVM_STORE } from './evm-keys.ts';
 import type { MvccGroup } from './group.ts';
 import type { PruneStats } from './prune.ts';
+import { type KeyRange, StateStoreReads } from './store-reads.ts';
 import type { ImportEntry, StateStore, StoreChange, SyncStateRead } from './types.ts';
 
 export interface CompositeParts {
@@ -48,7 +49,7 @@ interface Pending {
  * Cosmos SS. So whenever the Cosmos SS holds a version, every EVM SS database holds it too, and a
  * crash leaves at most a suffix that the journals replay.
  */
-export class CompositeStateStore implements StateStore {
+export class CompositeStateStore extends StateStoreReads implements StateStore {
   private readonly p: CompositeParts;
   private readonly queue: Pending[] = [];
   private accepted: number;
@@ -64,6 +65,7 @@ export class CompositeStateStore implements StateStore {
   private closing = false;
 
   constructor(parts: CompositeParts) {
+    super();
     this.p = parts;
     this.accepted = this.latestVersion();
     if (parts.keepRecent > 0 && parts.pruneIntervalSeconds > 0) {
@@ -87,15 +89,11 @@ export class CompositeStateStore implements StateStore {
     return evm ? Math.max(cosmos.earliest, evm.earliest) : cosmos.earliest;
   }
 
-  /** Not `async`: the hot path (version already applied) adds no promise of its own. */
-  get(store: string, key: Uint8Array, version: number): Promise<Uint8Array | undefined> {
-    try {
-      const part = this.partOf(store);
-      const wait = this.readable(part, version);
-      return wait ? wait.then(() => part.read(store, key, version)) : part.read(store, key, version);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  /** On the hot path (version already applied) the part's own promise, and no other. */
+  protected valueAt(store: string, key: Uint8Array, version: number): Promise<Uint8Array | undefined> {
+    const part = this.partOf(store);
+    const wait = this.readable(part, version);
+    return wait ? wait.then(() => part.read(store, key, version)) : part.read(store, key, version);
   }
 
   /**
@@ -119,17 +117,7 @@ export class CompositeStateStore implements StateStore {
     };
   }
 
-  async has(store: string, key: Uint8Array, version: number): Promise<boolean> {
-    return (await this.get(store, key, version)) !== undefined;
-  }
-
-  iterator(
-    store: string,
-    start: Uint8Array | undefined,
-    end: Uint8Array | undefined,
-    version: number,
-    reverse = false,
-  ): AsyncIterable<KVEntry> {
+  protected entries(store: string, range: KeyRange, version: number): AsyncIterable<KVEntry> {
     this.assertOpen();
     if (this.p.evm && store === EVM_STORE) throw new SSIterationDisabledError(store);
     const part = this.p.cosmos;
@@ -139,7 +127,7 @@ export class CompositeStateStore implements StateStore {
     return (async function* () {
       await self.readable(part, version);
       if (version < part.earliest) return;
-      yield* part.iterate(store, start, end, version, reverse);
+      yield* part.iterate(store, range.start, range.end, version, range.reverse);
     })();
   }
 

@@ -10,8 +10,14 @@ import type { LogFilter } from '../../codecs/filter.ts';
 import { formatPendingTx } from '../../codecs/format.ts';
 import { hash32, quantity } from '../../codecs/hex.ts';
 import { p, type ParamCodec } from '../../codecs/params.ts';
-import type { BlockContext } from '../../codecs/views.ts';
-import { checkRange, logsAfter, numericBound } from '../../evm/filters.ts';
+import {
+  blockFilterChanges,
+  filterId,
+  installBlockFilter,
+  installLogFilter,
+  logsAfter,
+  numericBound,
+} from '../../evm/filters.ts';
 import { FilterNotFoundError, type FilterStore } from '../../evm/filters-store.ts';
 import { logRange } from '../../evm/logs.ts';
 import type { Resolver } from '../../evm/resolve.ts';
@@ -57,14 +63,6 @@ export class BlockNotFoundError extends ChainError {
     super('LEGACY_BLOCK_NOT_FOUND', `block ${what} not found`);
   }
 }
-
-const filterId: ParamCodec<string> = {
-  optional: false,
-  parse(v) {
-    if (typeof v !== 'string') throw new CodecError('filter id must be a string');
-    return v;
-  },
-};
 
 const byHash = (hash: Uint8Array): BlockRef => ({ kind: 'hash', hash, requireCanonical: false });
 
@@ -250,35 +248,14 @@ export function syntheticMethods(
 
   function filterTable(store: FilterStore): MethodTable {
     return {
-      chain_newFilter: method([p.filter], (criteria) => {
-        checkRange(criteria, options);
-        return store.install({
-          kind: 'logs',
-          lastUsed: 0,
-          cursor: chain.latestHeight(),
-          cursorLogIndex: 0,
-          criteria,
-        });
-      }),
-      chain_newBlockFilter: method([], () =>
-        store.install({ kind: 'block', lastUsed: 0, cursor: chain.latestHeight() }),
-      ),
+      chain_newFilter: method([p.filter], (criteria) => installLogFilter(store, chain, options, criteria)),
+      chain_newBlockFilter: method([], () => installBlockFilter(store, chain)),
       chain_uninstallFilter: method([filterId], (id) => store.uninstall(id)),
       chain_getFilterChanges: method([filterId], async (id) => {
         const f = store.use(id);
         const latest = chain.latestHeight();
         if (f.kind === 'pending') return store.takePending(f).map(hash32);
-        if (f.kind === 'block') {
-          const hashes: string[] = [];
-          const through = Math.min(latest, f.cursor + options.maxBlocksForLog);
-          for (let h = f.cursor + 1; h <= through; h++) {
-            const ctx: BlockContext | undefined = chain.blockContext(h);
-            if (!ctx) break;
-            hashes.push(hash32(ctx.hash));
-            f.cursor = h;
-          }
-          return hashes;
-        }
+        if (f.kind === 'block') return blockFilterChanges(f, chain, options, latest);
         // The cursor's log index counts the chain_ view's logs (EVM and synthetic), so the EVM window
         // only names candidate heights: each is rendered whole, from its first log.
         const after = f.cursor;
