@@ -183,7 +183,7 @@ export async function runDev(o: DevOptions): Promise<void> {
   const node = await startNode({
     home,
     flags: { ...flags, 'consensus.engine': 'embedded' },
-    dev: { logs: mining.kind !== 'configured', ephemeral },
+    dev: { logs: mining.kind !== 'configured', ephemeral, accounts },
   });
   // the banner says the chain is ready: block 1 is there (the consensus RPC's /status names it)
   const { chain } = node.modules;

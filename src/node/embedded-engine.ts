@@ -87,11 +87,16 @@ export function createEmbeddedEngine(
   o: EmbeddedEngineOptions,
   m: AdmissionPools & { chain: Chain },
 ): { engine: EmbeddedEngine; submission: TxSubmission } {
-  const untilMined = isOnDemandMining(o.consensus) ? untilMinedBy(m.chain) : undefined;
-  return {
-    engine: new EmbeddedEngine(o, m),
-    submission: localTxSubmission(m.mempool, m.cosmosPool, untilMined),
-  };
+  const engine = new EmbeddedEngine(o, m);
+  // a dev chain's mining mode can change at run time (evm_setAutomine): it is read per submission
+  const producer = engine.producer;
+  const untilMined =
+    o.dev && producer
+      ? untilMinedBy(m.chain, () => producer.mining.automine)
+      : isOnDemandMining(o.consensus)
+        ? untilMinedBy(m.chain)
+        : undefined;
+  return { engine, submission: localTxSubmission(m.mempool, m.cosmosPool, untilMined) };
 }
 
 /**
@@ -120,10 +125,17 @@ export function localTxSubmission(
  */
 export const MINED_WAIT_MS = 10_000;
 
-/** Resolves once a committed block included or rejected `hash`, or after `MINED_WAIT_MS`. */
-export function untilMinedBy(chain: Chain): (hash: Uint8Array) => Promise<void> {
+/**
+ * Resolves once a committed block included or rejected `hash`, or after `MINED_WAIT_MS`; at once when
+ * `automine` says blocks do not come for waiting txs now.
+ */
+export function untilMinedBy(
+  chain: Chain,
+  automine: () => boolean = () => true,
+): (hash: Uint8Array) => Promise<void> {
   return (hash) =>
     new Promise<void>((resolve) => {
+      if (!automine()) return resolve();
       const done = () => {
         off();
         clearTimeout(timer);

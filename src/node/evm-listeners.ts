@@ -11,6 +11,7 @@ import { PendingBlocks } from '../chain/pending-block.ts';
 import type { SyncStatus } from '../chain/sync-status.ts';
 import type { CosmosPool } from '../mempool/cosmos-pool.ts';
 import type { Mempool } from '../mempool/mempool.ts';
+import type { DevNode } from '../rpc/dev/index.ts';
 import type { JsonRpcHttpServer } from '../rpc/server/http.ts';
 import type { JsonRpcWsServer } from '../rpc/server/ws.ts';
 import type { CommitStore } from '../storage/sc/commit-store.ts';
@@ -29,6 +30,10 @@ export interface EvmListenerModules {
   cosmosPool: CosmosPool;
   submission: TxSubmission;
   sync: () => SyncStatus;
+  /** A dev chain's methods act on this; absent: they are refused as dev-chain methods. */
+  dev?: DevNode;
+  /** The pending block's clock (ms): a dev chain's moved clock; the wall clock otherwise. */
+  now?: () => number;
 }
 
 /** What is listening; a listener its config disables is absent. */
@@ -52,7 +57,10 @@ export async function openEvmListeners(
       if (!evm.httpEnabled && !evm.wsEnabled) return undefined;
       const rpc = new EvmRpc(
         { evm, genesis: o.genesis, logger: o.logger, registry },
-        { ...m, pending: new PendingBlocks(m.chain, { mempool: m.mempool, cosmosPool: m.cosmosPool }) },
+        {
+          ...m,
+          pending: new PendingBlocks(m.chain, { mempool: m.mempool, cosmosPool: m.cosmosPool }, m.now),
+        },
       );
       return { rpc, ...(await openHttp(o, rpc, m.chain)) };
     },

@@ -22,6 +22,7 @@ import {
   subscriptionMethods,
   Tracing,
 } from '../rpc/evm/index.ts';
+import { devMethods, type DevNode, whyDevMethodNotServed } from '../rpc/dev/index.ts';
 import type { LegacyBackend } from '../rpc/legacy/index.ts';
 import { Dispatcher } from '../rpc/server/dispatcher.ts';
 import { JsonRpcHttpServer } from '../rpc/server/http.ts';
@@ -64,6 +65,8 @@ export interface EvmRpcModules {
   sync: () => SyncStatus;
   /** The pending block that `pending` state reads and simulations run over. */
   pending?: PendingBlocks;
+  /** A dev chain: its methods are served over this (anvil's and Hardhat's names). */
+  dev?: DevNode;
 }
 
 /** No listen-address key exists yet: local only, like geth's default --http.addr. */
@@ -145,7 +148,10 @@ export class EvmRpc {
       proofs: new NodeProofs(m.sc),
       tracing,
     });
-    this.dispatcher = new Dispatcher(methods, {
+    // a dev chain's own answers (eth_accounts, web3_clientVersion) take the place of the eth_ ones
+    const served = m.dev ? { ...methods, ...devMethods(m.dev, this.backend, simulation) } : methods;
+    this.dispatcher = new Dispatcher(served, {
+      whyNotServed: m.dev ? undefined : whyDevMethodNotServed,
       denyList: evm.denyList,
       maxResponseBytes: evm.maxResponseBytes,
       concurrency: [

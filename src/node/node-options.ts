@@ -1,6 +1,7 @@
 /** What a node is built from: its home, configuration, genesis and logger, and where its data lives. */
 import { isAbsolute, resolve } from 'node:path';
 import type { Genesis } from '../app/genesis.ts';
+import type { Account } from '../crypto/accounts.ts';
 import type { NodeConfig } from '../config/schema.ts';
 import type { Logger } from '../util/logger.ts';
 
@@ -13,6 +14,8 @@ export interface DevChainOptions {
    * fsynced and the validator's signing state stays in memory, since no restart will ever read them.
    */
   ephemeral?: boolean;
+  /** The accounts whose keys the node holds: eth_accounts, eth_sendTransaction and the signing methods. */
+  accounts?: readonly Pick<Account, 'evmAddress' | 'privateKey'>[];
 }
 
 export interface NodeOptions {

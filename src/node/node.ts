@@ -23,8 +23,11 @@ import type { JsonRpcWsServer } from '../rpc/server/ws.ts';
 import { ChainError } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { consensusQueries } from './adapters/consensus-rpc.ts';
+import { devNode } from './adapters/dev-node.ts';
+import { clientVersion } from './adapters/evm-chain-reader.ts';
 import { openConsensusServices } from './consensus-services.ts';
 import { fitConnectionCaps, openFileLimit } from './descriptors.ts';
+import { EmbeddedEngine } from './embedded-engine.ts';
 import { type NodeEngine, openEngine } from './engine.ts';
 import { openEvmListeners } from './evm-listeners.ts';
 import { Lifecycle } from './lifecycle.ts';
@@ -116,6 +119,7 @@ export class ChainNode {
       { chain, mempool, cosmosPool },
       { queries, onFatal: (reason) => this.onFatal?.(reason) },
     );
+    const producer = o.dev && engine instanceof EmbeddedEngine ? engine.producer : undefined;
     const evm = await openEvmListeners(lc, o, this.metricsRegistry, {
       chain,
       ss: stores.ss,
@@ -124,6 +128,10 @@ export class ChainNode {
       cosmosPool,
       submission,
       sync,
+      ...(producer && {
+        dev: devNode({ producer, mempool, accounts: o.dev?.accounts ?? [], clientVersion: clientVersion() }),
+        now: () => producer.clock.nowMs(),
+      }),
     });
     // the consensus RPC, REST and gRPC read through the same adapters
     const services = await openConsensusServices(lc, o, this.metricsRegistry, {
