@@ -28,7 +28,7 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
 }
 
 test(
-  'Hardhat 3 tests that deploy and call without waitForDeployment() pass on chaind dev',
+  "Hardhat 3 tests (deploy and call without waitForDeployment(), time and mining helpers) pass on chaind dev and on Hardhat's own network",
   {
     skip: existsSync(HARDHAT)
       ? false
@@ -38,7 +38,11 @@ test(
     const { banner } = await startDev(t);
     const r = await run(['test', 'mocha', '--network', 'chaind'], { CHAIND_RPC_URL: banner.evmUrl });
     assert.equal(r.code, 0, r.output);
-    assert.match(r.output, /3 passing/, r.output);
+    assert.match(r.output, /6 passing/, r.output);
     assert.doesNotMatch(r.output, /failing/, r.output);
+    // the same tests on Hardhat's in-process network: they are not written for chaind
+    const own = await run(['test', 'mocha'], {});
+    assert.equal(own.code, 0, own.output);
+    assert.match(own.output, /6 passing/, own.output);
   },
 );
