@@ -6,15 +6,29 @@ export interface StateWriter extends StateReader {
 }
 
 /**
- * A store's entries in [start, end), in key order, at a height the caller chose: listings, which the
- * modules' synchronous readers cannot answer (only the State Store lists keys, asynchronously).
+ * A store's entries in [start, end) (no end: to the last key), in key order, at a height the caller
+ * chose: listings, which the modules' synchronous readers cannot answer (only the State Store lists
+ * keys, asynchronously).
  */
 export interface StateRanges {
   range(
     store: string,
     start: Uint8Array,
-    end: Uint8Array,
+    end: Uint8Array | undefined,
   ): AsyncIterable<{ key: Uint8Array; value: Uint8Array }>;
+}
+
+/**
+ * The first key after every key that starts with `prefix`: the prefix without its trailing 0xff
+ * bytes, its last byte + 1; undefined when every byte is 0xff (no key is after them all).
+ */
+export function prefixEnd(prefix: Uint8Array): Uint8Array | undefined {
+  let n = prefix.length;
+  while (n > 0 && prefix[n - 1] === 0xff) n--;
+  if (n === 0) return undefined;
+  const end = prefix.slice(0, n);
+  end[n - 1]++;
+  return end;
 }
 
 /** Every entry of `store` whose key starts with `prefix`, in key order. */
@@ -23,11 +37,8 @@ export async function entriesUnder(
   store: string,
   prefix: Uint8Array,
 ): Promise<{ key: Uint8Array; value: Uint8Array }[]> {
-  // the end is the prefix with its last byte + 1, which wraps (an empty range) for a last byte 0xff
-  const end = Uint8Array.from(prefix);
-  end[end.length - 1]++;
   const out: { key: Uint8Array; value: Uint8Array }[] = [];
-  for await (const e of state.range(store, prefix, end)) out.push(e);
+  for await (const e of state.range(store, prefix, prefixEnd(prefix))) out.push(e);
   return out;
 }
 

@@ -130,7 +130,12 @@ export class VersionedState {
   }
 
   /** Entries of `store` in [start, end) at `version`, in key order: listings come from the State Store. */
-  range(store: string, start: Uint8Array, end: Uint8Array, version: number): AsyncIterable<KVEntry> {
+  range(
+    store: string,
+    start: Uint8Array,
+    end: Uint8Array | undefined,
+    version: number,
+  ): AsyncIterable<KVEntry> {
     return this.s.ss.iterator(store, start, end, version);
   }
 
@@ -161,7 +166,7 @@ export class StateAt {
     return this.state.get(store, key, this.version);
   }
 
-  range(store: string, start: Uint8Array, end: Uint8Array): AsyncIterable<KVEntry> {
+  range(store: string, start: Uint8Array, end: Uint8Array | undefined): AsyncIterable<KVEntry> {
     return this.state.range(store, start, end, this.version);
   }
 

@@ -94,11 +94,11 @@ export interface StateView {
   get(store: string, key: Uint8Array, height: number): Promise<Uint8Array | undefined>;
   /** A read of the app modules' readers (app/) over the state at `height`. */
   read<T>(height: number, fn: (state: StateReader) => T): Promise<T>;
-  /** Live entries of `store` with keys in [start, end), in key order, at `height`. */
+  /** Live entries of `store` with keys in [start, end) (no end: to the last key), in key order, at `height`. */
   range(
     store: string,
     start: Uint8Array,
-    end: Uint8Array,
+    end: Uint8Array | undefined,
     height: number,
   ): AsyncIterable<{ key: Uint8Array; value: Uint8Array }>;
 }
