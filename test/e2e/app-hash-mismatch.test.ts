@@ -21,6 +21,8 @@ const ENV = {
   CHAIND_STATE_COMMIT_SC_KEEP_RECENT: '1000',
 };
 const FLAGS = ['--log_format', 'json', '--consensus.timeout-commit', '20ms'];
+/** How long a node may take to start or to commit a few blocks: generous, for a machine loaded by other work. */
+const DEADLINE = 120_000;
 
 const records = (text: string) =>
   text
@@ -97,13 +99,15 @@ test('a State Commit from a diverged copy: every start refuses alike and changes
   // 1. a chain, stopped; a copy of it that diverges by one transfer
   let node = new ChaindProcess(['dev', '--home', home, '--state-commitment', 'iavl', ...FLAGS], ENV);
   t.after(() => node.stop('SIGKILL'));
-  await node.waitForLine(isCommitted(6), 60_000);
+  await node.waitForLine(isCommitted(6), DEADLINE);
   assert.equal((await node.stop('SIGTERM')).code, 0);
   cpSync(home, fork, { recursive: true });
 
   const other = new ChaindProcess(['start', '--home', fork, ...FLAGS], ENV);
   t.after(() => other.stop('SIGKILL'));
-  const url = JSON.parse(await other.waitForLine((l) => l.includes('JSON-RPC server listening'))).address;
+  const url = JSON.parse(
+    await other.waitForLine((l) => l.includes('JSON-RPC server listening'), DEADLINE),
+  ).address;
   const provider = new JsonRpcProvider(url, undefined, { pollingInterval: 50, cacheTimeout: -1 });
   t.after(() => provider.destroy());
   const sent = await new Wallet(DEV_KEY, provider).sendTransaction({
@@ -111,9 +115,19 @@ test('a State Commit from a diverged copy: every start refuses alike and changes
     value: 1n,
     gasLimit: 21000,
   });
-  const diverged = (await sent.wait(1, 30_000))!.blockNumber; // the fork's state differs after this block
+  // The block that includes it is the fork's first block with a tx (nobody else sends to the fork):
+  // the fork's state differs after it. Not `sent.wait()`: ethers polls the receipt once per new block
+  // without awaiting the polls, so one still queued when the provider is destroyed rejects with
+  // "provider destroyed; cancelled request" in no one's hands, failing the test (seen under load).
+  const included = JSON.parse(
+    await other.waitForLine((l) => l.includes('"committed block"') && JSON.parse(l).txs > 0, DEADLINE),
+  );
+  const diverged: number = included.height;
+  await other.waitForLine(isCommitted(diverged + 2), DEADLINE);
+  // the tx is the one in that block, and it succeeded (what `wait()` checked); every request awaited
+  const receipt = await provider.getTransactionReceipt(sent.hash);
+  assert.deepEqual([receipt?.blockNumber, receipt?.status], [diverged, 1]);
   provider.destroy();
-  await other.waitForLine(isCommitted(diverged + 2));
   assert.equal((await other.stop('SIGTERM')).code, 0);
   const forkHeight = (await blockInfo(fork)).latest;
   const forkAppHash = records(other.lines.join('\n')).find(
@@ -124,7 +138,7 @@ test('a State Commit from a diverged copy: every start refuses alike and changes
   // 2. the original chain goes on past the fork's height; then it gets the fork's State Commit
   node = new ChaindProcess(['start', '--home', home, ...FLAGS], ENV);
   t.after(() => node.stop('SIGKILL'));
-  await node.waitForLine(isCommitted(forkHeight + 4), 60_000);
+  await node.waitForLine(isCommitted(forkHeight + 4), DEADLINE);
   assert.equal((await node.stop('SIGTERM')).code, 0);
   const chain = await blockInfo(home);
   rmSync(join(home, 'data', 'state_commit'), { recursive: true });
@@ -160,9 +174,9 @@ test('a State Commit from a diverged copy: every start refuses alike and changes
 
   node = new ChaindProcess(['start', '--home', home, ...FLAGS], ENV);
   t.after(() => node.stop('SIGKILL'));
-  const opened = JSON.parse(await node.waitForLine((l) => l.includes('"chain opened"')));
+  const opened = JSON.parse(await node.waitForLine((l) => l.includes('"chain opened"'), DEADLINE));
   assert.deepEqual([opened.height, opened.app_hash], [target, chain.appHash.get(target + 1)]);
-  await node.waitForLine(isCommitted(target + 2));
+  await node.waitForLine(isCommitted(target + 2), DEADLINE);
   assert.equal((await node.stop('SIGTERM')).code, 0);
 });
 
@@ -171,14 +185,14 @@ test('a replay that executes differently: refused before anything is written; th
   const early = tempHome(t);
   let node = new ChaindProcess(['dev', '--home', home, '--state-commitment', 'iavl', ...FLAGS], ENV);
   t.after(() => node.stop('SIGKILL'));
-  await node.waitForLine(isCommitted(4), 60_000);
+  await node.waitForLine(isCommitted(4), DEADLINE);
   assert.equal((await node.stop('SIGTERM')).code, 0);
   const kept = (await blockInfo(home)).latest; // the State Commit kept aside holds the state after it
   cpSync(join(home, 'data', 'state_commit'), early, { recursive: true });
 
   node = new ChaindProcess(['start', '--home', home, ...FLAGS], ENV);
   t.after(() => node.stop('SIGKILL'));
-  await node.waitForLine(isCommitted(kept + 4), 60_000);
+  await node.waitForLine(isCommitted(kept + 4), DEADLINE);
   assert.equal((await node.stop('SIGTERM')).code, 0);
   const chain = await blockInfo(home);
 
@@ -213,8 +227,8 @@ test('a replay that executes differently: refused before anything is written; th
 
   node = new ChaindProcess(['start', '--home', home, ...FLAGS], ENV);
   t.after(() => node.stop('SIGKILL'));
-  const opened = JSON.parse(await node.waitForLine((l) => l.includes('"chain opened"')));
+  const opened = JSON.parse(await node.waitForLine((l) => l.includes('"chain opened"'), DEADLINE));
   assert.deepEqual([opened.height, opened.app_hash], [kept, chain.appHash.get(kept + 1)]);
-  await node.waitForLine(isCommitted(kept + 3));
+  await node.waitForLine(isCommitted(kept + 3), DEADLINE);
   assert.equal((await node.stop('SIGTERM')).code, 0);
 });

@@ -56,17 +56,28 @@ const validatorFlags = (name: string) => [
   '--p2p.pex',
   'false',
 ];
+// A keeps every snapshot it takes while this file runs: the first case exports and lists H while A
+// goes on taking snapshots, and with a few kept, later ones pruned H as soon as the machine ran the
+// case slowly (keep-recent itself is the unit tests' subject). 10,000 × INTERVAL blocks, at least
+// 150 ms apart (timeout-commit), take 15,000 s: far longer than this file may run (its boot, at most
+// 600 s, then five cases of at most 300 s).
+const KEEP_RECENT = 10_000;
 net?.start('validator0', [
   ...validatorFlags('validator0'),
   '--state-sync.snapshot-interval',
   String(INTERVAL),
   '--state-sync.snapshot-keep-recent',
-  '3',
+  String(KEEP_RECENT),
   '--state-sync.snapshot-chunk-bytes',
   String(CHUNK_BYTES),
 ]);
 for (const name of net ? ['validator1', 'validator2'] : [])
   net!.start(name, [...validatorFlags(name), '--state-sync.snapshot-interval', '0']);
+// The network's boot (every validator's InitChain of the genesis accounts) is setup, outside the cases'
+// time limit: it took 50 s on an idle machine and 105 s on a loaded one, most of the first case's 300 s.
+const bootStart = Date.now();
+if (net) await net.waitHeight('validator0', 2, 600_000);
+const bootMs = Date.now() - bootStart;
 
 const providers: JsonRpcProvider[] = [];
 after(() => {
@@ -135,9 +146,7 @@ async function assertSameStateAt(name: string, h: number): Promise<void> {
 test('A takes multi-chunk snapshots while blocks keep coming; export on A, restore into B (one-line refusals otherwise)', async (t) => {
   if (!cometbftOrSkip(t)) return;
   const a = net!.processes.get('validator0')!;
-  const t0 = Date.now();
-  await net!.waitHeight('validator0', 2, 120_000);
-  t.diagnostic(`height 2 after ${Date.now() - t0} ms`);
+  t.diagnostic(`height 2 after ${bootMs} ms`);
 
   // EVM state in the snapshot: an ERC20 with balances in its storage
   const deployed = await deployTestToken(net!.evmUrl('validator0'), 'Snap', 'SNP', parseEther('1000'));
@@ -256,7 +265,7 @@ test('A takes multi-chunk snapshots while blocks keep coming; export on A, resto
 
 test('a fresh node whose only peer is B state-syncs from the snapshot B got by restore', async (t) => {
   if (!cometbftOrSkip(t) || !H) return;
-  await net!.waitHeight('validator0', H + 3);
+  await net!.waitHeight('validator0', H + 3, 120_000);
   const node = net!.start('rpc0', await stateSyncFlags(['validator1']));
   const restored = jsonLine(
     await node.waitForLine(msgIs('state restored from a state-sync snapshot'), 180_000),

@@ -13,13 +13,26 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs chaind to completion. The test process's Node (24) runs the child. */
-export function runChaind(args: string[], env: Record<string, string> = {}): RunResult {
+/**
+ * Runs chaind to completion. The test process's Node (24) runs the child. `timeoutMs` only catches a
+ * command that hangs, so it is generous: on a machine loaded by other work (load average 10-20 on 2
+ * cores) a command that takes 5 s idle takes a minute. A command still running at the deadline is
+ * killed and this throws, saying so (its exit code would be null, which reads as a crash).
+ */
+export function runChaind(
+  args: string[],
+  env: Record<string, string> = {},
+  { timeoutMs = 120_000 }: { timeoutMs?: number } = {},
+): RunResult {
   const r = spawnSync(process.execPath, [CHAIND, ...args], {
     encoding: 'utf8',
     env: { ...process.env, ...env },
-    timeout: 30_000,
+    timeout: timeoutMs,
   });
+  if (r.status === null)
+    throw new Error(
+      `chaind ${args.join(' ')}: ${r.error ? `not done within ${timeoutMs} ms (${r.error.message})` : `killed by ${r.signal}`}; stdout:\n${r.stdout}\nstderr:\n${r.stderr}`,
+    );
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
