@@ -30,9 +30,10 @@ test('chaind dev serves JSON-RPC on the logged address: identity, balances, a tr
   const provider = new JsonRpcProvider(url, undefined, { pollingInterval: 50, cacheTimeout: -1 });
   t.after(() => provider.destroy());
   assert.equal((await provider.getNetwork()).chainId, 713714n);
+  // the dev chain's version starts as Hardhat's network helpers need (docs/operators/dev-methods.md)
   assert.match(
     await provider.send('web3_clientVersion', []),
-    /^chaind\/v0\.1\.0\/[a-z0-9]+-[a-z0-9]+\/node24\./,
+    /^anvil-compatible chaind\/v0\.1\.0\/[a-z0-9]+-[a-z0-9]+\/node24\./,
   );
   assert.equal(await provider.send('net_version', []), '713714');
 

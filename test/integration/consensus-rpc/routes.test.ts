@@ -158,8 +158,10 @@ step('broadcast_tx_commit, broadcast_tx_sync and the mempool routes', async () =
   assert.equal(garbage.body.result.code, 2);
   assert.equal(garbage.body.result.codespace, 'sdk');
   assert.match(garbage.body.result.log, /^tx parse error/);
+  // a committed Ethereum tx again: a used nonce (ErrWrongSequence), in geth's words, as eth_sendRawTransaction says
   const again = await post(n.rpc, 'broadcast_tx_sync', { tx: b64(tx1) });
-  assert.equal(again.body.result.code, 19, 'a committed tx is refused by the seen cache');
+  assert.equal(again.body.result.code, 32, 'a committed tx is refused as a used nonce');
+  assert.match(again.body.result.log, /^nonce too low: next nonce \d+, tx nonce \d+$/);
 });
 
 step('/status, /health, /net_info, /lag_status, /abci_info', async () => {
