@@ -20,8 +20,7 @@ const skip =
   SCHEMAS === '' &&
   'EXECUTION_APIS_SCHEMAS is not set: set it to the path of execution-apis.json, the OpenRPC schemas ' +
     'of github.com/ethereum/execution-apis (its src/schemas, src/eth and src/debug) bundled into one ' +
-    "JSON file. The project's shared test data holds it as vectors/execution-apis.json; .ci/run sets " +
-    'the variable when that data lies beside the checkout (in ../shared/vectors/execution-apis.json)';
+    'JSON file; .ci/run sets it when that file is given to CI';
 const token = new Interface(artifacts.TestToken.abi);
 const fee = { maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, chainId: CHAIN_ID, type: 2 };
 
