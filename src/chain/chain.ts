@@ -361,11 +361,6 @@ export class Chain {
     return executed;
   }
 
-  /** How many executions are kept for the next block (observability and tests). */
-  get keptExecutions(): number {
-    return this.kept.size;
-  }
-
   /** The execution context of a block (the same when proposing and when replaying it). */
   contextFor(h: ExecutionHeader): BlockContext {
     return {

@@ -373,7 +373,8 @@ export class BlockProducer {
       evidenceHash: EMPTY_MERKLE_ROOT,
       proposerAddress: this.proposer,
     };
-    const executed = await chain.propose(header, candidates);
+    // committed at once: nothing keeps the execution for a later FinalizeBlock
+    const executed = await chain.execute(header, candidates, 'propose');
     header.dataHash = dataHash(executed.txs);
     const block: Block = { header, hash: headerHash(header)!, txs: executed.txs, lastCommit };
     const committed = await chain.commit(block, executed);

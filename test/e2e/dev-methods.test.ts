@@ -8,25 +8,12 @@ import { test } from 'node:test';
 import { Transaction, TypedDataEncoder, verifyMessage, verifyTypedData } from 'ethers';
 import { startDev } from '../helpers/dev-banner.ts';
 import { tempHome } from '../helpers/chaind.ts';
-
-type Answer = { result?: any; error?: { code: number; message: string } };
+import { result, rpc } from '../helpers/json-rpc.ts';
 
 function client(url: string) {
-  const raw = async (method: string, params: unknown[] = []): Promise<Answer> => {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    return (await res.json()) as Answer;
-  };
-  const call = async (method: string, params: unknown[] = []): Promise<any> => {
-    const a = await raw(method, params);
-    if (a.error) throw new Error(`${method}: ${a.error.message}`);
-    return a.result;
-  };
+  const call = (method: string, params: unknown[] = []) => result(url, method, params);
   const latest = async () => call('eth_getBlockByNumber', ['latest', false]);
-  return { raw, call, latest };
+  return { raw: (method: string, params: unknown[] = []) => rpc(url, method, params), call, latest };
 }
 
 const TO = '0x' + '42'.repeat(20);

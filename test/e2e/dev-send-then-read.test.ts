@@ -12,17 +12,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { JsonRpcProvider, Transaction, Wallet, isError } from 'ethers';
 import { startDev } from '../helpers/dev-banner.ts';
-
-async function rpc(url: string, method: string, params: unknown[]): Promise<any> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
+import { result as rpc } from '../helpers/json-rpc.ts';
 
 test('send, then read at once: pending nonce, balance and code count the mined tx, for three senders at once', async (t) => {
   const { banner } = await startDev(t);
