@@ -26,6 +26,8 @@ import { type CosmosTxContext, deliverCosmosTx } from '../app/cosmos-deliver.ts'
 import { CosmosTxError } from '../app/cosmos-errors.ts';
 import type { DecodedCosmosTx } from '../app/cosmos-tx.ts';
 import { wrapEthTransaction } from '../execution/tx-wrap.ts';
+import { wrapDevRecord } from '../app/dev-records.ts';
+import { applyDevStatePatch, type DevStateEdit } from '../app/dev-state-patch.ts';
 import { StateOverlay, type StateReader } from '../state/overlay.ts';
 import { logsBloom } from '../storage/blocks/bloom.ts';
 import type { CosmosTxResult, Log, Receipt } from '../storage/blocks/types.ts';
@@ -51,8 +53,25 @@ export function readBaseFee(state: StateReader, params: BaseFeeParams): bigint {
   return stored ? readDecimal(stored) : params.initialBaseFee;
 }
 
-/** A transaction of a block: Ethereum (wrapped in a TxRaw) or a signed Cosmos tx. */
-export type BlockTx = { kind: 'eth'; tx: DecodedEthTx } | { kind: 'cosmos'; tx: DecodedCosmosTx };
+/** A dev chain's state patch as a block holds it (app/dev-records.ts). */
+export interface DevPatchTx {
+  /** The record's TxRaw bytes. */
+  raw: Uint8Array;
+  /** SHA-256 of `raw`: its Cosmos tx hash. */
+  hash: Uint8Array;
+  /** A patch uses no gas (CometBFT's gas_wanted of the record). */
+  gasLimit: 0n;
+  edits: DevStateEdit[];
+}
+
+/**
+ * A transaction of a block: Ethereum (wrapped in a TxRaw; a dev chain's impersonated one in its dev
+ * record), a signed Cosmos tx, or a dev chain's state patch.
+ */
+export type BlockTx =
+  | { kind: 'eth'; tx: DecodedEthTx }
+  | { kind: 'cosmos'; tx: DecodedCosmosTx }
+  | { kind: 'devPatch'; tx: DevPatchTx };
 
 export interface BlockContext {
   chainId: string;
@@ -132,6 +151,7 @@ export async function executeBlock(
   const cosmosResults: CosmosTxResult[] = [];
   const rejected: ExecutedBlock['rejected'] = [];
   let cosmosGas = 0n;
+  let baseFeeOverride: bigint | undefined;
   const reject = (hash: Uint8Array, reason: string) => {
     if (mode === 'replay') {
       throw new ChainError(
@@ -155,8 +175,26 @@ export async function executeBlock(
         }
         hooks?.onEthOutcome?.(i, r);
         ethOutcomes.push({ outcome: r, blockTxIndex: txs.length });
-        txs.push(wrapEthTransaction(c.tx.raw));
+        txs.push(
+          c.tx.impersonated
+            ? wrapDevRecord({ kind: 'impersonated', sender: c.tx.sender, raw: c.tx.raw })
+            : wrapEthTransaction(c.tx.raw),
+        );
         gasLimits.push(c.tx.gasLimit);
+      } else if (c.kind === 'devPatch') {
+        const applied = applyDevStatePatch(overlay, c.tx.edits);
+        if (applied.nextBaseFee !== undefined) baseFeeOverride = applied.nextBaseFee;
+        cosmosResults.push({
+          index: txs.length,
+          code: 0,
+          codespace: '',
+          log: '',
+          gasWanted: 0n,
+          gasUsed: 0n,
+          events: [],
+        });
+        txs.push(c.tx.raw);
+        gasLimits.push(0n);
       } else {
         if (executor.blockGasUsed + cosmosGas + c.tx.gasLimit > ctx.gasLimit) {
           reject(c.tx.hash, `block gas limit reached, tx gas limit ${c.tx.gasLimit}`);
@@ -183,7 +221,7 @@ export async function executeBlock(
   overlay.set(
     STORES.evm,
     BASE_FEE_KEY,
-    decimal(nextBaseFee(feeParams, baseFee, executor.blockGasUsed, ctx.gasLimit)),
+    decimal(baseFeeOverride ?? nextBaseFee(feeParams, baseFee, executor.blockGasUsed, ctx.gasLimit)),
   );
 
   let logIndex = 0;

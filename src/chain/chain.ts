@@ -40,7 +40,9 @@ import {
   type ReplayHooks,
 } from './block-execution.ts';
 import { KeptExecutions } from './kept-executions.ts';
-import { decodeCosmosTx } from '../app/cosmos-tx.ts';
+import { cosmosTxHash, decodeCosmosTx } from '../app/cosmos-tx.ts';
+import { isDevRecord, unwrapDevRecord } from '../app/dev-records.ts';
+import { decodeImpersonatedTransaction } from '../execution/transactions.ts';
 import { type StateAt, stateVersion, VersionedState } from './state-at.ts';
 
 export { stateVersion } from './state-at.ts';
@@ -52,6 +54,8 @@ export interface ChainOptions {
   ss: StateStore;
   blocks: BlockStore;
   logger: Logger;
+  /** A dev chain: its blocks may hold dev records (state patches, impersonated txs; app/dev-records.ts). */
+  devRecords?: boolean;
 }
 
 export interface CommittedBlock {
@@ -93,6 +97,7 @@ export class Chain {
   private readonly ss: StateStore;
   readonly blocks: BlockStore;
   private readonly log: Logger;
+  private readonly devRecords: boolean;
   private readonly listeners = new Set<BlockListener>();
   private readonly headListeners = new Set<(height: number) => void>();
   private height = 0;
@@ -110,6 +115,7 @@ export class Chain {
     this.ss = o.ss;
     this.blocks = o.blocks;
     this.log = o.logger.child({ module: 'chain' });
+    this.devRecords = o.devRecords === true;
     this.feeParams = baseFeeParamsFrom(o.genesis.app_state.evm.params.base_fee);
     this.gasLimit = blockGasLimit(o.genesis);
     this.decode = createEthTxDecoder(o.common);
@@ -291,10 +297,29 @@ export class Chain {
     );
   }
 
-  /** A stored block's tx: an Ethereum tx wrapped in a TxRaw, or a signed Cosmos tx. */
+  /**
+   * A stored block's tx: an Ethereum tx wrapped in a TxRaw, or a signed Cosmos tx; on a dev chain
+   * also a dev record. Anywhere else a dev record is no message any module handles, so the Cosmos
+   * decoder refuses it and with it the block.
+   */
   decodeBlockTx(raw: Uint8Array): BlockTx {
     const eth = unwrapEthTransaction(raw);
-    return eth ? { kind: 'eth', tx: this.decode(eth) } : { kind: 'cosmos', tx: decodeCosmosTx(raw) };
+    if (eth) return { kind: 'eth', tx: this.decode(eth) };
+    const dev = this.devRecords ? unwrapDevRecord(raw) : undefined;
+    if (dev?.kind === 'impersonated')
+      return { kind: 'eth', tx: decodeImpersonatedTransaction(dev.raw, dev.sender, this.common) };
+    if (dev?.kind === 'statePatch')
+      return { kind: 'devPatch', tx: { raw, hash: cosmosTxHash(raw), gasLimit: 0n, edits: dev.edits } };
+    try {
+      return { kind: 'cosmos', tx: decodeCosmosTx(raw) };
+    } catch (err) {
+      if (!this.devRecords && isDevRecord(raw))
+        throw new ChainError(
+          'BAD_BLOCK',
+          'the block holds a dev chain record (a state edit or an impersonated tx): only `chaind dev` accepts one',
+        );
+      throw err;
+    }
   }
 
   /**

@@ -302,9 +302,12 @@ export class BlockExecutor {
     return `insufficient funds for gas * price + value: address ${toChecksumAddress(tx.sender)} have ${have} want ${want}`;
   }
 
-  /** First transaction of a key: link its addresses, move the cast's balance, record the key. */
+  /**
+   * First transaction of a key: link its addresses, move the cast's balance, record the key. An
+   * impersonated tx (a dev chain's) has no key to link: its sender stays on its cast.
+   */
   private associateSender(tx: DecodedEthTx): void {
-    if (this.evm.cosmosAddressOf(tx.sender)) return;
+    if (tx.impersonated || this.evm.cosmosAddressOf(tx.sender)) return;
     const publicKey = secp256k1.Point.fromBytes(concatPrefix(tx.tx.getSenderPublicKey())).toBytes(true);
     const cosmos = ripemd160(sha256(publicKey));
     this.evm.associate(tx.sender, cosmos);

@@ -35,6 +35,24 @@ const fromHexString = (h: string) => Uint8Array.from(Buffer.from(h.replace(/^0x/
 
 /** The signed transaction's bytes (what eth_sendRawTransaction takes). */
 export function signTransaction(tx: UnsignedTx, privateKey: Uint8Array): Uint8Array {
+  return prepare(tx).signBy(privateKey, false).toBytes();
+}
+
+/**
+ * The bytes of an impersonated transaction (a dev chain's, sent as an account without its key): the
+ * transaction with the placeholder signature r = s = 1, y-parity 0 that anvil gives such a tx, so
+ * that it encodes, and is shown, as any signed one. Who sent it is recorded beside it, not recovered.
+ */
+export function impersonatedTransaction(tx: UnsignedTx): Uint8Array {
+  const prepared = prepare(tx);
+  const placeholder = { ...prepared.raw, r: 1n, s: 1n, yParity: 0 } as typeof prepared.raw;
+  return new Transaction(prepared.type, placeholder, {
+    allowSignatureFields: true,
+    strict: false,
+  }).toBytes();
+}
+
+function prepare(tx: UnsignedTx) {
   const common = {
     nonce: tx.nonce,
     gasLimit: tx.gasLimit,
@@ -47,29 +65,27 @@ export function signTransaction(tx: UnsignedTx, privateKey: Uint8Array): Uint8Ar
     storageKeys: e.storageKeys.map(hex),
   }));
   // not strict: a dev chain's fees and nonces need not look like a wallet user's
-  const prepared =
-    tx.type === 0
+  return tx.type === 0
+    ? Transaction.prepare(
+        { type: 'legacy', ...common, gasPrice: tx.gasPrice ?? 0n, chainId: tx.chainId },
+        false,
+      )
+    : tx.type === 1
       ? Transaction.prepare(
-          { type: 'legacy', ...common, gasPrice: tx.gasPrice ?? 0n, chainId: tx.chainId },
+          { type: 'eip2930', ...common, chainId: tx.chainId, gasPrice: tx.gasPrice ?? 0n, accessList },
           false,
         )
-      : tx.type === 1
-        ? Transaction.prepare(
-            { type: 'eip2930', ...common, chainId: tx.chainId, gasPrice: tx.gasPrice ?? 0n, accessList },
-            false,
-          )
-        : Transaction.prepare(
-            {
-              type: 'eip1559',
-              ...common,
-              chainId: tx.chainId,
-              maxFeePerGas: tx.maxFeePerGas ?? 0n,
-              maxPriorityFeePerGas: tx.maxPriorityFeePerGas ?? 0n,
-              accessList,
-            },
-            false,
-          );
-  return prepared.signBy(privateKey, false).toBytes();
+      : Transaction.prepare(
+          {
+            type: 'eip1559',
+            ...common,
+            chainId: tx.chainId,
+            maxFeePerGas: tx.maxFeePerGas ?? 0n,
+            maxPriorityFeePerGas: tx.maxPriorityFeePerGas ?? 0n,
+            accessList,
+          },
+          false,
+        );
 }
 
 /** An EIP-191 personal-message signature (eth_sign, personal_sign): r ‖ s ‖ v, v = 27 or 28. */

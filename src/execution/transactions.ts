@@ -26,6 +26,10 @@ import type { Common } from '@ethereumjs/common';
 import { Address } from '@ethereumjs/util';
 import { ecrecover } from './ecrecover.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
+import { concatBytes } from '../primitives/bytes.ts';
+
+import { unwrapEthTransaction } from './tx-wrap.ts';
+import { unwrapDevRecord } from '../app/dev-records.ts';
 
 export {
   MSG_EVM_TRANSACTION_TYPE_URL,
@@ -68,6 +72,12 @@ export interface DecodedEthTx {
   readonly intrinsicGas: bigint;
   /** `raw.length` in bytes. */
   readonly size: number;
+  /**
+   * A dev chain's impersonated tx: `sender` is who it was sent as, not who signed it (its signature
+   * is a placeholder), and `hash` is keccak-256 of `raw ‖ sender`, so the same fields sent as two
+   * senders are two txs. A block carries it as a dev record (app/dev-records.ts).
+   */
+  readonly impersonated?: true;
 }
 
 export type EthTxErrorReason =
@@ -144,7 +154,12 @@ const EXPECTED_FIELDS: Record<number, number> = { 0: 9, 1: 11, 2: 12, 4: 13 };
  * Decodes and validates what can be validated without state: envelope, RLP shape, chain id,
  * signature values, fee fields, and recovers the sender. Throws EthTxError.
  */
-export function decodeEthTransaction(raw: Uint8Array, common: Common, knownHash?: Uint8Array): DecodedEthTx {
+export function decodeEthTransaction(
+  raw: Uint8Array,
+  common: Common,
+  knownHash?: Uint8Array,
+  impersonatedSender?: Uint8Array,
+): DecodedEthTx {
   if (raw.length === 0) throw new EthTxError('malformed', 'typed transaction too short');
   const first = raw[0];
   let type: EthTxType;
@@ -213,27 +228,34 @@ export function decodeEthTransaction(raw: Uint8Array, common: Common, knownHash?
     throw new EthTxError('malformed', errorMessage(err), { cause: err });
   }
 
-  let publicKey: Uint8Array;
-  try {
-    publicKey = ecrecover(
-      signingHash(type, values as Uint8Array[], chainId),
-      v,
-      field(values, n - 2, 'r'),
-      field(values, n - 1, 's'),
-      type === 0 ? chainId : undefined,
-    );
-  } catch (err) {
-    throw new EthTxError('invalid_sender', 'invalid sender', { cause: err });
+  let sender: Uint8Array;
+  if (impersonatedSender) {
+    sender = impersonatedSender.slice();
+  } else {
+    let publicKey: Uint8Array;
+    try {
+      publicKey = ecrecover(
+        signingHash(type, values as Uint8Array[], chainId),
+        v,
+        field(values, n - 2, 'r'),
+        field(values, n - 1, 's'),
+        type === 0 ? chainId : undefined,
+      );
+    } catch (err) {
+      throw new EthTxError('invalid_sender', 'invalid sender', { cause: err });
+    }
+    sender = keccak_256(publicKey).subarray(12);
+    tx.cache.senderPubKey = publicKey;
   }
-  const sender = keccak_256(publicKey).subarray(12);
   // What ethereumjs would compute on every getSenderAddress() (a keccak of the public key each time
   // runTx asks) and on its own signature check (re-serializing every field of the tx to hash it).
   const senderAddress = new Address(sender);
-  tx.cache.senderPubKey = publicKey;
   Object.defineProperty(tx, 'getSenderAddress', { value: () => senderAddress });
   Object.freeze(tx);
 
-  const hash = knownHash ?? keccak_256(raw);
+  const hash = impersonatedSender
+    ? impersonatedTxHash(raw, impersonatedSender)
+    : (knownHash ?? keccak_256(raw));
   // ethereumjs would re-serialize and hash on tx.hash(); the received bytes are the canonical encoding.
   if (tx.cache.hash === undefined) tx.cache.hash = hash;
 
@@ -255,7 +277,45 @@ export function decodeEthTransaction(raw: Uint8Array, common: Common, knownHash?
     chainId,
     intrinsicGas: tx.getMinimumGasLimit(),
     size: raw.length,
+    ...(impersonatedSender ? { impersonated: true as const } : {}),
   });
+}
+
+/** The hash of a dev chain's impersonated tx: keccak-256 of its bytes ‖ its sender. */
+export function impersonatedTxHash(raw: Uint8Array, sender: Uint8Array): Uint8Array {
+  return keccak_256(concatBytes(raw, sender));
+}
+
+/**
+ * The Ethereum tx a stored block tx carries: a wrapped one, or a dev chain's impersonated one with
+ * the sender it was sent as. Undefined for a Cosmos tx or a state patch.
+ */
+export function blockEthTransaction(
+  txRaw: Uint8Array,
+): { raw: Uint8Array; hash: Uint8Array; impersonatedBy?: Uint8Array } | undefined {
+  const raw = unwrapEthTransaction(txRaw);
+  if (raw) return { raw, hash: keccak_256(raw) };
+  const dev = unwrapDevRecordQuietly(txRaw);
+  return dev?.kind === 'impersonated'
+    ? { raw: dev.raw, hash: impersonatedTxHash(dev.raw, dev.sender), impersonatedBy: dev.sender }
+    : undefined;
+}
+
+function unwrapDevRecordQuietly(txRaw: Uint8Array) {
+  try {
+    return unwrapDevRecord(txRaw);
+  } catch {
+    return undefined; // a state patch that does not decode carries no Ethereum tx either
+  }
+}
+
+/** A dev chain's tx sent as `sender` without its key (see DecodedEthTx.impersonated). */
+export function decodeImpersonatedTransaction(
+  raw: Uint8Array,
+  sender: Uint8Array,
+  common: Common,
+): DecodedEthTx {
+  return decodeEthTransaction(raw, common, undefined, sender);
 }
 
 /**

@@ -165,6 +165,24 @@ export class Mempool {
       this.remember(key);
       throw MempoolError.fromEthTxError(err);
     }
+    return this.admit(tx, key);
+  }
+
+  /**
+   * Admits a tx decoded by its sender's node rather than from bytes a client sent: a dev chain's
+   * impersonated tx, whose sender is not in its signature. The same rules as checkTx apply.
+   */
+  async checkDecoded(tx: DecodedEthTx): Promise<DecodedEthTx> {
+    const key = hexKey(tx.hash);
+    if (this.set.get(key)) throw new MempoolError('already_known', msg.alreadyKnown());
+    if (this.cache.has(key)) throw new MempoolError('already_in_cache', msg.alreadyInCache());
+    if (tx.size > this.params.maxTxBytes) {
+      this.refuse(key, 'oversized', msg.oversized(tx.size, this.params.maxTxBytes));
+    }
+    return this.admit(tx, key);
+  }
+
+  private async admit(tx: DecodedEthTx, key: string): Promise<DecodedEthTx> {
     if (tx.chainId === undefined) this.refuse(key, 'not_replay_protected', msg.notReplayProtected());
     // The decoder already enforces its Common's chain id; this guards against a miswired decoder.
     if (tx.chainId !== this.params.chainId) {

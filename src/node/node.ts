@@ -27,7 +27,7 @@ import { devNode } from './adapters/dev-node.ts';
 import { clientVersion } from './adapters/evm-chain-reader.ts';
 import { openConsensusServices } from './consensus-services.ts';
 import { fitConnectionCaps, openFileLimit } from './descriptors.ts';
-import { EmbeddedEngine } from './embedded-engine.ts';
+import { EmbeddedEngine, untilMinedBy } from './embedded-engine.ts';
 import { type NodeEngine, openEngine } from './engine.ts';
 import { openEvmListeners } from './evm-listeners.ts';
 import { Lifecycle } from './lifecycle.ts';
@@ -129,7 +129,14 @@ export class ChainNode {
       submission,
       sync,
       ...(producer && {
-        dev: devNode({ producer, mempool, accounts: o.dev?.accounts ?? [], clientVersion: clientVersion() }),
+        dev: devNode({
+          producer,
+          chain,
+          mempool,
+          untilMined: untilMinedBy(chain, () => producer.mining.automine),
+          accounts: o.dev?.accounts ?? [],
+          clientVersion: clientVersion(),
+        }),
         now: () => producer.clock.nowMs(),
       }),
     });

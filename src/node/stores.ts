@@ -114,7 +114,7 @@ export function stateStoreOptions(dataDir: string, config: NodeConfig): StateSto
 
 /** `replay` false (rollback): the chain opens at the block store's height without replaying. */
 export async function openChain(
-  o: Pick<StoreOptions, 'genesis' | 'logger'>,
+  o: Pick<StoreOptions, 'genesis' | 'logger'> & { dev?: object },
   stores: Stores,
   replay: boolean,
 ): Promise<Chain> {
@@ -124,6 +124,7 @@ export async function openChain(
     common: createChainCommon({ chainId: BigInt(genesis.app_state.evm.params.chain_id) }),
     ...stores,
     logger,
+    devRecords: o.dev !== undefined,
   });
   if (replay) await chain.open();
   else await chain.openForRollback();

@@ -59,6 +59,15 @@ export class BlockClock {
     return this.now() + this.offsetMs;
   }
 
+  /**
+   * The least time after `prev` (1 ms later; now without a parent), leaving the clock as it is: for a
+   * block that must not move time (a dev chain's state edit).
+   */
+  justAfter(prev: Timestamp | undefined): Timestamp {
+    if (!prev) return timestampFromDate(new Date(this.nowMs()));
+    return timestampFromDate(new Date(prev.seconds * 1000 + Math.floor(prev.nanos / 1e6) + 1));
+  }
+
   /** The time of the block after `prev`, taking a fixed next time; `intervalS` overrides the interval once. */
   take(prev: Timestamp | undefined, intervalS?: number): Timestamp {
     const prevMs = prev ? prev.seconds * 1000 + Math.floor(prev.nanos / 1e6) : undefined;

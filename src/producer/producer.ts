@@ -13,7 +13,7 @@ import type { Chain } from '../chain/chain.ts';
 import { ed25519Address, type Ed25519Key, ed25519Sign } from '../crypto/node-keys.ts';
 import type { Mempool } from '../mempool/mempool.ts';
 import type { CosmosPool } from '../mempool/cosmos-pool.ts';
-import type { ExecutedBlock } from '../chain/block-execution.ts';
+import type { BlockTx, ExecutedBlock } from '../chain/block-execution.ts';
 import {
   blockCandidates,
   committedBlockFields,
@@ -295,6 +295,31 @@ export class BlockProducer {
   }
 
   /**
+   * Commits a block holding only `record` (a dev chain's state patch), at once, whatever the mining
+   * mode: the edit is then the latest state every read sees, and history before it stays. The block
+   * takes the least time after its parent and leaves the clock as it was (a time fixed for the next
+   * block stays for the next block of transactions), so a state edit does not move `block.timestamp`.
+   */
+  async commitRecord(record: BlockTx): Promise<Block> {
+    if (!this.running) throw new Error('the block producer is stopped');
+    this.timer?.cancel();
+    this.timer = undefined;
+    while (this.ticking) await this.inFlight;
+    this.ticking = true;
+    const run = this.produce(undefined, record);
+    this.inFlight = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      return await run;
+    } finally {
+      this.ticking = false;
+      if (this.running) this.scheduleNext();
+    }
+  }
+
+  /**
    * One ERROR line per distinct failure (again every FAILURE_LOG_INTERVAL_MS while it repeats), and
    * one when the failures add up to a halt: a retry every timeout-commit must not flood the log.
    */
@@ -318,11 +343,11 @@ export class BlockProducer {
   }
 
   /** Builds, executes, commits and signs the next block; its outcome is reported to `health`. */
-  async produce(intervalS?: number): Promise<Block> {
+  async produce(intervalS?: number, record?: BlockTx): Promise<Block> {
     const height = this.o.chain.latestHeight + 1;
     this.health.attempting(height);
     try {
-      const block = await this.produceAt(height, intervalS);
+      const block = await this.produceAt(height, intervalS, record);
       this.health.committed();
       return block;
     } catch (err) {
@@ -331,7 +356,8 @@ export class BlockProducer {
     }
   }
 
-  private async produceAt(height: number, intervalS?: number): Promise<Block> {
+  /** `record`: the block holds only it (commitRecord), not the pools' txs. */
+  private async produceAt(height: number, intervalS?: number, record?: BlockTx): Promise<Block> {
     const { chain, mempool } = this.o;
     // The block this producer just committed is the usual parent: its header and commit are kept,
     // so the parent (all its txs) is not read back, decoded and re-encoded for its block ID.
@@ -343,7 +369,8 @@ export class BlockProducer {
         ? last
         : undefined;
     const prev = cached || height === 1 ? undefined : chain.blocks.blockByHeight(height - 1);
-    const time = this.clock.take(cached ? cached.time : prev?.header.time, intervalS);
+    const parentTime = cached ? cached.time : prev?.header.time;
+    const time = record ? this.clock.justAfter(parentTime) : this.clock.take(parentTime, intervalS);
     const lastCommit: Commit = cached
       ? cached.commit
       : prev
@@ -356,7 +383,7 @@ export class BlockProducer {
     this.o.signer.assertCanSign({ height, round: 0, step: STEP_PRECOMMIT });
 
     const pools = { mempool, cosmosPool: this.o.cosmosPool };
-    const candidates = blockCandidates(pools, chain.gasLimit);
+    const candidates = record ? [record] : blockCandidates(pools, chain.gasLimit);
     const header: Header = {
       version: BLOCK_VERSION,
       chainId: this.o.chainId,

@@ -129,6 +129,7 @@ export type NamedErrorCode =
   | 'TRACE_TX_NOT_FOUND'
   // rpc (dev chain)
   | 'DEV_UNKNOWN_ACCOUNT'
+  | 'BAD_DEV_RECORD'
   // rpc (legacy chain_)
   | 'LEGACY_BLOCK_NOT_FOUND'
   | 'LEGACY_NOT_FOUND'

@@ -271,9 +271,8 @@ function txResults(s: ConsensusRpcSources, block: Block): TxResultView[] {
         events: c.events,
       };
     const r = receipts.get(i);
-    const eth = unwrapEthTransaction(raw);
     // gas_wanted is the tx's gas limit, as in last_results_hash (producer/hashes.ts).
-    const gasWanted = eth ? s.chain.decode(eth).gasLimit : 0n;
+    const gasWanted = r ? s.chain.decodeBlockTx(raw).tx.gasLimit : 0n;
     return {
       code: r?.status === 1 ? 0 : 1,
       codespace: '',

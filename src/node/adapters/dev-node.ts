@@ -5,6 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Account } from '../../crypto/accounts.ts';
 import { signPersonalMessage, signTransaction, signTypedData } from '../../execution/signing.ts';
+import { cosmosTxHash } from '../../app/cosmos-tx.ts';
+import { wrapDevRecord } from '../../app/dev-records.ts';
+import type { Chain } from '../../chain/chain.ts';
+import { impersonatedTransaction } from '../../execution/signing.ts';
+import { decodeImpersonatedTransaction } from '../../execution/transactions.ts';
 import type { Mempool } from '../../mempool/mempool.ts';
 import { toHex } from '../../primitives/bytes.ts';
 import type { BlockProducer } from '../../producer/producer.ts';
@@ -17,7 +22,10 @@ export function devClientVersion(nodeClientVersion: string): string {
 
 export function devNode(o: {
   producer: BlockProducer;
+  chain: Chain;
   mempool: Mempool;
+  /** Resolves once `hash` is mined, when the mining mode mines what waits (the submission's rule). */
+  untilMined: (hash: Uint8Array) => Promise<void>;
   accounts: readonly Pick<Account, 'evmAddress' | 'privateKey'>[];
   clientVersion: string;
 }): DevNode {
@@ -30,7 +38,9 @@ export function devNode(o: {
       signTypedData: (typed) => signTypedData(typed, key),
     });
   }
-  const { producer } = o;
+  const { producer, chain, mempool } = o;
+  const impersonated = new Set<string>();
+  let autoImpersonate = false;
   return {
     mining: {
       mode: () => producer.mining,
@@ -47,7 +57,30 @@ export function devNode(o: {
       list: () => o.accounts.map((a) => a.evmAddress),
       signer: (address) => signers.get(toHex(address)),
     },
-    dropTransaction: (hash) => o.mempool.remove(hash),
+    state: {
+      edit: async (edits) => {
+        const raw = wrapDevRecord({ kind: 'statePatch', edits });
+        await producer.commitRecord({
+          kind: 'devPatch',
+          tx: { raw, hash: cosmosTxHash(raw), gasLimit: 0n, edits },
+        });
+      },
+    },
+    impersonation: {
+      start: (address) => void impersonated.add(toHex(address)),
+      stop: (address) => impersonated.delete(toHex(address)),
+      setAuto: (on) => {
+        autoImpersonate = on;
+      },
+      has: (address) => autoImpersonate || impersonated.has(toHex(address)),
+      send: async (tx, from) => {
+        const decoded = decodeImpersonatedTransaction(impersonatedTransaction(tx), from, chain.common);
+        await mempool.checkDecoded(decoded);
+        if (mempool.isPending(decoded.hash)) await o.untilMined(decoded.hash);
+        return decoded.hash;
+      },
+    },
+    dropTransaction: (hash) => mempool.remove(hash),
     instanceId: new Uint8Array(randomBytes(32)),
     clientVersion: devClientVersion(o.clientVersion),
   };

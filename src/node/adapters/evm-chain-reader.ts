@@ -13,7 +13,7 @@ import { readBaseFee } from '../../chain/block-execution.ts';
 import type { Chain } from '../../chain/chain.ts';
 import type { PendingBlocks } from '../../chain/pending-block.ts';
 import { pendingStateAt, type PendingStateAt } from '../../chain/pending-state.ts';
-import { unwrapEthTransaction } from '../../execution/tx-wrap.ts';
+import { blockEthTransaction } from '../../execution/transactions.ts';
 import type { BlockContext, BlockView, MinedTx } from '../../rpc/codecs/views.ts';
 import type {
   ChainReader,
@@ -267,7 +267,7 @@ export class NodeChainReader implements ChainReader {
 }
 
 function ethTxOf(block: Block, index: number): Uint8Array {
-  const raw = unwrapEthTransaction(block.txs[index]);
+  const raw = blockEthTransaction(block.txs[index])?.raw;
   if (!raw) {
     throw new ChainError(
       'STORES_INCONSISTENT',

@@ -6,11 +6,10 @@
  * transport gets `webSocketDispatcher`, which refuses every legacy name (the surface is HTTP-only).
  */
 import { TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { encodeAssociationTx } from '../../app/association-tx.ts';
 import { cosmosTxHash } from '../../app/cosmos-tx.ts';
 import { EvmReader } from '../../app/evm.ts';
-import { unwrapEthTransaction } from '../../execution/tx-wrap.ts';
+import { blockEthTransaction } from '../../execution/transactions.ts';
 import { type EvmBackend, evmMethods } from '../../rpc/evm/index.ts';
 import {
   type CosmosTxRecord,
@@ -34,13 +33,13 @@ export interface LegacyModules {
 export function legacyBackend(d: LegacyModules): LegacyBackend {
   const latest = () => new EvmReader(d.chain.state);
   const record = (raw: Uint8Array, height: number, index: number): CosmosTxRecord => {
-    const eth = unwrapEthTransaction(raw);
+    const eth = blockEthTransaction(raw);
     return {
       hash: cosmosTxHash(raw),
       height,
       index,
       tx: txJson(TxRaw.decode(raw)),
-      evmTxHash: eth ? keccak_256(eth) : undefined,
+      evmTxHash: eth?.hash,
     };
   };
   const at = (loc: { height: number; index: number } | undefined) => {

@@ -20,7 +20,7 @@
 import { decodeCosmosTx } from '../../app/cosmos-tx.ts';
 import { EvmReader } from '../../app/evm.ts';
 import type { Chain } from '../../chain/chain.ts';
-import { unwrapEthTransaction } from '../../execution/tx-wrap.ts';
+import { blockEthTransaction } from '../../execution/transactions.ts';
 import { WEI_PER_UCHAIN } from '../../primitives/identity.ts';
 import {
   type ChainEvents,
@@ -166,7 +166,7 @@ export class NodeSyntheticBackend implements SyntheticBackend {
     if (!loc) return undefined;
     const raw = this.d.blocks.txAt(loc.height, loc.index);
     // A wrapped EVM tx is found by its keccak hash, not by the SHA-256 of its wrapper.
-    if (!raw || unwrapEthTransaction(raw)) return undefined;
+    if (!raw || blockEthTransaction(raw)) return undefined;
     return { height: loc.height };
   }
 

@@ -3,8 +3,9 @@
  * signing for eth_sendTransaction, eth_signTransaction, eth_sign, personal_sign and
  * eth_signTypedData_v4. A transaction's missing fields are filled as geth fills them (the pending
  * nonce, an estimate of its gas at `pending`, EIP-1559 fees of the suggested tip plus twice the next
- * base fee, or the suggested gas price for a legacy or access-list tx). An address this node does not
- * sign for is geth's `unknown account`.
+ * base fee, or the suggested gas price for a legacy or access-list tx). An impersonated address
+ * (impersonation.ts) sends without a key; any other address this node does not sign for is geth's
+ * `unknown account`.
  */
 import type { UnsignedTx } from '../../execution/signing.ts';
 import { ChainError } from '../../util/errors.ts';
@@ -125,7 +126,10 @@ export function accountMethods(
   return {
     eth_accounts: method([], () => dev.accounts.list().map(address)),
     eth_sendTransaction: method([txRequest], async (req) => {
-      const signer = signerOf(req.from);
+      const from = req.from;
+      if (from && !dev.accounts.signer(from) && dev.impersonation.has(from))
+        return data(await dev.impersonation.send(await fill(req), from));
+      const signer = signerOf(from);
       return data(await pool.submit(signer.signTransaction(await fill(req))));
     }),
     eth_signTransaction: method([txRequest], async (req) => {

@@ -3,7 +3,10 @@
  * over the embedded producer, its clock, the mempool and the dev accounts' keys. Only `chaind dev`
  * has them; every other node answers these methods with `devOnlyMethods`' refusal.
  */
+import type { DevStateEdit } from '../../app/dev-state-patch.ts';
 import type { UnsignedTx } from '../../execution/signing.ts';
+
+export type { DevStateEdit } from '../../app/dev-state-patch.ts';
 
 /** How blocks come (see the producer's MiningMode). */
 export interface DevMiningMode {
@@ -43,8 +46,31 @@ export interface DevAccounts {
   signer(address: Uint8Array): DevSigner | undefined;
 }
 
+/** State edits (hardhat_setBalance, anvil_setCode, …). */
+export interface DevState {
+  /**
+   * Commits the edits as a block of their own, at once and whatever the mining mode, so the very
+   * next read at `latest` sees them and the heights before keep their history.
+   */
+  edit(edits: DevStateEdit[]): Promise<void>;
+}
+
+/** Sending as an account without its key (hardhat_impersonateAccount, anvil_autoImpersonateAccount). */
+export interface DevImpersonation {
+  start(address: Uint8Array): void;
+  /** False if it was not impersonated. */
+  stop(address: Uint8Array): boolean;
+  /** Every address is impersonated while on. */
+  setAuto(on: boolean): void;
+  has(address: Uint8Array): boolean;
+  /** Submits `tx` as sent by `from` (as eth_sendRawTransaction submits); its hash. */
+  send(tx: UnsignedTx, from: Uint8Array): Promise<Uint8Array>;
+}
+
 export interface DevNode {
   mining: DevMining;
+  state: DevState;
+  impersonation: DevImpersonation;
   clock: DevClock;
   accounts: DevAccounts;
   /** Takes a tx out of the pool; false if it was not there. */

@@ -1,6 +1,6 @@
 /**
  * The dev chain's methods (anvil's and Hardhat's names): accounts and signing, mining control, time,
- * node identity. `chaind dev` serves `devMethods` over its producer and dev keys; every other node
+ * node identity, state edits, impersonation. `chaind dev` serves `devMethods` over its producer and dev keys; every other node
  * answers each of these names -32601 saying it is a dev-chain method (`whyDevMethodNotServed`),
  * rather than the bare "does not exist" of a name nobody serves (eth_accounts stays the eth_
  * namespace's empty list there, as geth's without a keystore).
@@ -11,10 +11,22 @@ import type { SimulationBackend } from '../evm/simulate.ts';
 import { accountMethods } from './accounts.ts';
 import type { DevNode } from './backend.ts';
 import { identityMethods } from './identity.ts';
+import { impersonationMethods } from './impersonation.ts';
+import { stateMethods } from './state.ts';
 import { miningMethods } from './mining.ts';
 import { timeMethods } from './time.ts';
 
-export type { DevAccounts, DevClock, DevMining, DevMiningMode, DevNode, DevSigner } from './backend.ts';
+export type {
+  DevAccounts,
+  DevClock,
+  DevImpersonation,
+  DevMining,
+  DevMiningMode,
+  DevNode,
+  DevSigner,
+  DevState,
+  DevStateEdit,
+} from './backend.ts';
 
 export function devMethods(dev: DevNode, backend: EvmBackend, simulation: SimulationBackend): MethodTable {
   return {
@@ -22,6 +34,8 @@ export function devMethods(dev: DevNode, backend: EvmBackend, simulation: Simula
     ...miningMethods(dev, backend.chain),
     ...timeMethods(dev, backend.chain),
     ...identityMethods(dev, backend.chain),
+    ...stateMethods(dev),
+    ...impersonationMethods(dev),
   };
 }
 
@@ -51,6 +65,22 @@ const DEV_ONLY = [
   'anvil_removeBlockTimestampInterval',
   'hardhat_metadata',
   'anvil_nodeInfo',
+  'hardhat_setBalance',
+  'anvil_setBalance',
+  'anvil_addBalance',
+  'hardhat_setCode',
+  'anvil_setCode',
+  'hardhat_setNonce',
+  'anvil_setNonce',
+  'hardhat_setStorageAt',
+  'anvil_setStorageAt',
+  'hardhat_setNextBlockBaseFeePerGas',
+  'anvil_setNextBlockBaseFeePerGas',
+  'hardhat_impersonateAccount',
+  'anvil_impersonateAccount',
+  'hardhat_stopImpersonatingAccount',
+  'anvil_stopImpersonatingAccount',
+  'anvil_autoImpersonateAccount',
 ] as const;
 
 const DEV_ONLY_NAMES = new Set<string>(DEV_ONLY);

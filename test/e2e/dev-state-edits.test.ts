@@ -1,0 +1,160 @@
+/**
+ * The dev chain's state edits and impersonation through HTTP against the real `chaind dev`: each
+ * edit is visible to the very next call at `latest`, history before it stays, an impersonated
+ * account sends without its key, and a kept home whose state is rebuilt from its blocks alone
+ * (every block replayed, app hashes checked) serves the same chain.
+ */
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { startDev } from '../helpers/dev-banner.ts';
+import { tempHome } from '../helpers/chaind.ts';
+import { result, rpc } from '../helpers/json-rpc.ts';
+
+function client(url: string) {
+  const call = (method: string, params: unknown[] = []) => result(url, method, params);
+  return { raw: (method: string, params: unknown[] = []) => rpc(url, method, params), call };
+}
+
+const WHALE = '0x' + '5a'.repeat(20);
+const TO = '0x' + '42'.repeat(20);
+const CONTRACT = '0x' + 'c0'.repeat(20);
+/** Returns storage slot 0 (PUSH0 SLOAD PUSH0 MSTORE PUSH1 32 PUSH0 RETURN). */
+const RETURN_SLOT0 = '0x5f545f5260205ff3';
+const slot = (n: number) => '0x' + n.toString(16).padStart(64, '0');
+
+test('state edits: setBalance, addBalance, setNonce, setCode, setStorageAt, setNextBlockBaseFeePerGas under both names', async (t) => {
+  const { banner } = await startDev(t);
+  const { raw, call } = client(banner.evmUrl);
+  const before = Number(await call('eth_blockNumber'));
+
+  assert.equal(await call('hardhat_setBalance', [WHALE, '0xde0b6b3a7640000']), true);
+  assert.equal(await call('eth_getBalance', [WHALE, 'latest']), '0xde0b6b3a7640000');
+  const edited = Number(await call('eth_blockNumber'));
+  assert.equal(edited, before + 1, 'an edit is a block of its own');
+  assert.equal(await call('eth_getBalance', [WHALE, '0x' + before.toString(16)]), '0x0', 'history stays');
+  assert.equal(await call('anvil_setBalance', [WHALE, '1000']), null, 'a decimal amount, as cast sends it');
+  assert.equal(await call('eth_getBalance', [WHALE, 'latest']), '0x3e8');
+  assert.equal(await call('anvil_addBalance', [WHALE, '0x18']), null);
+  assert.equal(await call('eth_getBalance', [WHALE, 'latest']), '0x400');
+
+  assert.equal(await call('hardhat_setNonce', [WHALE, '0x7']), true);
+  assert.equal(await call('eth_getTransactionCount', [WHALE, 'latest']), '0x7');
+  assert.equal(await call('anvil_setNonce', [WHALE, 9]), null);
+  assert.equal(await call('eth_getTransactionCount', [WHALE, 'pending']), '0x9');
+
+  assert.equal(await call('hardhat_setCode', [CONTRACT, RETURN_SLOT0]), true);
+  assert.equal(await call('eth_getCode', [CONTRACT, 'latest']), RETURN_SLOT0);
+  assert.equal(await call('hardhat_setStorageAt', [CONTRACT, '0x0', slot(0x2a)]), true);
+  assert.equal(await call('eth_getStorageAt', [CONTRACT, '0x0', 'latest']), slot(0x2a));
+  // the very next eth_call runs the new code over the new storage
+  assert.equal(await call('eth_call', [{ to: CONTRACT }, 'latest']), slot(0x2a));
+  assert.equal(await call('anvil_setStorageAt', [CONTRACT, '0x0', slot(7)]), true);
+  assert.equal(await call('eth_call', [{ to: CONTRACT }]), slot(7));
+  assert.equal(await call('anvil_setCode', [CONTRACT, '0x']), null);
+  assert.equal(await call('eth_getCode', [CONTRACT, 'latest']), '0x');
+
+  // the base fee of the next block, which then charges it
+  assert.equal(await call('hardhat_setNextBlockBaseFeePerGas', ['0x3b9aca00']), true);
+  const from = banner.accounts[0].evm;
+  const hash = await call('eth_sendTransaction', [{ from, to: TO, value: '0x1' }]);
+  const receipt = await call('eth_getTransactionReceipt', [hash]);
+  const block = await call('eth_getBlockByNumber', [receipt.blockNumber, false]);
+  assert.equal(block.baseFeePerGas, '0x3b9aca00');
+
+  // what is wrong is named
+  const short = await raw('hardhat_setStorageAt', [CONTRACT, '0x0', '0x2a']);
+  assert.equal(short.error?.code, -32602);
+  assert.match(short.error!.message, /exactly 32 bytes/);
+  const badAmount = await raw('hardhat_setBalance', [WHALE, 'lots']);
+  assert.equal(badAmount.error?.code, -32602);
+  const big = await raw('hardhat_setNonce', [WHALE, '0x10000000000000000']);
+  assert.equal(big.error?.code, -32602);
+});
+
+test('impersonation: an impersonated account sends without its key under both names; stopping ends it; auto-impersonation', async (t) => {
+  const { banner } = await startDev(t);
+  const { raw, call } = client(banner.evmUrl);
+  await call('hardhat_setBalance', [WHALE, '0xde0b6b3a7640000']);
+  // not impersonated: geth's refusal
+  assert.equal(
+    (await raw('eth_sendTransaction', [{ from: WHALE, to: TO, value: '0x1' }])).error?.message,
+    'unknown account',
+  );
+
+  assert.equal(await call('hardhat_impersonateAccount', [WHALE]), true);
+  const hash = await call('eth_sendTransaction', [{ from: WHALE, to: TO, value: '0x5' }]);
+  const receipt = await call('eth_getTransactionReceipt', [hash]);
+  assert.equal(receipt.status, '0x1');
+  assert.equal(receipt.from, WHALE);
+  const tx = await call('eth_getTransactionByHash', [hash]);
+  assert.equal(tx.from, WHALE);
+  assert.equal(tx.hash, hash);
+  assert.equal(await call('eth_getBalance', [TO, 'latest']), '0x5');
+  assert.equal(await call('eth_getTransactionCount', [WHALE, 'latest']), '0x1');
+  // the block lists it among its transactions
+  const block = await call('eth_getBlockByNumber', [receipt.blockNumber, false]);
+  assert.deepEqual(block.transactions, [hash]);
+  // a traced replay of the block runs it as sent by the whale
+  const trace = await call('debug_traceTransaction', [hash, { tracer: 'callTracer' }]);
+  assert.equal(trace.from, WHALE);
+
+  assert.equal(await call('hardhat_stopImpersonatingAccount', [WHALE]), true);
+  assert.equal(await call('hardhat_stopImpersonatingAccount', [WHALE]), false);
+  assert.equal(
+    (await raw('eth_sendTransaction', [{ from: WHALE, to: TO }])).error?.message,
+    'unknown account',
+  );
+
+  assert.equal(await call('anvil_impersonateAccount', [WHALE]), null);
+  await call('eth_sendTransaction', [{ from: WHALE, to: TO, value: '0x1' }]);
+  assert.equal(await call('anvil_stopImpersonatingAccount', [WHALE]), null);
+
+  assert.equal(await call('anvil_autoImpersonateAccount', [true]), null);
+  await call('eth_sendTransaction', [{ from: WHALE, to: TO, value: '0x1' }]);
+  assert.equal(await call('eth_getBalance', [TO, 'latest']), '0x7');
+  await call('anvil_autoImpersonateAccount', [false]);
+  assert.equal(
+    (await raw('eth_sendTransaction', [{ from: WHALE, to: TO }])).error?.message,
+    'unknown account',
+  );
+});
+
+test('a kept dev home whose state is rebuilt from its blocks (edits and impersonated txs replayed, app hashes checked) serves the same chain', async (t) => {
+  const home = tempHome(t);
+  const first = await startDev(t, ['--home', home]);
+  const { call } = client(first.banner.evmUrl);
+  await call('hardhat_setBalance', [WHALE, '0xde0b6b3a7640000']);
+  await call('hardhat_setCode', [CONTRACT, RETURN_SLOT0]);
+  await call('hardhat_setStorageAt', [CONTRACT, '0x0', slot(5)]);
+  await call('hardhat_impersonateAccount', [WHALE]);
+  await call('eth_sendTransaction', [{ from: WHALE, to: TO, value: '0x9' }]);
+  await call('hardhat_setNonce', [TO, '0x3']);
+  await call('hardhat_setNextBlockBaseFeePerGas', ['0x1']);
+  await call('eth_sendTransaction', [{ from: first.banner.accounts[0].evm, to: TO, value: '0x1' }]);
+  const head = await call('eth_getBlockByNumber', ['latest', false]);
+  const reads = async (c: typeof call) => [
+    await c('eth_getBalance', [WHALE, 'latest']),
+    await c('eth_getBalance', [TO, 'latest']),
+    await c('eth_getTransactionCount', [TO, 'latest']),
+    await c('eth_call', [{ to: CONTRACT }, 'latest']),
+    await c('eth_getBalance', [WHALE, '0x1']),
+  ];
+  const served = await reads(call);
+  await first.node.stopWithin(10_000);
+
+  // only the blocks are left: the next start re-executes every one of them, checking each app hash
+  for (const dir of ['state_commit', 'pebbledb', 'evm_ss'])
+    rmSync(join(home, 'data', dir), { recursive: true, force: true });
+  const second = await startDev(t, ['--home', home]);
+  const again = client(second.banner.evmUrl);
+  const restarted = await again.call('eth_getBlockByNumber', ['latest', false]);
+  assert.equal(restarted.hash, head.hash);
+  assert.equal(restarted.stateRoot, head.stateRoot);
+  assert.deepEqual(await reads(again.call), served);
+  assert.ok(
+    second.node.lines.some((l) => /replayed block/.test(l)),
+    'the blocks were replayed',
+  );
+});
