@@ -3,9 +3,10 @@
  * prefunds the ten well-known accounts of the standard test mnemonic, starts the node, and prints one
  * screen with everything a user's tools need. Blocks come on demand by default (docs/adr/0020-dev-mining-on-demand.md).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decodeStateDump, type StateDump } from '../app/dev-state-dump.ts';
 import type { StateCommitment } from '../app/genesis.ts';
 import { accountsFromMnemonic, toAccAddress, toChecksumAddress } from '../crypto/accounts.ts';
 import { toHex } from '../primitives/bytes.ts';
@@ -42,6 +43,20 @@ export function devAccountsGenesis(accounts: ReturnType<typeof accountsFromMnemo
       cosmos_address: toAccAddress(a.cosmosAddress),
     })),
   };
+}
+
+function readStateDump(path: string): StateDump {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ChainError('CONFIG_INVALID', `--load-state ${path}: ${(err as Error).message}`);
+  }
+  try {
+    return decodeStateDump(text);
+  } catch (err) {
+    throw new ChainError('CONFIG_INVALID', `--load-state ${path}: ${(err as Error).message}`);
+  }
 }
 
 /** How the dev chain makes blocks. */
@@ -151,11 +166,17 @@ export interface DevOptions {
   stateCommitment?: StateCommitment;
   /** `--block-time`: a Go-style duration; absent or 0: on-demand mining. */
   blockTime?: string;
+  /** `--load-state`: a state dump to set once started. */
+  loadState?: string;
+  /** `--dump-state`: where to write the state at stop. */
+  dumpState?: string;
   flags: Record<string, string>;
 }
 
 export async function runDev(o: DevOptions): Promise<void> {
   const { mining, flags } = devMining(o.blockTime, o.flags);
+  // read before anything starts: a dump that does not load stops the command with the reason
+  const loadState = o.loadState === undefined ? undefined : readStateDump(o.loadState);
   const ephemeral = o.home === undefined;
   const home = o.home ?? mkdtempSync(join(tmpdir(), 'chaind-dev-'));
   const accounts = accountsFromMnemonic(DEV_MNEMONIC, DEV_ACCOUNT_COUNT);
@@ -183,7 +204,13 @@ export async function runDev(o: DevOptions): Promise<void> {
   const node = await startNode({
     home,
     flags: { ...flags, 'consensus.engine': 'embedded' },
-    dev: { logs: mining.kind !== 'configured', ephemeral, accounts },
+    dev: {
+      logs: mining.kind !== 'configured',
+      ephemeral,
+      accounts,
+      ...(loadState && { loadState }),
+      ...(o.dumpState !== undefined && { dumpStateTo: o.dumpState }),
+    },
   });
   // the banner says the chain is ready: block 1 is there (the consensus RPC's /status names it)
   const { chain } = node.modules;

@@ -98,13 +98,20 @@ export function buildProgram(): Command {
     )
     .addOption(
       new Option('--state-commitment <kind>', 'how EVM state is committed').choices(['flatkv', 'iavl']),
-    );
+    )
+    .option(
+      '--load-state <file>',
+      "set the accounts of a state dump (anvil's JSON) once the chain has started",
+    )
+    .option('--dump-state <file>', "write the chain's state (anvil's JSON) to this file when it stops");
   const devFlags = addConfigFlags(dev);
   dev.action(async (o) => {
     await runDev({
       home: o.home === undefined ? undefined : resolveHome(o.home),
       stateCommitment: o.stateCommitment,
       blockTime: o.blockTime,
+      loadState: o.loadState,
+      dumpState: o.dumpState === undefined ? undefined : resolve(o.dumpState),
       flags: configFlags(o, devFlags),
     });
   });

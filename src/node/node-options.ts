@@ -1,5 +1,6 @@
 /** What a node is built from: its home, configuration, genesis and logger, and where its data lives. */
 import { isAbsolute, resolve } from 'node:path';
+import type { StateDump } from '../app/dev-state-dump.ts';
 import type { Genesis } from '../app/genesis.ts';
 import type { Account } from '../crypto/accounts.ts';
 import type { NodeConfig } from '../config/schema.ts';
@@ -16,6 +17,10 @@ export interface DevChainOptions {
   ephemeral?: boolean;
   /** The accounts whose keys the node holds: eth_accounts, eth_sendTransaction and the signing methods. */
   accounts?: readonly Pick<Account, 'evmAddress' | 'privateKey'>[];
+  /** Accounts set once the chain has started (`--load-state`), as one state edit. */
+  loadState?: StateDump;
+  /** Where the node writes its state when it stops (`--dump-state`), in anvil's JSON. */
+  dumpStateTo?: string;
 }
 
 export interface NodeOptions {

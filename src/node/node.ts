@@ -3,8 +3,10 @@
  * dependency order, each from the ones before it, and runs them under one Lifecycle. Nothing imports
  * this file but the CLI.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
+import { encodeStateDump } from '../app/dev-state-dump.ts';
 import type { Genesis } from '../app/genesis.ts';
 import type { Chain } from '../chain/chain.ts';
 import type { TxSubmission } from '../chain/engine.ts';
@@ -16,6 +18,7 @@ import type { Mempool } from '../mempool/mempool.ts';
 import { toHex } from '../primitives/bytes.ts';
 import { SignerState } from '../producer/signer-state.ts';
 import type { ConsensusRpcServer } from '../rpc/consensus/server.ts';
+import type { DevNode } from '../rpc/dev/index.ts';
 import type { GrpcServer } from '../rpc/grpc/server.ts';
 import type { RestServer } from '../rpc/rest/server.ts';
 import type { JsonRpcHttpServer } from '../rpc/server/http.ts';
@@ -33,7 +36,7 @@ import { openEvmListeners } from './evm-listeners.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { createMempools } from './mempools.ts';
 import type { MetricsServer } from './metrics-server.ts';
-import { dataDirOf, type NodeOptions, type NodeSetup } from './node-options.ts';
+import { dataDirOf, type DevChainOptions, type NodeOptions, type NodeSetup } from './node-options.ts';
 import type { RpcReaders } from './rpc-readers.ts';
 import { refuseUnsupportedConfig } from './start-checks.ts';
 import { openChain, openStores, type Stores } from './stores.ts';
@@ -57,6 +60,28 @@ export interface NodeModules extends Stores {
   metrics: MetricsServer | undefined;
   rest: RestServer | undefined;
   grpc: GrpcServer | undefined;
+}
+
+/**
+ * A dev chain's `--load-state` (the accounts set once it has started) and `--dump-state` (its state
+ * written first thing when it stops, while every store is still open).
+ */
+async function openDevState(lc: Lifecycle, o: DevChainOptions, dev: DevNode, log: Logger): Promise<void> {
+  if (o.loadState) {
+    await dev.state.load(o.loadState);
+    log.info({ accounts: o.loadState.accounts.length }, 'dev state loaded');
+  }
+  const path = o.dumpStateTo;
+  if (path)
+    await lc.open(
+      'dev state dump',
+      async () => dev,
+      async (d) => {
+        const dump = await d.state.dump();
+        writeFileSync(path, encodeStateDump(dump) + '\n');
+        log.info({ path, accounts: dump.accounts.length, height: dump.height }, 'dev state dumped');
+      },
+    );
 }
 
 export class ChainNode {
@@ -120,6 +145,16 @@ export class ChainNode {
       { queries, onFatal: (reason) => this.onFatal?.(reason) },
     );
     const producer = o.dev && engine instanceof EmbeddedEngine ? engine.producer : undefined;
+    const dev =
+      producer &&
+      devNode({
+        producer,
+        chain,
+        mempool,
+        untilMined: untilMinedBy(chain, () => producer.mining.automine),
+        accounts: o.dev?.accounts ?? [],
+        clientVersion: clientVersion(),
+      });
     const evm = await openEvmListeners(lc, o, this.metricsRegistry, {
       chain,
       ss: stores.ss,
@@ -128,17 +163,7 @@ export class ChainNode {
       cosmosPool,
       submission,
       sync,
-      ...(producer && {
-        dev: devNode({
-          producer,
-          chain,
-          mempool,
-          untilMined: untilMinedBy(chain, () => producer.mining.automine),
-          accounts: o.dev?.accounts ?? [],
-          clientVersion: clientVersion(),
-        }),
-        now: () => producer.clock.nowMs(),
-      }),
+      ...(producer && { dev, now: () => producer.clock.nowMs() }),
     });
     // the consensus RPC, REST and gRPC read through the same adapters
     const services = await openConsensusServices(lc, o, this.metricsRegistry, {
@@ -164,6 +189,7 @@ export class ChainNode {
       evmWs: evm.ws,
       ...services,
     };
+    if (dev) await openDevState(lc, o.dev!, dev, this.log);
     this.log.info({ data_dir: this.dataDir, height: chain.latestHeight }, 'node started');
   }
 

@@ -1,13 +1,15 @@
 /**
  * The dev chain's state edits and impersonation through HTTP against the real `chaind dev`: each
  * edit is visible to the very next call at `latest`, history before it stays, an impersonated
- * account sends without its key, and a kept home whose state is rebuilt from its blocks alone
- * (every block replayed, app hashes checked) serves the same chain.
+ * account sends without its key, a state dumped by one dev chain loads into another, and a kept home
+ * whose state is rebuilt from its blocks alone (every block replayed, app hashes checked) serves the
+ * same chain.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { startDev } from '../helpers/dev-banner.ts';
 import { tempHome } from '../helpers/chaind.ts';
 import { result, rpc } from '../helpers/json-rpc.ts';
@@ -157,4 +159,49 @@ test('a kept dev home whose state is rebuilt from its blocks (edits and imperson
     second.node.lines.some((l) => /replayed block/.test(l)),
     'the blocks were replayed',
   );
+});
+
+test('state dumps: anvil_dumpState into anvil_loadState of another dev chain; --dump-state at stop and --load-state at start', async (t) => {
+  const dir = tempHome(t);
+  const file = join(dir, 'state.json');
+  const first = await startDev(t, ['--dump-state', file]);
+  const a = client(first.banner.evmUrl);
+  await a.call('hardhat_setBalance', [WHALE, '0x1234']);
+  await a.call('hardhat_setNonce', [WHALE, '0x2']);
+  await a.call('hardhat_setCode', [CONTRACT, RETURN_SLOT0]);
+  await a.call('hardhat_setStorageAt', [CONTRACT, '0x0', slot(0x99)]);
+  const dumped: string = await a.call('anvil_dumpState');
+  const json = JSON.parse(gunzipSync(Buffer.from(dumped.slice(2), 'hex')).toString('utf8'));
+  assert.deepEqual(json.accounts[WHALE], { nonce: 2, balance: '0x1234', code: '0x', storage: {} });
+  assert.equal(json.accounts[CONTRACT].storage[slot(0)], slot(0x99));
+  assert.ok(json.accounts[first.banner.accounts[0].evm.toLowerCase()], 'the dev accounts are in it');
+
+  const second = await startDev(t);
+  const b = client(second.banner.evmUrl);
+  assert.equal(await b.call('anvil_loadState', [dumped]), true);
+  assert.equal(await b.call('eth_getBalance', [WHALE, 'latest']), '0x1234');
+  assert.equal(await b.call('eth_getTransactionCount', [WHALE, 'latest']), '0x2');
+  assert.equal(await b.call('eth_call', [{ to: CONTRACT }, 'latest']), slot(0x99));
+  // plain JSON's hex loads too; what is not a dump is named
+  const plain =
+    '0x' +
+    Buffer.from(
+      JSON.stringify({ accounts: { [TO]: { nonce: 0, balance: '0x7', code: '0x', storage: {} } } }),
+    ).toString('hex');
+  assert.equal(await b.call('anvil_loadState', [plain]), true);
+  assert.equal(await b.call('eth_getBalance', [TO, 'latest']), '0x7');
+  const bad = await b.raw('anvil_loadState', [
+    '0x' + Buffer.from('{"accounts":{"0x12":{}}}').toString('hex'),
+  ]);
+  assert.equal(bad.error?.code, -32602);
+  assert.match(bad.error!.message, /0x12: not a 20-byte address/);
+
+  // the first chain writes its state when it stops; a new one starts with it
+  await first.node.stopWithin(10_000);
+  const written = JSON.parse(readFileSync(file, 'utf8'));
+  assert.equal(written.accounts[CONTRACT].code, RETURN_SLOT0);
+  const third = await startDev(t, ['--load-state', file]);
+  const c = client(third.banner.evmUrl);
+  assert.equal(await c.call('eth_getBalance', [WHALE, 'latest']), '0x1234');
+  assert.equal(await c.call('eth_call', [{ to: CONTRACT }, 'latest']), slot(0x99));
 });

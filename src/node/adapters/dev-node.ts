@@ -7,6 +7,7 @@ import type { Account } from '../../crypto/accounts.ts';
 import { signPersonalMessage, signTransaction, signTypedData } from '../../execution/signing.ts';
 import { cosmosTxHash } from '../../app/cosmos-tx.ts';
 import { wrapDevRecord } from '../../app/dev-records.ts';
+import { dumpState, editsOfDump } from '../../app/dev-state-dump.ts';
 import type { Chain } from '../../chain/chain.ts';
 import { impersonatedTransaction } from '../../execution/signing.ts';
 import { decodeImpersonatedTransaction } from '../../execution/transactions.ts';
@@ -59,6 +60,24 @@ export function devNode(o: {
     },
     state: {
       edit: async (edits) => {
+        const raw = wrapDevRecord({ kind: 'statePatch', edits });
+        await producer.commitRecord({
+          kind: 'devPatch',
+          tx: { raw, hash: cosmosTxHash(raw), gasLimit: 0n, edits },
+        });
+      },
+      dump: async () => {
+        const at = chain.stateAt(chain.latestHeight);
+        const ranges = {
+          range: async function* (store: string, start: Uint8Array, end: Uint8Array | undefined) {
+            for await (const [key, value] of at.range(store, start, end)) yield { key, value };
+          },
+        };
+        return { height: at.height, accounts: await dumpState(ranges, (fn) => at.read(fn)) };
+      },
+      load: async (dump) => {
+        const edits = editsOfDump(dump);
+        if (edits.length === 0) return;
         const raw = wrapDevRecord({ kind: 'statePatch', edits });
         await producer.commitRecord({
           kind: 'devPatch',

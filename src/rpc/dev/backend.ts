@@ -6,7 +6,10 @@
 import type { DevStateEdit } from '../../app/dev-state-patch.ts';
 import type { UnsignedTx } from '../../execution/signing.ts';
 
+import type { StateDump } from '../../app/dev-state-dump.ts';
+
 export type { DevStateEdit } from '../../app/dev-state-patch.ts';
+export type { StateDump } from '../../app/dev-state-dump.ts';
 
 /** How blocks come (see the producer's MiningMode). */
 export interface DevMiningMode {
@@ -53,6 +56,10 @@ export interface DevState {
    * next read at `latest` sees them and the heights before keep their history.
    */
   edit(edits: DevStateEdit[]): Promise<void>;
+  /** Every EVM account of the latest state (anvil_dumpState). */
+  dump(): Promise<StateDump>;
+  /** Sets the dumped accounts, as one edit (anvil_loadState). */
+  load(dump: StateDump): Promise<void>;
 }
 
 /** Sending as an account without its key (hardhat_impersonateAccount, anvil_autoImpersonateAccount). */

@@ -1,6 +1,6 @@
 /**
  * The dev chain's methods (anvil's and Hardhat's names): accounts and signing, mining control, time,
- * node identity, state edits, impersonation. `chaind dev` serves `devMethods` over its producer and dev keys; every other node
+ * node identity, state edits, impersonation, state dumps. `chaind dev` serves `devMethods` over its producer and dev keys; every other node
  * answers each of these names -32601 saying it is a dev-chain method (`whyDevMethodNotServed`),
  * rather than the bare "does not exist" of a name nobody serves (eth_accounts stays the eth_
  * namespace's empty list there, as geth's without a keystore).
@@ -10,6 +10,7 @@ import type { EvmBackend } from '../evm/backend.ts';
 import type { SimulationBackend } from '../evm/simulate.ts';
 import { accountMethods } from './accounts.ts';
 import type { DevNode } from './backend.ts';
+import { dumpMethods } from './dump.ts';
 import { identityMethods } from './identity.ts';
 import { impersonationMethods } from './impersonation.ts';
 import { stateMethods } from './state.ts';
@@ -26,6 +27,7 @@ export type {
   DevSigner,
   DevState,
   DevStateEdit,
+  StateDump,
 } from './backend.ts';
 
 export function devMethods(dev: DevNode, backend: EvmBackend, simulation: SimulationBackend): MethodTable {
@@ -36,6 +38,7 @@ export function devMethods(dev: DevNode, backend: EvmBackend, simulation: Simula
     ...identityMethods(dev, backend.chain),
     ...stateMethods(dev),
     ...impersonationMethods(dev),
+    ...dumpMethods(dev),
   };
 }
 
@@ -81,6 +84,8 @@ const DEV_ONLY = [
   'hardhat_stopImpersonatingAccount',
   'anvil_stopImpersonatingAccount',
   'anvil_autoImpersonateAccount',
+  'anvil_dumpState',
+  'anvil_loadState',
 ] as const;
 
 const DEV_ONLY_NAMES = new Set<string>(DEV_ONLY);
