@@ -73,6 +73,12 @@ test('state edits: setBalance, addBalance, setNonce, setCode, setStorageAt, setN
   assert.equal(badAmount.error?.code, -32602);
   const big = await raw('hardhat_setNonce', [WHALE, '0x10000000000000000']);
   assert.equal(big.error?.code, -32602);
+  // a pre-London rule, refused as both tools refuse it on an EIP-1559 chain
+  for (const name of ['hardhat_setMinGasPrice', 'anvil_setMinGasPrice'])
+    assert.deepEqual((await raw(name, ['0x1'])).error, {
+      code: -32602,
+      message: `${name} is not supported when EIP-1559 is active`,
+    });
 });
 
 test('impersonation: an impersonated account sends without its key under both names; stopping ends it; auto-impersonation', async (t) => {

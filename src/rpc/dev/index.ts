@@ -79,6 +79,8 @@ const DEV_ONLY = [
   'anvil_setStorageAt',
   'hardhat_setNextBlockBaseFeePerGas',
   'anvil_setNextBlockBaseFeePerGas',
+  'hardhat_setMinGasPrice',
+  'anvil_setMinGasPrice',
   'hardhat_impersonateAccount',
   'anvil_impersonateAccount',
   'hardhat_stopImpersonatingAccount',
