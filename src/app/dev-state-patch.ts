@@ -13,6 +13,7 @@ import { ChainError } from '../util/errors.ts';
 import { Bank } from './bank.ts';
 import { Evm, leftPad32 } from './evm.ts';
 import type { StateWriter } from './state-access.ts';
+import { evmKeys, STORES } from './store-keys.ts';
 
 export type DevStateEdit =
   | { op: 'setBalance'; address: Uint8Array; wei: bigint }
@@ -21,7 +22,11 @@ export type DevStateEdit =
   | { op: 'setCode'; address: Uint8Array; code: Uint8Array }
   | { op: 'setStorage'; address: Uint8Array; slot: Uint8Array; value: Uint8Array }
   /** The base fee the next block charges (hardhat_setNextBlockBaseFeePerGas). */
-  | { op: 'setNextBaseFee'; wei: bigint };
+  | { op: 'setNextBaseFee'; wei: bigint }
+  /** COINBASE of the blocks from the next one on (hardhat_setCoinbase). */
+  | { op: 'setCoinbase'; address: Uint8Array }
+  /** PREVRANDAO of the next block (hardhat_setPrevRandao). */
+  | { op: 'setPrevRandao'; value: Uint8Array };
 
 /** What an applied patch leaves for the block to do at its end. */
 export interface AppliedPatch {
@@ -49,6 +54,10 @@ export function encodeDevStatePatch(edits: readonly DevStateEdit[]): Uint8Array 
         return { op: e.op, address: hexOf(e.address), slot: hexOf(e.slot), value: hexOf(e.value) };
       case 'setNextBaseFee':
         return { op: e.op, wei: qty(e.wei) };
+      case 'setCoinbase':
+        return { op: e.op, address: hexOf(e.address) };
+      case 'setPrevRandao':
+        return { op: e.op, value: hexOf(e.value) };
     }
   });
   return utf8(JSON.stringify(out));
@@ -99,6 +108,10 @@ export function decodeDevStatePatch(body: Uint8Array): DevStateEdit[] {
         };
       case 'setNextBaseFee':
         return { op: 'setNextBaseFee', wei: num('wei', MAX_U256) };
+      case 'setCoinbase':
+        return { op: 'setCoinbase', address: bytes('address', 20) };
+      case 'setPrevRandao':
+        return { op: 'setPrevRandao', value: bytes('value', 32) };
       default:
         throw bad(`edit ${i}: unknown op ${JSON.stringify(e.op)}`);
     }
@@ -141,6 +154,12 @@ export function applyDevStatePatch(state: StateWriter, edits: readonly DevStateE
         break;
       case 'setNextBaseFee':
         applied.nextBaseFee = e.wei;
+        break;
+      case 'setCoinbase':
+        state.set(STORES.evm, evmKeys.devCoinbase, e.address.slice());
+        break;
+      case 'setPrevRandao':
+        state.set(STORES.evm, evmKeys.devPrevRandao, e.value.slice());
         break;
     }
   }

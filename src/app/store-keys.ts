@@ -91,6 +91,10 @@ export const evmKeys = {
   code: (addr: Uint8Array) => prefixed(EVM_KEY_PREFIX.code, addr),
   codeHash: (addr: Uint8Array) => prefixed(EVM_KEY_PREFIX.codehash, addr),
   nonce: (addr: Uint8Array) => prefixed(EVM_KEY_PREFIX.nonce, addr),
+  /** A dev chain's COINBASE for the blocks from the next one on (hardhat_setCoinbase); absent: the fee collector. */
+  devCoinbase: Uint8Array.of(0x0d),
+  /** A dev chain's PREVRANDAO for the next block only (hardhat_setPrevRandao); absent: zero. */
+  devPrevRandao: Uint8Array.of(0x0e),
 };
 
 export const paramsKeys = {

@@ -14,7 +14,7 @@
  */
 import type { Common } from '../execution/chain-config.ts';
 import { readDecimal, decimal } from '../app/state-access.ts';
-import { STORES } from '../app/store-keys.ts';
+import { evmKeys, STORES } from '../app/store-keys.ts';
 import {
   BlockExecutor,
   isRejection,
@@ -51,6 +51,16 @@ const BASE_FEE_KEY = Uint8Array.of(0x0c);
 export function readBaseFee(state: StateReader, params: BaseFeeParams): bigint {
   const stored = state.get(STORES.evm, BASE_FEE_KEY);
   return stored ? readDecimal(stored) : params.initialBaseFee;
+}
+
+/**
+ * What a dev chain set for the block executed on `state` (app/dev-state-patch.ts): its COINBASE and
+ * PREVRANDAO, when set. Absent on every other chain: no block but a dev chain's patch writes them.
+ */
+export function devBlockParams(state: StateReader): { coinbase?: Uint8Array; prevRandao?: Uint8Array } {
+  const coinbase = state.get(STORES.evm, evmKeys.devCoinbase);
+  const prevRandao = state.get(STORES.evm, evmKeys.devPrevRandao);
+  return { ...(coinbase && { coinbase }), ...(prevRandao && { prevRandao }) };
 }
 
 /** A dev chain's state patch as a block holds it (app/dev-records.ts). */
@@ -131,6 +141,9 @@ export async function executeBlock(
   const started = now();
   const overlay = new StateOverlay(state);
   const baseFee = readBaseFee(overlay, feeParams);
+  const dev = devBlockParams(overlay);
+  // a PREVRANDAO set for the next block is this block's only
+  if (dev.prevRandao) overlay.set(STORES.evm, evmKeys.devPrevRandao, undefined);
   const executor = await BlockExecutor.create(
     common,
     {
@@ -138,7 +151,8 @@ export async function executeBlock(
       timestamp: ctx.timestamp,
       gasLimit: ctx.gasLimit,
       baseFee,
-      coinbase: ctx.coinbase,
+      coinbase: dev.coinbase ?? ctx.coinbase,
+      ...(dev.prevRandao && { prevRandao: dev.prevRandao }),
       parentAppHash: ctx.parentAppHash,
       blockHash: ctx.blockHash,
     },

@@ -45,6 +45,8 @@ export interface BlockEnv {
   baseFee: bigint;
   /** EVM address of the fee collector: what COINBASE returns */
   coinbase: Uint8Array;
+  /** PREVRANDAO (the header's mixHash); zero when not given. */
+  prevRandao?: Uint8Array;
   /** App hash the block builds on (reported as the state root to ethereumjs). */
   parentAppHash: Uint8Array;
   /** Hash of an earlier block, for BLOCKHASH (undefined when unknown or out of range). */
@@ -176,7 +178,7 @@ export class BlockExecutor {
           baseFeePerGas: env.baseFee,
           coinbase: new Address(env.coinbase),
           difficulty: 0n,
-          mixHash: new Uint8Array(32),
+          mixHash: env.prevRandao ?? new Uint8Array(32),
           parentBeaconBlockRoot: new Uint8Array(32),
         },
       },

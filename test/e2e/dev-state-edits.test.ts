@@ -26,7 +26,7 @@ const CONTRACT = '0x' + 'c0'.repeat(20);
 const RETURN_SLOT0 = '0x5f545f5260205ff3';
 const slot = (n: number) => '0x' + n.toString(16).padStart(64, '0');
 
-test('state edits: setBalance, addBalance, setNonce, setCode, setStorageAt, setNextBlockBaseFeePerGas under both names', async (t) => {
+test('state edits: setBalance, addBalance, setNonce, setCode, setStorageAt, setNextBlockBaseFeePerGas, setCoinbase, setPrevRandao under both names', async (t) => {
   const { banner } = await startDev(t);
   const { raw, call } = client(banner.evmUrl);
   const before = Number(await call('eth_blockNumber'));
@@ -64,6 +64,32 @@ test('state edits: setBalance, addBalance, setNonce, setCode, setStorageAt, setN
   const receipt = await call('eth_getTransactionReceipt', [hash]);
   const block = await call('eth_getBlockByNumber', [receipt.blockNumber, false]);
   assert.equal(block.baseFeePerGas, '0x3b9aca00');
+
+  // COINBASE from the next block on, PREVRANDAO for the next block only: a contract returns them
+  const PROBE = '0x' + 'd0'.repeat(20);
+  // COINBASE PUSH0 MSTORE PREVRANDAO PUSH1 32 MSTORE PUSH1 64 PUSH0 RETURN
+  await call('hardhat_setCode', [PROBE, '0x415f52446020526040' + '5ff3']);
+  const FEE_COLLECTOR_WORD = await call('eth_call', [{ to: PROBE }]);
+  assert.equal(FEE_COLLECTOR_WORD.slice(66), '0'.repeat(64), 'no PREVRANDAO set: zero');
+  assert.equal(await call('hardhat_setCoinbase', [WHALE]), true);
+  assert.equal(await call('hardhat_setPrevRandao', [slot(0x77)]), true);
+  const probed = await call('eth_call', [{ to: PROBE }]);
+  assert.equal(probed, '0x' + WHALE.slice(2).padStart(64, '0') + slot(0x77).slice(2));
+  // a transaction in the next block sees both; the block after it, the coinbase only
+  const CAPTURE = '0x' + 'd1'.repeat(20);
+  // COINBASE PUSH0 SSTORE PREVRANDAO PUSH1 1 SSTORE STOP
+  await call('hardhat_setCode', [CAPTURE, '0x415f554460015500']);
+  await call('hardhat_setPrevRandao', [slot(0x78)]);
+  await call('eth_sendTransaction', [{ from: banner.accounts[1].evm, to: CAPTURE, gas: '0x186a0' }]);
+  assert.equal(
+    await call('eth_getStorageAt', [CAPTURE, '0x0', 'latest']),
+    '0x' + WHALE.slice(2).padStart(64, '0'),
+  );
+  assert.equal(await call('eth_getStorageAt', [CAPTURE, '0x1', 'latest']), slot(0x78));
+  await call('eth_sendTransaction', [{ from: banner.accounts[1].evm, to: CAPTURE, gas: '0x186a0' }]);
+  assert.equal(await call('eth_getStorageAt', [CAPTURE, '0x1', 'latest']), slot(0));
+  assert.equal(await call('anvil_setCoinbase', [TO]), null);
+  assert.equal((await call('eth_call', [{ to: PROBE }])).slice(0, 66), '0x' + TO.slice(2).padStart(64, '0'));
 
   // what is wrong is named
   const short = await raw('hardhat_setStorageAt', [CONTRACT, '0x0', '0x2a']);
@@ -140,6 +166,8 @@ test('a kept dev home whose state is rebuilt from its blocks (edits and imperson
   await call('eth_sendTransaction', [{ from: WHALE, to: TO, value: '0x9' }]);
   await call('hardhat_setNonce', [TO, '0x3']);
   await call('hardhat_setNextBlockBaseFeePerGas', ['0x1']);
+  await call('hardhat_setCoinbase', [CONTRACT]);
+  await call('hardhat_setPrevRandao', [slot(3)]);
   await call('eth_sendTransaction', [{ from: first.banner.accounts[0].evm, to: TO, value: '0x1' }]);
   const head = await call('eth_getBlockByNumber', ['latest', false]);
   const reads = async (c: typeof call) => [
@@ -148,6 +176,7 @@ test('a kept dev home whose state is rebuilt from its blocks (edits and imperson
     await c('eth_getTransactionCount', [TO, 'latest']),
     await c('eth_call', [{ to: CONTRACT }, 'latest']),
     await c('eth_getBalance', [WHALE, '0x1']),
+    await c('eth_getBalance', [CONTRACT, 'latest']), // the coinbase's fees
   ];
   const served = await reads(call);
   await first.node.stopWithin(10_000);

@@ -151,7 +151,7 @@ export class Simulation {
   private readonly pooled: PooledVm;
   readonly state: SimulationStateManager;
   private readonly deadline: Deadline;
-  /** PREVRANDAO of the block (zero: this chain has no beacon randomness) unless overridden */
+  /** PREVRANDAO of the block (zero: this chain has no beacon randomness; a dev chain may set one) unless overridden */
   private readonly prevRandao: Uint8Array;
 
   private constructor(
@@ -175,7 +175,7 @@ export class Simulation {
       baseFee: b.baseFee ?? o.env.baseFee,
       coinbase: b.coinbase ?? o.env.coinbase,
     };
-    this.prevRandao = b.prevRandao ?? new Uint8Array(32);
+    this.prevRandao = b.prevRandao ?? o.env.prevRandao ?? new Uint8Array(32);
   }
 
   static async create(o: SimulationOptions): Promise<Simulation> {

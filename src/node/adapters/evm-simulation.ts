@@ -5,6 +5,7 @@
  * version, the State Store otherwise, the same bytes either way, so one long call may mix them), through
  * the same per-version cache as the account methods.
  */
+import { devBlockParams } from '../../chain/block-execution.ts';
 import { FEE_COLLECTOR_ADDRESS } from '../../app/evm.ts';
 import { type Chain, stateVersion } from '../../chain/chain.ts';
 import type { BlockEnv } from '../../execution/block-executor.ts';
@@ -59,12 +60,15 @@ export class NodeSimulation implements SimulationBackend {
         throw new HeightPrunedError(height, earliest, 'the block of a call', 'not stored');
       throw new ChainError('RPC_BLOCK_MISSING', `block ${height} is not available`);
     }
+    // a dev chain's COINBASE and PREVRANDAO as the next block takes them (on any other chain: none)
+    const dev = await this.m.chain.stateAt(height).read(devBlockParams);
     return {
       height: BigInt(height),
       timestamp: BigInt(view.timestamp),
       gasLimit: this.m.chain.gasLimit,
       baseFee: view.baseFeePerGas,
-      coinbase: FEE_COLLECTOR_ADDRESS,
+      coinbase: dev.coinbase ?? FEE_COLLECTOR_ADDRESS,
+      ...(dev.prevRandao && { prevRandao: dev.prevRandao }),
       parentAppHash: view.stateRoot,
       blockHash: (n) =>
         n >= 1n && n < BigInt(height) ? this.m.chain.blocks.blockHashByHeight(Number(n)) : undefined,

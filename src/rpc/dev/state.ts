@@ -71,5 +71,20 @@ export function stateMethods(dev: DevNode): MethodTable {
       'setNextBlockBaseFeePerGas',
       method([u256], (wei) => edit({ op: 'setNextBaseFee', wei })),
     ),
+    ...both(
+      'setCoinbase',
+      method([p.address], (address) => edit({ op: 'setCoinbase', address })),
+    ),
+    hardhat_setPrevRandao: method([p.hash], async (value) => {
+      await edit({ op: 'setPrevRandao', value });
+      return true;
+    }),
+    // a minimum gas price is a pre-London rule: both tools refuse it on an EIP-1559 chain, as this is
+    hardhat_setMinGasPrice: method([u256], () => {
+      throw new InvalidParamsError('hardhat_setMinGasPrice is not supported when EIP-1559 is active');
+    }),
+    anvil_setMinGasPrice: method([u256], () => {
+      throw new InvalidParamsError('anvil_setMinGasPrice is not supported when EIP-1559 is active');
+    }),
   };
 }
