@@ -98,6 +98,15 @@ export function buildProgram(): Command {
     )
     .addOption(
       new Option('--state-commitment <kind>', 'how EVM state is committed').choices(['flatkv', 'iavl']),
+    )
+    .option(
+      '--fork-url <url>',
+      "start on another chain's EVM state, read over JSON-RPC from this URL on first use (a new home only; a kept forked home remembers it)",
+    )
+    .option(
+      '--fork-block-number <n>',
+      'the block of --fork-url whose state is forked (default: its latest)',
+      parseNonNegativeInt,
     );
   const devFlags = addConfigFlags(dev);
   dev.action(async (o) => {
@@ -105,6 +114,8 @@ export function buildProgram(): Command {
       home: o.home === undefined ? undefined : resolveHome(o.home),
       stateCommitment: o.stateCommitment,
       blockTime: o.blockTime,
+      forkUrl: o.forkUrl,
+      forkBlockNumber: o.forkBlockNumber,
       flags: configFlags(o, devFlags),
     });
   });

@@ -2,6 +2,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Genesis } from '../app/genesis.ts';
 import type { Account } from '../crypto/accounts.ts';
+import type { ForkRequest } from '../fork/fork.ts';
 import type { NodeConfig } from '../config/schema.ts';
 import type { Logger } from '../util/logger.ts';
 
@@ -16,6 +17,8 @@ export interface DevChainOptions {
   ephemeral?: boolean;
   /** The accounts whose keys the node holds: eth_accounts, eth_sendTransaction and the signing methods. */
   accounts?: readonly Pick<Account, 'evmAddress' | 'privateKey'>[];
+  /** `--fork-url`/`--fork-block-number`: the chain's EVM state starts as the remote's (docs/operators/forking.md). */
+  fork?: ForkRequest;
 }
 
 export interface NodeOptions {

@@ -108,6 +108,7 @@ export class ChainNode {
       logger,
       clearStateSyncLeftovers: true,
       durable: !o.dev?.ephemeral,
+      fork: o.dev?.fork,
     });
     const chain = await lc.open('chain', () => openChain(o, stores, true));
     const { mempool, cosmosPool } = await lc.open('mempool', async () => createMempools(o, chain));
@@ -128,6 +129,7 @@ export class ChainNode {
       cosmosPool,
       submission,
       sync,
+      forked: stores.fork !== undefined,
       ...(producer && {
         dev: devNode({ producer, mempool, accounts: o.dev?.accounts ?? [], clientVersion: clientVersion() }),
         now: () => producer.clock.nowMs(),
