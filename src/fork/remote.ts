@@ -17,10 +17,17 @@ export interface RpcCall {
 
 /** A remote that does not answer within this long fails the read that needed it. */
 export const DEFAULT_REMOTE_TIMEOUT_MS = 30_000;
+/**
+ * After a failed request, reads fail at once for this long: the producer retries a failed block at
+ * once, and each retry against a remote that hangs would block the node for a whole timeout.
+ */
+export const RETRY_AFTER_MS = 2_000;
 
 export class ForkRemoteError extends ChainError {
+  readonly why: string;
   constructor(url: string, what: string, why: string) {
     super('FORK_REMOTE_FAILED', `the fork's remote ${url} failed ${what}: ${why}`);
+    this.why = why;
   }
 }
 
@@ -33,6 +40,7 @@ export class ForkRemote {
   private nextId = 1;
   /** Calls made (each batch counts once): what tests and logs read to see the cache work. */
   requests = 0;
+  private failure: { at: number; why: string } | undefined;
 
   constructor(url: string, timeoutMs = DEFAULT_REMOTE_TIMEOUT_MS) {
     this.url = url;
@@ -63,6 +71,20 @@ export class ForkRemote {
   }
 
   private postSync(body: string, what: string): string {
+    const failed = this.failure;
+    if (failed && Date.now() - failed.at < RETRY_AFTER_MS)
+      throw new ForkRemoteError(this.url, what, `${failed.why} (not asked again for ${RETRY_AFTER_MS} ms)`);
+    try {
+      const answer = this.post(body, what);
+      this.failure = undefined;
+      return answer;
+    } catch (err) {
+      if (err instanceof ForkRemoteError) this.failure = { at: Date.now(), why: err.why };
+      throw err;
+    }
+  }
+
+  private post(body: string, what: string): string {
     const { port, done } = this.thread();
     const id = this.nextId++;
     this.requests++;

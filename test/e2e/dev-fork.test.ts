@@ -40,12 +40,17 @@ test('a fork reads the remote at the fork block, writes only its own state, and 
   // the remote: a contract, a funded address, an account of a key the test holds
   const deploy = await result(r, 'eth_sendTransaction', [{ from: dev0, data: INIT }]);
   const contract = (await mined(r, deploy)).contractAddress as string;
-  await mined(r, await result(r, 'eth_sendTransaction', [{ from: dev0, to: RICH, value: '0x' + RICH_WEI.toString(16) }]));
+  await mined(
+    r,
+    await result(r, 'eth_sendTransaction', [{ from: dev0, to: RICH, value: '0x' + RICH_WEI.toString(16) }]),
+  );
   const spender = Wallet.createRandom();
   const spenderWei = 10n ** 18n;
   await mined(
     r,
-    await result(r, 'eth_sendTransaction', [{ from: dev0, to: spender.address, value: '0x' + spenderWei.toString(16) }]),
+    await result(r, 'eth_sendTransaction', [
+      { from: dev0, to: spender.address, value: '0x' + spenderWei.toString(16) },
+    ]),
   );
   const forkBlock = Number(await result(r, 'eth_blockNumber'));
   const remoteNonce = await result(r, 'eth_getTransactionCount', [dev0, 'latest']);
@@ -54,7 +59,14 @@ test('a fork reads the remote at the fork block, writes only its own state, and 
   assert.equal(await result(r, 'eth_getStorageAt', [contract, '0x0', 'latest']), word(0x55n));
 
   const home = tempHome(t);
-  const forked = await startDev(t, ['--home', home, '--fork-url', r, '--fork-block-number', String(forkBlock)]);
+  const forked = await startDev(t, [
+    '--home',
+    home,
+    '--fork-url',
+    r,
+    '--fork-block-number',
+    String(forkBlock),
+  ]);
   const f = forked.banner.evmUrl;
   assert.ok(
     forked.banner.lines.some((l) => l.startsWith(`Forked from ${r} at block ${forkBlock} `)),
@@ -119,7 +131,10 @@ test('a fork reads the remote at the fork block, writes only its own state, and 
   rmSync(join(home, 'data', 'state_commit'), { recursive: true, force: true });
   const again = await startDev(t, ['--home', home]);
   const g = again.banner.evmUrl;
-  assert.ok(again.node.lines.some((l) => l.includes('replayed block')), 'the blocks were re-executed');
+  assert.ok(
+    again.node.lines.some((l) => l.includes('replayed block')),
+    'the blocks were re-executed',
+  );
   const same = await result(g, 'eth_getBlockByNumber', [latest.number, false]);
   assert.equal(same.hash, latest.hash);
   assert.equal(await result(g, 'eth_getStorageAt', [contract, '0x0', 'latest']), word(0n));
