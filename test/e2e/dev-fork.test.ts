@@ -95,6 +95,9 @@ test('a fork reads the remote at the fork block, writes only its own state, and 
   // history below the tx still reads the remote's value
   const before = '0x' + (Number(setReceipt.blockNumber) - 1).toString(16);
   assert.equal(await result(f, 'eth_getStorageAt', [contract, '0x0', before]), word(0x2an));
+  // a trace re-executes the block over that history
+  const prestate = await result(f, 'debug_traceTransaction', [set, { tracer: 'prestateTracer' }]);
+  assert.equal(prestate[contract.toLowerCase()]?.storage?.[word(0n)], word(0x2an), JSON.stringify(prestate));
 
   // deletes stay deletes: a slot set to zero, a balance spent entirely
   await mined(f, await result(f, 'eth_sendTransaction', [{ from: dev0, to: contract, data: word(0n) }]));
