@@ -177,17 +177,19 @@ function forkChainId(chainId: string): number | undefined {
 
 export async function runDev(o: DevOptions): Promise<void> {
   const { mining, flags } = devMining(o.blockTime, o.flags);
-  const ephemeral = o.home === undefined;
-  const home = o.home ?? mkdtempSync(join(tmpdir(), 'chaind-dev-'));
-  const accounts = accountsFromMnemonic(DEV_MNEMONIC, DEV_ACCOUNT_COUNT);
   if (o.forkBlockNumber !== undefined && o.forkUrl === undefined)
     throw new ChainError('CONFIG_INVALID', '--fork-block-number needs --fork-url');
   let fork: ForkRequest | undefined =
     o.forkUrl === undefined ? undefined : { url: o.forkUrl, blockNumber: o.forkBlockNumber };
-  if (!existsSync(join(home, 'config', 'genesis.json'))) {
-    // a new fork takes the remote's EVM chain id, as anvil does: wallets and scripts configured for
-    // the remote chain sign for the fork unchanged
-    if (fork) fork = { ...fork, target: await resolveForkTarget(fork.url, fork.blockNumber) };
+  const fresh = o.home === undefined || !existsSync(join(o.home, 'config', 'genesis.json'));
+  // a new fork takes the remote's EVM chain id, as anvil does: wallets and scripts configured for the
+  // remote chain sign for the fork unchanged (asked before any home is made: a remote that does not
+  // answer leaves nothing behind)
+  if (fork && fresh) fork = { ...fork, target: await resolveForkTarget(fork.url, fork.blockNumber) };
+  const ephemeral = o.home === undefined;
+  const home = o.home ?? mkdtempSync(join(tmpdir(), 'chaind-dev-'));
+  const accounts = accountsFromMnemonic(DEV_MNEMONIC, DEV_ACCOUNT_COUNT);
+  if (fresh) {
     initHome({
       home,
       moniker: 'dev',

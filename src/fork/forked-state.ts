@@ -82,9 +82,9 @@ export class ForkedState {
         [{ method: 'eth_getStorageAt', params: [address, slot, this.blockTag] }],
         `to read storage slot ${slot} of ${address}`,
       );
-      const bytes = this.bytes(word, 'eth_getStorageAt');
-      if (bytes.length > 32) throw this.bad('eth_getStorageAt', word);
-      const value = bytes.some((b) => b !== 0) ? leftPad32(bytes) : null;
+      // a word, which some nodes write without its leading zeros
+      const n = this.quantity(word, 'eth_getStorageAt');
+      const value = n === 0n ? null : fromHex(n.toString(16).padStart(64, '0'));
       this.cache.put([{ store, key, value }]);
       return value ?? undefined;
     }
@@ -132,12 +132,6 @@ export class ForkedState {
       `unexpected answer ${JSON.stringify(v)?.slice(0, 100)}`,
     );
   }
-}
-
-function leftPad32(v: Uint8Array): Uint8Array {
-  const out = new Uint8Array(32);
-  out.set(v, 32 - v.length);
-  return out;
 }
 
 /** A delete of a fork key becomes a tombstone (see the file comment). */

@@ -154,14 +154,18 @@ export async function remoteCall(
   } catch (err) {
     const e = err as Error & { cause?: Error };
     const why = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : e.message;
-    throw new ForkRemoteError(url, method, e.cause?.message ? `${why} (${e.cause.message})` : why);
+    throw new ForkRemoteError(
+      url,
+      `to answer ${method}`,
+      e.cause?.message ? `${why} (${e.cause.message})` : why,
+    );
   }
   let a: { result?: unknown; error?: { message?: string } };
   try {
     a = JSON.parse(text);
   } catch {
-    throw new ForkRemoteError(url, method, `the answer is not JSON: ${text.slice(0, 200)}`);
+    throw new ForkRemoteError(url, `to answer ${method}`, `the answer is not JSON: ${text.slice(0, 200)}`);
   }
-  if (a.error) throw new ForkRemoteError(url, method, String(a.error.message));
+  if (a.error) throw new ForkRemoteError(url, `to answer ${method}`, String(a.error.message));
   return a.result;
 }
