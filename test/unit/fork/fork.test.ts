@@ -45,3 +45,16 @@ test('a chain that exists and is not a fork does not become one', async (t) => {
   await assert.rejects(openFork(dir, { url: TARGET.url, target: TARGET }, silentLogger), /not a fork/);
   assert.equal(existsSync(join(dir, 'fork', 'fork.json')), false);
 });
+
+test('retarget: a reset re-forks another remote or block, forgetting every cached value', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'fork-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const fork = (await openFork(dir, { url: TARGET.url, target: TARGET }, silentLogger))!;
+  t.after(() => fork.close());
+  fork.cache.put([{ store: 'evm', key: new Uint8Array([10, 1]), value: new Uint8Array([1]) }]);
+  await fork.cache.flush();
+  const next = { ...TARGET, url: 'http://c.test', blockNumber: 9 };
+  assert.deepEqual(await fork.retarget({ url: next.url, target: next }), next);
+  assert.equal(fork.cache.get('evm', new Uint8Array([10, 1])), undefined);
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'fork', 'fork.json'), 'utf8')), next);
+});
