@@ -133,6 +133,14 @@ export const LAYERS: Layer[][] = [
   ],
   [
     {
+      folder: 'fork',
+      owns: "a dev chain forked from another chain (`chaind dev --fork-url`): the fork target recorded in the home (`fork.ts`), the EVM account keys a fork reads from the remote and the tombstone that keeps a local delete from reading the remote again (`keys.ts`), synchronous JSON-RPC to the remote from a thread of its own (`remote.ts`, `remote-thread.ts`), the persisted cache of fetched values (`cache.ts`), and State Commit and the State Store wrapped to read the remote's state below their own (`forked-state.ts`), which every reader above them sees without knowing about forks",
+      mustNot:
+        'be read by anything but node/ (which wraps the stores) and cli/; fetch a value at any block but the fork block',
+    },
+  ],
+  [
+    {
       folder: 'chain',
       owns: "the block pipeline (execute → block store beside SS → SC → notify), how every block executes (`Chain.execute`: proposed, decided, replayed, pending or traced, the one caller of `executeBlock`; `propose` and `executeDecided` keep the next block's execution for its FinalizeBlock, `kept-executions.ts`), genesis commit, crash recovery by replay with app-hash checks, base-fee schedule, the state at a height (`state-at.ts`: SC for the latest, SS for history, cached per version, read through app/'s readers; every reader outside execution uses it), the `Engine` and `TxSubmission` interfaces any consensus engine provides (`engine.ts`), faithful re-execution of a stored block for debug_trace* (`trace-replay.ts`: `Chain.execute` over SS version h, tracers only on the traced runs; over `syncReaderAt`, or for engines without synchronous reads (rocksdb) over values loaded with async gets, rerun until a run reads nothing unloaded), the pending block (`pending-block.ts`: the pools' executable txs run on the latest state in a throw-away overlay, for `pending` reads and simulations; `pending-state.ts`: the state `pending` reads see, its writes over its parent's state)",
       mustNot: 'sign or schedule blocks',

@@ -12,6 +12,7 @@ import { accountsFromMnemonic, toAccAddress, toChecksumAddress } from '../crypto
 import { toHex } from '../primitives/bytes.ts';
 import { UCHAIN_PER_TOKEN } from '../primitives/identity.ts';
 import { formatDuration, parseDuration } from '../config/fields.ts';
+import { type ForkRequest, resolveForkTarget } from '../fork/fork.ts';
 import { ChainError } from '../util/errors.ts';
 import { initHome } from './init.ts';
 import { startNode } from './start.ts';
@@ -122,6 +123,15 @@ function miningLine(m: DevMining): string {
   }
 }
 
+/** Where a forked chain's state comes from, and how its block numbers relate to the remote's. */
+function forkLines(node: ChainNode): string[] {
+  const target = node.modules.fork?.target;
+  if (!target) return [];
+  return [
+    `Forked from ${target.url} at block ${target.blockNumber} (${target.blockHash}); local blocks count from 1`,
+  ];
+}
+
 /** The dev chain's one screen: where to connect, the accounts, and the keys' derivation paths. */
 export function devBanner(
   node: ChainNode,
@@ -141,6 +151,7 @@ export function devBanner(
   return [
     rule,
     `EVM chain id ${evmChainId} (0x${evmChainId.toString(16)}); Cosmos chain id ${node.genesis.chain_id}`,
+    ...forkLines(node),
     ...rows.filter(([, url]) => url).map(([name, url]) => `  ${name.padEnd(14)} ${url}`),
     miningLine(mining),
     '',
@@ -170,21 +181,41 @@ export interface DevOptions {
   loadState?: string;
   /** `--dump-state`: where to write the state at stop. */
   dumpState?: string;
+  /** `--fork-url`: the chain's EVM state starts as this remote's (docs/operators/forking.md). */
+  forkUrl?: string;
+  /** `--fork-block-number`: the remote's block to fork (default: its latest). */
+  forkBlockNumber?: number;
   flags: Record<string, string>;
+}
+
+/** The remote's chain id as a genesis can hold it (below 2^53), or chaind dev's own. */
+function forkChainId(chainId: string): number | undefined {
+  const id = BigInt(chainId);
+  return id > 0n && id < 2n ** 53n ? Number(id) : undefined;
 }
 
 export async function runDev(o: DevOptions): Promise<void> {
   const { mining, flags } = devMining(o.blockTime, o.flags);
   // read before anything starts: a dump that does not load stops the command with the reason
   const loadState = o.loadState === undefined ? undefined : readStateDump(o.loadState);
+  if (o.forkBlockNumber !== undefined && o.forkUrl === undefined)
+    throw new ChainError('CONFIG_INVALID', '--fork-block-number needs --fork-url');
+  let fork: ForkRequest | undefined =
+    o.forkUrl === undefined ? undefined : { url: o.forkUrl, blockNumber: o.forkBlockNumber };
+  const fresh = o.home === undefined || !existsSync(join(o.home, 'config', 'genesis.json'));
+  // a new fork takes the remote's EVM chain id, as anvil does: wallets and scripts configured for the
+  // remote chain sign for the fork unchanged (asked before any home is made: a remote that does not
+  // answer leaves nothing behind)
+  if (fork && fresh) fork = { ...fork, target: await resolveForkTarget(fork.url, fork.blockNumber) };
   const ephemeral = o.home === undefined;
   const home = o.home ?? mkdtempSync(join(tmpdir(), 'chaind-dev-'));
   const accounts = accountsFromMnemonic(DEV_MNEMONIC, DEV_ACCOUNT_COUNT);
-  if (!existsSync(join(home, 'config', 'genesis.json'))) {
+  if (fresh) {
     initHome({
       home,
       moniker: 'dev',
       chainId: DEV_CHAIN_ID,
+      evmChainId: fork?.target && forkChainId(fork.target.chainId),
       stateCommitment: o.stateCommitment,
       operatorAddress: accounts[0].cosmosAddress,
       blockMaxGas: DEV_BLOCK_MAX_GAS,
@@ -208,6 +239,7 @@ export async function runDev(o: DevOptions): Promise<void> {
       logs: mining.kind !== 'configured',
       ephemeral,
       accounts,
+      fork,
       ...(loadState && { loadState }),
       ...(o.dumpState !== undefined && { dumpStateTo: o.dumpState }),
     },

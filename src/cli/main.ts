@@ -103,7 +103,16 @@ export function buildProgram(): Command {
       '--load-state <file>',
       "set the accounts of a state dump (anvil's JSON) once the chain has started",
     )
-    .option('--dump-state <file>', "write the chain's state (anvil's JSON) to this file when it stops");
+    .option('--dump-state <file>', "write the chain's state (anvil's JSON) to this file when it stops")
+    .option(
+      '--fork-url <url>',
+      "start on another chain's EVM state, read over JSON-RPC from this URL on first use (a new home only; a kept forked home remembers it)",
+    )
+    .option(
+      '--fork-block-number <n>',
+      'the block of --fork-url whose state is forked (default: its latest)',
+      parseNonNegativeInt,
+    );
   const devFlags = addConfigFlags(dev);
   dev.action(async (o) => {
     await runDev({
@@ -112,6 +121,8 @@ export function buildProgram(): Command {
       blockTime: o.blockTime,
       loadState: o.loadState,
       dumpState: o.dumpState === undefined ? undefined : resolve(o.dumpState),
+      forkUrl: o.forkUrl,
+      forkBlockNumber: o.forkBlockNumber,
       flags: configFlags(o, devFlags),
     });
   });

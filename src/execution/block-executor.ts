@@ -276,6 +276,9 @@ export class BlockExecutor {
       // an aborted trace (timeout, abort()) is the caller's error, not a property of the transaction
       const stop = opts?.tracer?.abortReason;
       if (stop) throw stop;
+      // a forked chain's remote that did not answer says nothing about the tx: the block fails
+      // (and is made again), rather than leaving out a tx that would have run
+      if (err instanceof ChainError && err.code === 'FORK_REMOTE_FAILED') throw err;
       return { tx, reason: errorMessage(err) };
     } finally {
       trace?.detach();

@@ -34,6 +34,11 @@ export interface EvmListenerModules {
   dev?: DevNode;
   /** The pending block's clock (ms): a dev chain's moved clock; the wall clock otherwise. */
   now?: () => number;
+  /**
+   * The chain is a fork: its state is partly the remote's, which only the main thread's stores read
+   * (fork/forked-state.ts), so no reader thread may answer from the databases alone.
+   */
+  forked?: boolean;
 }
 
 /** What is listening; a listener its config disables is absent. */
@@ -62,7 +67,7 @@ export async function openEvmListeners(
           pending: new PendingBlocks(m.chain, { mempool: m.mempool, cosmosPool: m.cosmosPool }, m.now),
         },
       );
-      return { rpc, ...(await openHttp(o, rpc, m.chain)) };
+      return { rpc, ...(await openHttp(o, rpc, m.chain, m.forked === true)) };
     },
     async (built) => {
       await built?.readers?.stop();
@@ -87,10 +92,13 @@ async function openHttp(
   o: NodeSetup,
   rpc: EvmRpc,
   chain: Chain,
+  forked: boolean,
 ): Promise<Pick<EvmListeners, 'http' | 'readers'>> {
   const { config, logger } = o;
   const evm = config.app.evm;
-  const plan = readerThreadPlan(config);
+  const plan = forked
+    ? { threads: 0, reason: 'a forked chain: state the remote holds is read on the main thread only' }
+    : readerThreadPlan(config);
   // with reader threads, http_max_connections holds for the port: every thread counts here
   const connectionCount = new Int32Array(new SharedArrayBuffer(4));
   const http = evm.httpEnabled ? rpc.http(plan.threads > 0 ? { connectionCount } : undefined) : undefined;

@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { StateDump } from '../app/dev-state-dump.ts';
 import type { Genesis } from '../app/genesis.ts';
 import type { Account } from '../crypto/accounts.ts';
+import type { ForkRequest } from '../fork/fork.ts';
 import type { NodeConfig } from '../config/schema.ts';
 import type { Logger } from '../util/logger.ts';
 
@@ -21,6 +22,8 @@ export interface DevChainOptions {
   loadState?: StateDump;
   /** Where the node writes its state when it stops (`--dump-state`), in anvil's JSON. */
   dumpStateTo?: string;
+  /** `--fork-url`/`--fork-block-number`: the chain's EVM state starts as the remote's (docs/operators/forking.md). */
+  fork?: ForkRequest;
 }
 
 export interface NodeOptions {

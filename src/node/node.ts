@@ -133,6 +133,7 @@ export class ChainNode {
       logger,
       clearStateSyncLeftovers: true,
       durable: !o.dev?.ephemeral,
+      fork: o.dev?.fork,
     });
     const chain = await lc.open('chain', () => openChain(o, stores, true));
     const { mempool, cosmosPool } = await lc.open('mempool', async () => createMempools(o, chain));
@@ -163,6 +164,7 @@ export class ChainNode {
       cosmosPool,
       submission,
       sync,
+      forked: stores.fork !== undefined,
       ...(producer && { dev, now: () => producer.clock.nowMs() }),
     });
     // the consensus RPC, REST and gRPC read through the same adapters

@@ -10,6 +10,8 @@ import { ALL_STORES } from '../app/store-keys.ts';
 import { Chain } from '../chain/chain.ts';
 import type { NodeConfig } from '../config/schema.ts';
 import { createChainCommon } from '../execution/chain-config.ts';
+import { type Fork, type ForkRequest, openFork } from '../fork/fork.ts';
+import { forkStores } from '../fork/forked-state.ts';
 import { type BlockStore, openBlockStore } from '../storage/blocks/store.ts';
 import { type CommitStore, openCommitStore } from '../storage/sc/commit-store.ts';
 import { openStateStore, type StateStore, type StateStoreOptions } from '../storage/ss/index.ts';
@@ -31,6 +33,11 @@ export interface StoreOptions {
   clearStateSyncLeftovers?: boolean;
   /** false: no store fsyncs (a throwaway home, removed on exit); default true. */
   durable?: boolean;
+  /**
+   * `chaind dev --fork-url`: a new chain forks this remote. A home whose chain is a fork stays one
+   * without it (its record in the data directory says where and at which block).
+   */
+  fork?: ForkRequest;
 }
 
 export interface Stores {
@@ -38,6 +45,8 @@ export interface Stores {
   /** The State Store, or with `ss-enable = false` State Commit's latest state (latest-state-store.ts). */
   ss: StateStore;
   blocks: BlockStore;
+  /** Set when the chain is a fork: `sc` and `ss` then read the remote's state below their own. */
+  fork: Fork | undefined;
 }
 
 /**
@@ -60,6 +69,12 @@ export async function openStores(lc: Lifecycle, o: StoreOptions): Promise<Stores
   );
   if (o.clearStateSyncLeftovers && startsWithStateSync(config) && blocks.latestHeight() === undefined)
     removeStateSyncLeftovers(dataDir, config, logger);
+  // before State Commit opens: a chain that exists and is no fork must not become one
+  const fork = await lc.open(
+    'fork',
+    () => openFork(dataDir, o.fork, logger, sync),
+    async (fork) => fork?.close(),
+  );
   const scc = config.app.stateCommit;
   const sc = await lc.open(
     'state-commit',
@@ -94,7 +109,8 @@ export async function openStores(lc: Lifecycle, o: StoreOptions): Promise<Stores
     },
     (ss) => ss.close(),
   );
-  return { sc, ss, blocks };
+  if (!fork) return { sc, ss, blocks, fork };
+  return { ...forkStores({ sc, ss }, fork.state), blocks, fork };
 }
 
 /** The State Store's options from `[state-store]` (also what an RPC reader thread opens it with). */

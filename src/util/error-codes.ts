@@ -73,6 +73,8 @@ export type NamedErrorCode =
   | 'SIMULATION_INVALID_CALL'
   // mempool
   | 'TX_REJECTED'
+  // fork (a dev chain forked from a remote)
+  | 'FORK_REMOTE_FAILED'
   // chain
   | 'APP_HASH_MISMATCH'
   | 'BAD_HEIGHT'

@@ -1,0 +1,150 @@
+/**
+ * `chaind dev --fork-url` against a real remote: a second `chaind dev` started here, given a contract,
+ * a funded address and an account whose key the test holds, then forked at a fixed block. The fork
+ * reads the remote's balances, nonces, code and storage at that block; its own transactions change
+ * only its own state (a slot set to zero and a balance spent entirely read zero, not the remote's
+ * value); and a kept forked home replays its blocks to the same app hashes from the cached values
+ * alone, with the remote gone.
+ */
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { Wallet } from 'ethers';
+import { tempHome } from '../helpers/chaind.ts';
+import { startDev } from '../helpers/dev-banner.ts';
+import { result, rpc } from '../helpers/json-rpc.ts';
+
+/**
+ * Runtime: no calldata returns slot 0; otherwise stores the first word of calldata in slot 0.
+ * The constructor stores 0x2a in slot 0 and 7 in slot 1.
+ */
+const RUNTIME = '0x3615600c57600035600055005b60005460005260206000f3';
+const INIT = '0x602a6000556007600155601860166000396018' + '6000f3' + RUNTIME.slice(2);
+const RICH = '0x' + '11'.repeat(20);
+/** Not a multiple of 10^12 wei: the fork must keep the wei remainder. */
+const RICH_WEI = 1_234_567_890_123_456_789n;
+const word = (n: bigint) => '0x' + n.toString(16).padStart(64, '0');
+
+async function mined(url: string, hash: string) {
+  const receipt = await result(url, 'eth_getTransactionReceipt', [hash]);
+  assert.equal(receipt?.status, '0x1', `tx ${hash}: ${JSON.stringify(receipt)}`);
+  return receipt;
+}
+
+test('a fork reads the remote at the fork block, writes only its own state, and replays from its cache', async (t) => {
+  const remote = await startDev(t);
+  const r = remote.banner.evmUrl;
+  const [dev0] = remote.banner.accounts.map((a) => a.evm.toLowerCase());
+
+  // the remote: a contract, a funded address, an account of a key the test holds
+  const deploy = await result(r, 'eth_sendTransaction', [{ from: dev0, data: INIT }]);
+  const contract = (await mined(r, deploy)).contractAddress as string;
+  await mined(
+    r,
+    await result(r, 'eth_sendTransaction', [{ from: dev0, to: RICH, value: '0x' + RICH_WEI.toString(16) }]),
+  );
+  const spender = Wallet.createRandom();
+  const spenderWei = 10n ** 18n;
+  await mined(
+    r,
+    await result(r, 'eth_sendTransaction', [
+      { from: dev0, to: spender.address, value: '0x' + spenderWei.toString(16) },
+    ]),
+  );
+  const forkBlock = Number(await result(r, 'eth_blockNumber'));
+  const remoteNonce = await result(r, 'eth_getTransactionCount', [dev0, 'latest']);
+  // after the fork block: not seen by the fork
+  await mined(r, await result(r, 'eth_sendTransaction', [{ from: dev0, to: contract, data: word(0x55n) }]));
+  assert.equal(await result(r, 'eth_getStorageAt', [contract, '0x0', 'latest']), word(0x55n));
+
+  const home = tempHome(t);
+  const forked = await startDev(t, [
+    '--home',
+    home,
+    '--fork-url',
+    r,
+    '--fork-block-number',
+    String(forkBlock),
+  ]);
+  const f = forked.banner.evmUrl;
+  assert.ok(
+    forked.banner.lines.some((l) => l.startsWith(`Forked from ${r} at block ${forkBlock} `)),
+    forked.banner.lines.join('\n'),
+  );
+  // the remote's chain id (anvil's rule); the fork's own heights
+  assert.equal(await result(f, 'eth_chainId'), await result(r, 'eth_chainId'));
+  const startHeight = Number(await result(f, 'eth_blockNumber'));
+  assert.ok(startHeight >= 1 && startHeight < forkBlock + 1, `fork height ${startHeight}`);
+
+  // the remote's state at the fork block
+  assert.equal(await result(f, 'eth_getCode', [contract, 'latest']), RUNTIME);
+  assert.equal(await result(f, 'eth_getStorageAt', [contract, '0x0', 'latest']), word(0x2an));
+  assert.equal(await result(f, 'eth_getStorageAt', [contract, '0x1', 'latest']), word(7n));
+  assert.equal(BigInt(await result(f, 'eth_getBalance', [RICH, 'latest'])), RICH_WEI);
+  assert.equal(BigInt(await result(f, 'eth_getBalance', [spender.address, 'latest'])), spenderWei);
+  assert.equal(await result(f, 'eth_getTransactionCount', [dev0, 'latest']), remoteNonce);
+  assert.equal(await result(f, 'eth_call', [{ to: contract, data: '0x' }, 'latest']), word(0x2an));
+
+  // a tx on the fork changes forked storage, with the remote's nonce of its sender
+  const set = await result(f, 'eth_sendTransaction', [{ from: dev0, to: contract, data: word(0x63n) }]);
+  const setTx = await result(f, 'eth_getTransactionByHash', [set]);
+  assert.equal(setTx.nonce, remoteNonce);
+  const setReceipt = await mined(f, set);
+  assert.equal(await result(f, 'eth_call', [{ to: contract, data: '0x' }, 'latest']), word(0x63n));
+  // history below the tx still reads the remote's value
+  const before = '0x' + (Number(setReceipt.blockNumber) - 1).toString(16);
+  assert.equal(await result(f, 'eth_getStorageAt', [contract, '0x0', before]), word(0x2an));
+  // a trace re-executes the block over that history
+  const prestate = await result(f, 'debug_traceTransaction', [set, { tracer: 'prestateTracer' }]);
+  assert.equal(prestate[contract.toLowerCase()]?.storage?.[word(0n)], word(0x2an), JSON.stringify(prestate));
+
+  // deletes stay deletes: a slot set to zero, a balance spent entirely
+  await mined(f, await result(f, 'eth_sendTransaction', [{ from: dev0, to: contract, data: word(0n) }]));
+  assert.equal(await result(f, 'eth_getStorageAt', [contract, '0x0', 'latest']), word(0n));
+  assert.equal(await result(f, 'eth_call', [{ to: contract, data: '0x' }, 'latest']), word(0n));
+  const gasPrice = 10n ** 10n;
+  const chainId = BigInt(await result(f, 'eth_chainId'));
+  const spend = await spender.signTransaction({
+    type: 0,
+    chainId,
+    nonce: 0,
+    to: RICH,
+    gasLimit: 21_000,
+    gasPrice,
+    value: spenderWei - 21_000n * gasPrice,
+  });
+  await mined(f, await result(f, 'eth_sendRawTransaction', [spend]));
+  assert.equal(BigInt(await result(f, 'eth_getBalance', [spender.address, 'latest'])), 0n);
+  assert.equal(
+    BigInt(await result(f, 'eth_getBalance', [RICH, 'latest'])),
+    RICH_WEI + spenderWei - 21_000n * gasPrice,
+  );
+
+  // the remote is unchanged by all of it
+  assert.equal(await result(r, 'eth_getStorageAt', [contract, '0x0', 'latest']), word(0x55n));
+  assert.equal(BigInt(await result(r, 'eth_getBalance', [spender.address, 'latest'])), spenderWei);
+  assert.equal(BigInt(await result(r, 'eth_getBalance', [RICH, 'latest'])), RICH_WEI);
+
+  // a restart that re-executes every block (State Commit removed), with the remote gone: the cached
+  // values give the same app hashes (a mismatch would stop the start)
+  const latest = await result(f, 'eth_getBlockByNumber', ['latest', false]);
+  await forked.node.stopWithin(10_000);
+  await remote.node.stopWithin(10_000);
+  rmSync(join(home, 'data', 'state_commit'), { recursive: true, force: true });
+  const again = await startDev(t, ['--home', home]);
+  const g = again.banner.evmUrl;
+  assert.ok(
+    again.node.lines.some((l) => l.includes('replayed block')),
+    'the blocks were re-executed',
+  );
+  const same = await result(g, 'eth_getBlockByNumber', [latest.number, false]);
+  assert.equal(same.hash, latest.hash);
+  assert.equal(await result(g, 'eth_getStorageAt', [contract, '0x0', 'latest']), word(0n));
+  assert.equal(await result(g, 'eth_getStorageAt', [contract, '0x1', 'latest']), word(7n));
+  assert.equal(BigInt(await result(g, 'eth_getBalance', [spender.address, 'latest'])), 0n);
+  // a value never fetched needs the remote: the read fails, naming it, rather than reading zero
+  const missing = await rpc(g, 'eth_getBalance', ['0x' + '22'.repeat(20), 'latest']);
+  assert.ok(missing.error, JSON.stringify(missing));
+  assert.match(missing.error.message, new RegExp(`remote ${r.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+});
