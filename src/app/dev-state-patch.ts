@@ -12,7 +12,7 @@ import { WEI_PER_UCHAIN } from '../primitives/identity.ts';
 import { ChainError } from '../util/errors.ts';
 import { Bank } from './bank.ts';
 import { Evm, leftPad32 } from './evm.ts';
-import type { StateWriter } from './state-access.ts';
+import { decimal, type StateWriter } from './state-access.ts';
 import { evmKeys, STORES } from './store-keys.ts';
 
 export type DevStateEdit =
@@ -26,7 +26,9 @@ export type DevStateEdit =
   /** COINBASE of the blocks from the next one on (hardhat_setCoinbase). */
   | { op: 'setCoinbase'; address: Uint8Array }
   /** PREVRANDAO of the next block (hardhat_setPrevRandao). */
-  | { op: 'setPrevRandao'; value: Uint8Array };
+  | { op: 'setPrevRandao'; value: Uint8Array }
+  /** The gas limit of the blocks from the next one on (evm_setBlockGasLimit). */
+  | { op: 'setGasLimit'; gas: bigint };
 
 /** What an applied patch leaves for the block to do at its end. */
 export interface AppliedPatch {
@@ -35,6 +37,8 @@ export interface AppliedPatch {
 }
 
 const MAX_U64 = 2n ** 64n - 1n;
+/** CometBFT's max_gas is an int64. */
+const MAX_I64 = 2n ** 63n - 1n;
 const MAX_U256 = 2n ** 256n - 1n;
 
 const hexOf = (b: Uint8Array) => '0x' + toHex(b);
@@ -58,6 +62,8 @@ export function encodeDevStatePatch(edits: readonly DevStateEdit[]): Uint8Array 
         return { op: e.op, address: hexOf(e.address) };
       case 'setPrevRandao':
         return { op: e.op, value: hexOf(e.value) };
+      case 'setGasLimit':
+        return { op: e.op, gas: qty(e.gas) };
     }
   });
   return utf8(JSON.stringify(out));
@@ -112,6 +118,8 @@ export function decodeDevStatePatch(body: Uint8Array): DevStateEdit[] {
         return { op: 'setCoinbase', address: bytes('address', 20) };
       case 'setPrevRandao':
         return { op: 'setPrevRandao', value: bytes('value', 32) };
+      case 'setGasLimit':
+        return { op: 'setGasLimit', gas: num('gas', MAX_I64) };
       default:
         throw bad(`edit ${i}: unknown op ${JSON.stringify(e.op)}`);
     }
@@ -160,6 +168,10 @@ export function applyDevStatePatch(state: StateWriter, edits: readonly DevStateE
         break;
       case 'setPrevRandao':
         state.set(STORES.evm, evmKeys.devPrevRandao, e.value.slice());
+        break;
+      case 'setGasLimit':
+        if (e.gas < 1n) throw bad('a block gas limit must be at least 1');
+        state.set(STORES.evm, evmKeys.devGasLimit, decimal(e.gas));
         break;
     }
   }

@@ -95,6 +95,8 @@ export const evmKeys = {
   devCoinbase: Uint8Array.of(0x0d),
   /** A dev chain's PREVRANDAO for the next block only (hardhat_setPrevRandao); absent: zero. */
   devPrevRandao: Uint8Array.of(0x0e),
+  /** A dev chain's block gas limit from the next block on (evm_setBlockGasLimit); absent: the genesis's. */
+  devGasLimit: Uint8Array.of(0x0f),
 };
 
 export const paramsKeys = {

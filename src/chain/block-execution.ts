@@ -57,10 +57,19 @@ export function readBaseFee(state: StateReader, params: BaseFeeParams): bigint {
  * What a dev chain set for the block executed on `state` (app/dev-state-patch.ts): its COINBASE and
  * PREVRANDAO, when set. Absent on every other chain: no block but a dev chain's patch writes them.
  */
-export function devBlockParams(state: StateReader): { coinbase?: Uint8Array; prevRandao?: Uint8Array } {
+export function devBlockParams(state: StateReader): {
+  coinbase?: Uint8Array;
+  prevRandao?: Uint8Array;
+  gasLimit?: bigint;
+} {
   const coinbase = state.get(STORES.evm, evmKeys.devCoinbase);
   const prevRandao = state.get(STORES.evm, evmKeys.devPrevRandao);
-  return { ...(coinbase && { coinbase }), ...(prevRandao && { prevRandao }) };
+  const gasLimit = state.get(STORES.evm, evmKeys.devGasLimit);
+  return {
+    ...(coinbase && { coinbase }),
+    ...(prevRandao && { prevRandao }),
+    ...(gasLimit && { gasLimit: readDecimal(gasLimit) }),
+  };
 }
 
 /** A dev chain's state patch as a block holds it (app/dev-records.ts). */
@@ -142,6 +151,7 @@ export async function executeBlock(
   const overlay = new StateOverlay(state);
   const baseFee = readBaseFee(overlay, feeParams);
   const dev = devBlockParams(overlay);
+  const gasLimit = dev.gasLimit ?? ctx.gasLimit;
   // a PREVRANDAO set for the next block is this block's only
   if (dev.prevRandao) overlay.set(STORES.evm, evmKeys.devPrevRandao, undefined);
   const executor = await BlockExecutor.create(
@@ -149,7 +159,7 @@ export async function executeBlock(
     {
       height: BigInt(ctx.height),
       timestamp: ctx.timestamp,
-      gasLimit: ctx.gasLimit,
+      gasLimit,
       baseFee,
       coinbase: dev.coinbase ?? ctx.coinbase,
       ...(dev.prevRandao && { prevRandao: dev.prevRandao }),
@@ -158,7 +168,7 @@ export async function executeBlock(
     },
     overlay,
   );
-  const cosmosCtx: CosmosTxContext = { chainId: ctx.chainId, maxBlockGas: ctx.gasLimit };
+  const cosmosCtx: CosmosTxContext = { chainId: ctx.chainId, maxBlockGas: gasLimit };
   const txs: Uint8Array[] = [];
   const gasLimits: bigint[] = [];
   const ethOutcomes: { outcome: EthTxOutcome; blockTxIndex: number }[] = [];
@@ -210,7 +220,7 @@ export async function executeBlock(
         txs.push(c.tx.raw);
         gasLimits.push(0n);
       } else {
-        if (executor.blockGasUsed + cosmosGas + c.tx.gasLimit > ctx.gasLimit) {
+        if (executor.blockGasUsed + cosmosGas + c.tx.gasLimit > gasLimit) {
           reject(c.tx.hash, `block gas limit reached, tx gas limit ${c.tx.gasLimit}`);
           continue;
         }
@@ -235,7 +245,7 @@ export async function executeBlock(
   overlay.set(
     STORES.evm,
     BASE_FEE_KEY,
-    decimal(baseFeeOverride ?? nextBaseFee(feeParams, baseFee, executor.blockGasUsed, ctx.gasLimit)),
+    decimal(baseFeeOverride ?? nextBaseFee(feeParams, baseFee, executor.blockGasUsed, gasLimit)),
   );
 
   let logIndex = 0;

@@ -34,6 +34,7 @@ import { baseFeeParamsFrom, type BaseFeeParams } from './base-fee.ts';
 import {
   type BlockContext,
   type BlockTx,
+  devBlockParams,
   executeBlock,
   type ExecutedBlock,
   type ProposalOptions,
@@ -91,7 +92,8 @@ export class Chain {
   readonly genesis: Genesis;
   readonly common: Common;
   readonly feeParams: BaseFeeParams;
-  readonly gasLimit: bigint;
+  /** The genesis's block gas limit (max_gas). */
+  readonly genesisGasLimit: bigint;
   readonly decode: EthTxDecoder;
   private readonly sc: CommitStore;
   private readonly ss: StateStore;
@@ -117,9 +119,25 @@ export class Chain {
     this.log = o.logger.child({ module: 'chain' });
     this.devRecords = o.devRecords === true;
     this.feeParams = baseFeeParamsFrom(o.genesis.app_state.evm.params.base_fee);
-    this.gasLimit = blockGasLimit(o.genesis);
+    this.genesisGasLimit = blockGasLimit(o.genesis);
     this.decode = createEthTxDecoder(o.common);
     this.states = new VersionedState({ sc: o.sc, ss: o.ss });
+  }
+
+  /**
+   * The gas limit of the next block: the genesis's, or on a dev chain what evm_setBlockGasLimit set
+   * (in the latest state, where block execution reads it too).
+   */
+  get gasLimit(): bigint {
+    if (!this.devRecords) return this.genesisGasLimit;
+    return devBlockParams(this.state).gasLimit ?? this.genesisGasLimit;
+  }
+
+  /** The gas limit block `height` ran with (read in the state before it). */
+  async gasLimitAt(height: number): Promise<bigint> {
+    if (!this.devRecords || height < 1) return this.genesisGasLimit;
+    const set = await this.stateAt(height - 1).read((s) => devBlockParams(s).gasLimit);
+    return set ?? this.genesisGasLimit;
   }
 
   /** Height of the last committed block (0: only genesis). */
@@ -392,7 +410,7 @@ export class Chain {
       chainId: this.genesis.chain_id,
       height: h.height,
       timestamp: BigInt(h.time.seconds),
-      gasLimit: this.gasLimit,
+      gasLimit: this.genesisGasLimit,
       coinbase: FEE_COLLECTOR_ADDRESS,
       parentAppHash: h.appHash,
       blockHash: (n) =>

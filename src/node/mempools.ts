@@ -28,7 +28,10 @@ export function createMempools(
     },
     params: {
       chainId: BigInt(genesis.app_state.evm.params.chain_id),
-      blockGasLimit: chain.gasLimit,
+      // a dev chain's limit may change at run time (evm_setBlockGasLimit)
+      get blockGasLimit() {
+        return chain.gasLimit;
+      },
       baseFee: () => readBaseFee(chain.state, chain.feeParams),
       maxTxBytes: Math.min(maxTxBytes, ETH_TX_MAX_BYTES),
     },
@@ -38,7 +41,12 @@ export function createMempools(
   });
   const cosmosPool = new CosmosPool({
     options: mempool.options,
-    ctx: { chainId: genesis.chain_id, maxBlockGas: chain.gasLimit },
+    ctx: {
+      chainId: genesis.chain_id,
+      get maxBlockGas() {
+        return chain.gasLimit;
+      },
+    },
     minGasPrice: parseMinGasPrice(config.app.minimumGasPrices),
     state: () => chain.state,
     maxTxBytes,

@@ -147,6 +147,8 @@ async function main(): Promise<void> {
         return held;
       },
       gasLimit: blockGasLimit(genesis),
+      // a dev chain, whose limit may change, serves no reader threads
+      gasLimitAt: async () => blockGasLimit(genesis),
       feeParams: baseFeeParamsFrom(genesis.app_state.evm.params.base_fee),
       get appHash(): Uint8Array {
         // the genesis view before block 1 takes State Commit's app hash, which only the main thread has

@@ -26,7 +26,7 @@ const CONTRACT = '0x' + 'c0'.repeat(20);
 const RETURN_SLOT0 = '0x5f545f5260205ff3';
 const slot = (n: number) => '0x' + n.toString(16).padStart(64, '0');
 
-test('state edits: setBalance, addBalance, setNonce, setCode, setStorageAt, setNextBlockBaseFeePerGas, setCoinbase, setPrevRandao under both names', async (t) => {
+test('state edits: setBalance, addBalance, setNonce, setCode, setStorageAt, setNextBlockBaseFeePerGas, setCoinbase, setPrevRandao, evm_setBlockGasLimit under both names', async (t) => {
   const { banner } = await startDev(t);
   const { raw, call } = client(banner.evmUrl);
   const before = Number(await call('eth_blockNumber'));
@@ -90,6 +90,24 @@ test('state edits: setBalance, addBalance, setNonce, setCode, setStorageAt, setN
   assert.equal(await call('eth_getStorageAt', [CAPTURE, '0x1', 'latest']), slot(0));
   assert.equal(await call('anvil_setCoinbase', [TO]), null);
   assert.equal((await call('eth_call', [{ to: PROBE }])).slice(0, 66), '0x' + TO.slice(2).padStart(64, '0'));
+
+  // the block gas limit from the next block on: blocks report it, the pool and eth_call hold to it
+  const limitBefore = (await call('eth_getBlockByNumber', ['latest', false])).gasLimit;
+  assert.equal(await call('evm_setBlockGasLimit', ['0x2dc6c0']), true);
+  const sent = await call('eth_sendTransaction', [{ from, to: TO, value: '0x1' }]);
+  const limited = await call('eth_getBlockByNumber', [
+    (await call('eth_getTransactionReceipt', [sent])).blockNumber,
+    false,
+  ]);
+  assert.equal(limited.gasLimit, '0x2dc6c0');
+  assert.equal(
+    (await call('eth_getBlockByNumber', ['0x1', false])).gasLimit,
+    limitBefore,
+    'history keeps its limit',
+  );
+  const tooBig = await raw('eth_sendTransaction', [{ from, to: TO, gas: '0x2dc6c1' }]);
+  assert.match(tooBig.error!.message, /exceeds block gas limit/);
+  assert.equal((await raw('evm_setBlockGasLimit', ['0x0'])).error?.code, -32602);
 
   // what is wrong is named
   const short = await raw('hardhat_setStorageAt', [CONTRACT, '0x0', '0x2a']);

@@ -59,7 +59,10 @@ export function genesisBlockHash(chainId: string, genesisTime: number, appHash: 
  * What the reader needs of the chain: the Chain itself on the main thread; in an RPC reader thread, a
  * view whose latest height is the one the main thread published and whose state is the State Store's.
  */
-export type ChainView = Pick<Chain, 'latestHeight' | 'gasLimit' | 'feeParams' | 'appHash' | 'stateAt'>;
+export type ChainView = Pick<
+  Chain,
+  'latestHeight' | 'gasLimit' | 'gasLimitAt' | 'feeParams' | 'appHash' | 'stateAt'
+>;
 
 export interface ChainReaderModules {
   chain: ChainView;
@@ -148,7 +151,7 @@ export class NodeChainReader implements ChainReader {
       parentHash: height === 1 ? this.genesisHash()! : h.lastBlockId.hash,
       stateRoot: h.appHash,
       miner: h.proposerAddress,
-      gasLimit: this.d.chain.gasLimit,
+      gasLimit: await this.d.chain.gasLimitAt(height),
       baseFeePerGas: await this.baseFeeOfBlock(height),
       logsBloom: this.d.blocks.blockBloom(height) ?? EMPTY_BLOOM,
       size: encodeBlock(block).length,

@@ -65,7 +65,7 @@ export class NodeSimulation implements SimulationBackend {
     return {
       height: BigInt(height),
       timestamp: BigInt(view.timestamp),
-      gasLimit: this.m.chain.gasLimit,
+      gasLimit: dev.gasLimit ?? this.m.chain.genesisGasLimit,
       baseFee: view.baseFeePerGas,
       coinbase: dev.coinbase ?? FEE_COLLECTOR_ADDRESS,
       ...(dev.prevRandao && { prevRandao: dev.prevRandao }),

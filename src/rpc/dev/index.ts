@@ -79,6 +79,7 @@ const DEV_ONLY = [
   'anvil_setStorageAt',
   'hardhat_setNextBlockBaseFeePerGas',
   'anvil_setNextBlockBaseFeePerGas',
+  'evm_setBlockGasLimit',
   'hardhat_setCoinbase',
   'anvil_setCoinbase',
   'hardhat_setPrevRandao',

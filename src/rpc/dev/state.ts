@@ -71,6 +71,12 @@ export function stateMethods(dev: DevNode): MethodTable {
       'setNextBlockBaseFeePerGas',
       method([u256], (wei) => edit({ op: 'setNextBaseFee', wei })),
     ),
+    evm_setBlockGasLimit: method([u256], async (gas) => {
+      if (gas < 1n || gas >= 2n ** 63n)
+        throw new InvalidParamsError(`a block gas limit must be from 1 to 2^63 - 1, not ${gas}`);
+      await edit({ op: 'setGasLimit', gas });
+      return true;
+    }),
     ...both(
       'setCoinbase',
       method([p.address], (address) => edit({ op: 'setCoinbase', address })),
