@@ -9,7 +9,9 @@ import { test } from 'node:test';
 import { ResponseProcessProposal_ProposalStatus as Status } from 'cosmjs-types/tendermint/abci/types';
 import { Wallet } from 'ethers';
 import { cosmosTxHash } from '../../../src/app/cosmos-tx.ts';
+import { wrapDevRecord } from '../../../src/app/dev-records.ts';
 import { toAccAddress } from '../../../src/crypto/accounts.ts';
+import { impersonatedTransaction } from '../../../src/execution/signing.ts';
 import { wrapEthTransaction } from '../../../src/execution/tx-wrap.ts';
 import { toHex } from '../../../src/primitives/bytes.ts';
 import { DEV_ACCOUNTS, makeHome } from '../../helpers/node.ts';
@@ -165,4 +167,37 @@ test('ProcessProposal accepts the proposer’s own proposal and rejects one hold
   const rejected = h.logs.find((l) => l.msg === 'rejecting proposal')!;
   assert.equal(rejected.level, 'warn');
   assert.equal(rejected.fields.proposer, toHex(PROPOSER).toUpperCase());
+});
+
+test('a network node refuses a dev chain record: in a proposal (with the reason) and at CheckTx', async (t) => {
+  const h = await openAbciApp(makeHome(t));
+  t.after(() => h.close());
+  const whale = new Uint8Array(20).fill(0x5a);
+  const patch = wrapDevRecord({
+    kind: 'statePatch',
+    edits: [{ op: 'setBalance', address: whale, wei: 10n ** 24n }],
+  });
+  const unsigned = impersonatedTransaction({
+    type: 2,
+    chainId: 713714n,
+    nonce: 0n,
+    gasLimit: 21_000n,
+    to: whale,
+    value: 1n,
+    data: new Uint8Array(0),
+    maxFeePerGas: 10n * GWEI,
+    maxPriorityFeePerGas: GWEI,
+    accessList: [],
+  });
+  const impersonated = wrapDevRecord({ kind: 'impersonated', sender: whale, raw: unsigned });
+  const rejections = () =>
+    h.logs.filter((l) => l.msg === 'rejecting proposal').map((l) => String(l.fields.err));
+  for (const record of [patch, impersonated]) {
+    assert.equal((await processProposal(h, 1, [record])).status, Status.REJECT);
+    assert.match(
+      rejections().at(-1)!,
+      /tx 0 does not decode: the block holds a dev chain record .* only `chaind dev` accepts one/,
+    );
+    assert.notEqual((await h.call('checkTx', { tx: record })).code, 0);
+  }
 });
