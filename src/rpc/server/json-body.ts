@@ -34,8 +34,8 @@ export type ParsedBody =
   { payload: unknown; error?: undefined } | { payload?: undefined; error: JsonRpcResponse };
 
 /**
- * A number token of 16 or more digits: JSON.parse may round it (2^53 - 1 has 16). The test may also
- * match inside a string, which costs only the second, exact parse.
+ * A number token of 16 or more digits: JSON.parse may round it (2^53 - 1 has 16). A match inside a
+ * string only costs the slower parse with a reviver, never a different value.
  */
 const LONG_NUMBER = /[[,:]\s*\d{16}/;
 
