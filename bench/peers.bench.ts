@@ -31,6 +31,12 @@
  *   node's process tree per request (what a request costs, which other load disturbs far less).
  *   eth_getLogs covers the 100 blocks up to the one that mined the last burst transfer.
  * - wrk (-t1 -c8) on eth_blockNumber, eth_getBalance and eth_getBlockByNumber when wrk is installed.
+ * - hardhat_mine: one request for 10,000 empty blocks (PEERS_MINE_BLOCKS; anvil_mine on anvil),
+ *   timed until it is answered and the head has moved that far: blocks/s and CPU µs per block. It
+ *   runs after the reads, which it would otherwise move off the burst's last block; a node that does
+ *   not serve it (network mode) gets a skip line. anvil's blocks cost more the longer its chain
+ *   (10,000 take minutes); Hardhat answers at once, reserving the blocks: its figure is what a test
+ *   waits, not the same work.
  *
  * Figures: `<workload>` per node (label `node`), then `<workload>_vs_<peer>` = chaind's rate ÷ the
  * peer's and `<workload>_cpu_vs_<peer>` = the peer's CPU per request ÷ chaind's (for each chaind
@@ -307,6 +313,54 @@ async function sequential(prepared: Prepared): Promise<void> {
   });
 }
 
+/** Blocks of the hardhat_mine figure (PEERS_MINE_BLOCKS). */
+const MINE_BLOCKS = Number(process.env.PEERS_MINE_BLOCKS ?? 10_000);
+
+/**
+ * One hardhat_mine (anvil_mine on anvil) of MINE_BLOCKS blocks: what a test that jumps far ahead
+ * waits for. Timed until the answer and a head that far on, so a node that answered first is not
+ * credited with blocks it had yet to make.
+ */
+async function mineFigure(prepared: Prepared): Promise<void> {
+  const { peer, results } = prepared;
+  const method = peer.name === 'anvil' ? 'anvil_mine' : 'hardhat_mine';
+  // a connection of its own: the shared agent's sockets to this node sat idle while the nodes before
+  // it mined (anvil takes minutes), and one the node has dropped meanwhile hangs up on reuse
+  const conn = await RawConnection.open(peer.url);
+  const ask = async (m: string, params: unknown[]) =>
+    JSON.parse((await conn.send(rawRequest(peer.url, rpcBody(m, params)))).toString('utf8'));
+  try {
+    const start = Number((await ask('eth_blockNumber', [])).result);
+    const cpu0 = treeCpuMs(peer.child.pid!);
+    const t0 = performance.now();
+    const answer = await ask(method, [hex(MINE_BLOCKS)]);
+    if (answer.error) {
+      report(BENCH, 'hardhat_mine', 0, 'skipped', {
+        node: peer.name,
+        skipped: `${method}: ${answer.error.message}`,
+      });
+      return;
+    }
+    let head = Number((await ask('eth_blockNumber', [])).result);
+    while (head < start + MINE_BLOCKS) head = Number((await ask('eth_blockNumber', [])).result);
+    const seconds = (performance.now() - t0) / 1000;
+    const cpuUs = ((treeCpuMs(peer.child.pid!) - cpu0) * 1000) / MINE_BLOCKS;
+    const labels = { method };
+    results.set('hardhat_mine', { value: MINE_BLOCKS / seconds, unit: 'blocks/s', cpuUs, labels });
+    report(BENCH, 'hardhat_mine', MINE_BLOCKS / seconds, 'blocks/s', {
+      node: peer.name,
+      mining: peer.mining,
+      ...labels,
+      blocks: MINE_BLOCKS,
+      seconds: Math.round(seconds * 1000) / 1000,
+      cpu_us_per_block: Math.round(cpuUs),
+      load_avg: loadavg()[0],
+    });
+  } finally {
+    conn.close();
+  }
+}
+
 async function reads(
   { peer, tokenAddress, results, lastBurstHeight }: Prepared,
   holders: number,
@@ -510,6 +564,7 @@ try {
     try {
       if (onlyWorkloads?.includes('sequential') ?? true) await sequential(n);
       await reads(n, Math.ceil(TXS / SENDERS) * SENDERS, scratch);
+      if (onlyWorkloads?.includes('hardhat_mine') ?? true) await mineFigure(n);
       all.set(n.peer.name, n.results);
     } finally {
       await stop(n.peer.child);

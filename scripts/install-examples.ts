@@ -1,6 +1,6 @@
 /**
  * Installs the example projects' own dependencies (`npm ci` in each of EXAMPLES: Hardhat 3, and
- * Foundry's forge from npm), which the end-to-end tests run against `chaind dev`. Hardhat 3 needs
+ * Foundry's forge and cast from npm), which the end-to-end tests run against `chaind dev`. Hardhat 3 needs
  * Node ≥ 22, so it is kept out of the root
  * package (whose `npm ci` runs on the system Node) and installed here with the project's Node 24, the
  * `node` this script runs on. A no-op for a project whose lockfile is already installed.

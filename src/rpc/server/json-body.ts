@@ -33,6 +33,46 @@ export function jsonDepthExceeds(buf: Uint8Array, max: number): boolean {
 export type ParsedBody =
   { payload: unknown; error?: undefined } | { payload?: undefined; error: JsonRpcResponse };
 
+/**
+ * A number token of 16 or more digits: JSON.parse may round it (2^53 - 1 has 16). A match inside a
+ * string only costs the slower parse with a reviver, never a different value.
+ */
+const LONG_NUMBER = /[[,:]\s*\d{16}/;
+
+/**
+ * `text` parsed with every whole-number parameter above 2^53 - 1 kept as its decimal digits (a
+ * string), as anvil reads it: `cast rpc anvil_setBalance <addr> 1000000000000000000` sends the
+ * amount as a bare JSON number, and a rounded one would set another balance than asked. Only a
+ * request's own `params` elements change; ids and nested values read as JSON.parse reads them.
+ */
+function parseKeepingLongParams(text: string): unknown {
+  const long = new Map<unknown[], Map<number, string>>();
+  // the reviver's third argument (the token's source text) is newer than TypeScript's lib types
+  const reviver = function (this: unknown, key: string, value: unknown, context?: { source?: string }) {
+    const source = context?.source;
+    if (
+      typeof value === 'number' &&
+      !Number.isSafeInteger(value) &&
+      Array.isArray(this) &&
+      source !== undefined &&
+      /^[0-9]+$/.test(source)
+    ) {
+      let at = long.get(this);
+      if (!at) long.set(this, (at = new Map()));
+      at.set(Number(key), source);
+    }
+    return value;
+  } as (this: unknown, key: string, value: unknown) => unknown;
+  const payload = JSON.parse(text, reviver) as unknown;
+  if (long.size === 0) return payload;
+  for (const request of Array.isArray(payload) ? payload : [payload]) {
+    const params = (request as { params?: unknown } | null)?.params;
+    if (!Array.isArray(params)) continue;
+    for (const [i, digits] of long.get(params) ?? []) params[i] = digits;
+  }
+  return payload;
+}
+
 /** The parsed body, or the error answer of a body that is not JSON or nests too deep. */
 export function parseJsonRpcBody(buf: Buffer, maxDepth: number): ParsedBody {
   if (jsonDepthExceeds(buf, maxDepth)) {
@@ -48,7 +88,8 @@ export function parseJsonRpcBody(buf: Buffer, maxDepth: number): ParsedBody {
     };
   }
   try {
-    return { payload: JSON.parse(buf.toString('utf8')) };
+    const text = buf.toString('utf8');
+    return { payload: LONG_NUMBER.test(text) ? parseKeepingLongParams(text) : JSON.parse(text) };
   } catch {
     return { error: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } } };
   }

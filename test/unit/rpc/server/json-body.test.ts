@@ -25,3 +25,24 @@ test('parseJsonRpcBody: -32600 naming max_json_depth, -32700 for bad JSON, else 
   assert.equal(parseJsonRpcBody(Buffer.from('{'), 2).error?.error?.code, -32700);
   assert.deepEqual(parseJsonRpcBody(Buffer.from('{"a":[1]}'), 2).payload, { a: [1] });
 });
+
+test('parseJsonRpcBody: a whole-number parameter above 2^53 - 1 keeps its digits, ids and nested values do not change', () => {
+  const parse = (text: string) => parseJsonRpcBody(Buffer.from(text), 8).payload;
+  // a rounded amount would be another amount: 1000000000000000001 reads as 1000000000000000000
+  assert.deepEqual(parse('{"id":1,"method":"m","params":["0xab", 1000000000000000001, 7]}'), {
+    id: 1,
+    method: 'm',
+    params: ['0xab', '1000000000000000001', 7],
+  });
+  assert.deepEqual(parse('[{"params":[18446744073709551615]},{"params":[1]}]'), [
+    { params: ['18446744073709551615'] },
+    { params: [1] },
+  ]);
+  // safe integers, exponents, fractions, negatives, ids and values inside objects: as JSON.parse reads them
+  const same = [
+    '{"id":12345678901234567890,"params":[{"value":12345678901234567890}, [12345678901234567890]]}',
+    '{"params":[9007199254740991, 1e21, 12345678901234567.5, -12345678901234567890]}',
+    '{"params":["a string with , 12345678901234567890 in it"]}',
+  ];
+  for (const text of same) assert.deepEqual(parse(text), JSON.parse(text), text);
+});
