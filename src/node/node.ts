@@ -129,7 +129,14 @@ export class ChainNode {
       submission,
       sync,
       ...(producer && {
-        dev: devNode({ producer, mempool, accounts: o.dev?.accounts ?? [], clientVersion: clientVersion() }),
+        dev: devNode({
+          producer,
+          chain,
+          mempool,
+          cosmosPool,
+          accounts: o.dev?.accounts ?? [],
+          clientVersion: clientVersion(),
+        }),
         now: () => producer.clock.nowMs(),
       }),
     });

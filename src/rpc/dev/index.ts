@@ -1,6 +1,6 @@
 /**
  * The dev chain's methods (anvil's and Hardhat's names): accounts and signing, mining control, time,
- * node identity. `chaind dev` serves `devMethods` over its producer and dev keys; every other node
+ * node identity, snapshots and resets. `chaind dev` serves `devMethods` over its producer and dev keys; every other node
  * answers each of these names -32601 saying it is a dev-chain method (`whyDevMethodNotServed`),
  * rather than the bare "does not exist" of a name nobody serves (eth_accounts stays the eth_
  * namespace's empty list there, as geth's without a keystore).
@@ -12,9 +12,18 @@ import { accountMethods } from './accounts.ts';
 import type { DevNode } from './backend.ts';
 import { identityMethods } from './identity.ts';
 import { miningMethods } from './mining.ts';
+import { snapshotMethods } from './snapshots.ts';
 import { timeMethods } from './time.ts';
 
-export type { DevAccounts, DevClock, DevMining, DevMiningMode, DevNode, DevSigner } from './backend.ts';
+export type {
+  DevAccounts,
+  DevClock,
+  DevMining,
+  DevMiningMode,
+  DevNode,
+  DevSigner,
+  DevSnapshots,
+} from './backend.ts';
 
 export function devMethods(dev: DevNode, backend: EvmBackend, simulation: SimulationBackend): MethodTable {
   return {
@@ -22,6 +31,7 @@ export function devMethods(dev: DevNode, backend: EvmBackend, simulation: Simula
     ...miningMethods(dev, backend.chain),
     ...timeMethods(dev, backend.chain),
     ...identityMethods(dev, backend.chain),
+    ...snapshotMethods(dev),
   };
 }
 
@@ -51,6 +61,12 @@ const DEV_ONLY = [
   'anvil_removeBlockTimestampInterval',
   'hardhat_metadata',
   'anvil_nodeInfo',
+  'evm_snapshot',
+  'anvil_snapshot',
+  'evm_revert',
+  'anvil_revert',
+  'hardhat_reset',
+  'anvil_reset',
 ] as const;
 
 const DEV_ONLY_NAMES = new Set<string>(DEV_ONLY);
