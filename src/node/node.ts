@@ -108,6 +108,7 @@ export class ChainNode {
       logger,
       clearStateSyncLeftovers: true,
       durable: !o.dev?.ephemeral,
+      devRewinds: o.dev !== undefined,
     });
     const chain = await lc.open('chain', () => openChain(o, stores, true));
     const { mempool, cosmosPool } = await lc.open('mempool', async () => createMempools(o, chain));

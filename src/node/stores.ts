@@ -31,7 +31,18 @@ export interface StoreOptions {
   clearStateSyncLeftovers?: boolean;
   /** false: no store fsyncs (a throwaway home, removed on exit); default true. */
   durable?: boolean;
+  /**
+   * A dev chain, whose evm_revert rolls back recent blocks again and again: State Commit keeps more
+   * recent versions in memory and the State Store remembers the entries they wrote, so that such a
+   * rollback reloads and scans nothing (docs/adr/0029-dev-chain-methods.md).
+   */
+  devRewinds?: boolean;
 }
+
+/** Versions State Commit keeps in memory on a dev chain: how far back a revert is nearly free. */
+export const DEV_SC_RETAIN_VERSIONS = 1024;
+/** Entries of recent versions the State Store remembers per database on a dev chain. */
+export const DEV_SS_RECENT_KEYS = 200_000;
 
 export interface Stores {
   sc: CommitStore;
@@ -71,6 +82,7 @@ export async function openStores(lc: Lifecycle, o: StoreOptions): Promise<Stores
         asyncCommitBuffer: scc.scAsyncCommitBuffer,
         snapshotInterval: scc.scSnapshotInterval,
         keepRecent: scc.scKeepRecent,
+        ...(o.devRewinds && { retainVersions: DEV_SC_RETAIN_VERSIONS }),
         sync,
         logger,
       }),
@@ -94,6 +106,7 @@ export async function openStores(lc: Lifecycle, o: StoreOptions): Promise<Stores
     },
     (ss) => ss.close(),
   );
+  if (o.devRewinds) ss.keepRecentWrites?.(DEV_SS_RECENT_KEYS);
   return { sc, ss, blocks };
 }
 

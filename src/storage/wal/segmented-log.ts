@@ -248,7 +248,7 @@ export class SegmentedLog {
         seg.lastVersion = keep > 0 ? seg.versions[keep - 1] : seg.firstVersion - 1;
       }
     }
-    syncDir(this.dir);
+    if (this.sync) syncDir(this.dir);
   }
 
   /** Deletes every segment. */

@@ -405,9 +405,7 @@ export class MemIavlDB {
 
   /** Makes `target` the latest version: newest snapshot <= target plus replay; later data is discarded. */
   async rollback(target: number): Promise<void> {
-    this.assertOpen();
-    await this.flushWal();
-    if (this.snapshotTask) await this.snapshotTask;
+    if (await this.rewindInMemory(target)) return;
     const snaps = listSnapshots(this.dir);
     const base = snaps.filter((s) => s <= target).at(-1);
     if (target > this.version || base === undefined)
@@ -418,6 +416,34 @@ export class MemIavlDB {
     for (const s of snaps) if (s > target) deleteSnapshot(this.dir, s);
     this.loadBase(base, target);
     this.log.info({ version: target, snapshot: base }, 'memiavl rolled back');
+  }
+
+  /**
+   * rollback(target) without a snapshot reload or a replay, when `target` is one of the versions kept
+   * in memory: committed nodes are never changed (a block copies the path it changes), so the kept
+   * views of `target` are its whole trees, and the working trees start from them. Only the changelog
+   * above `target` goes, durably, so that nothing replays it (a crash before that cut reopens the old
+   * version; after it, `target`). Declines (false, nothing changed) when a snapshot lies above
+   * `target`: moving `current` below it and deleting it is rollback's work.
+   */
+  async rewindInMemory(target: number): Promise<boolean> {
+    this.assertOpen();
+    await this.flushWal();
+    if (this.snapshotTask) await this.snapshotTask;
+    const views = this.retained.get(target);
+    if (!views || target > this.version || listSnapshots(this.dir).some((s) => s > target)) return false;
+    this.changelog.truncateAfter(target);
+    const trees = new Map<string, MutableTree>();
+    for (const [name, view] of views) trees.set(name, MutableTree.fromView(view));
+    this.trees = trees;
+    this.version = target;
+    this.pending = { version: target + 1, upgrades: [], changeSets: [] };
+    for (const v of this.retained.keys()) if (v > target) this.retained.delete(v);
+    if (this.historical && this.historical.version > target) this.historical = undefined;
+    // entries a new base snapshot would replay: those above `target` are gone
+    if (this.recent) this.recent = this.recent.filter((e) => e.version <= target);
+    this.log.debug({ version: target }, 'memiavl rewound in memory');
+    return true;
   }
 
   /** Replaces all state with imported trees at `version` (state sync), saved as a snapshot. */
