@@ -1,9 +1,9 @@
 /**
  * The dev chain's methods (anvil's and Hardhat's names): accounts and signing, mining control, time,
- * node identity, snapshots and resets. `chaind dev` serves `devMethods` over its producer and dev keys; every other node
- * answers each of these names -32601 saying it is a dev-chain method (`whyDevMethodNotServed`),
- * rather than the bare "does not exist" of a name nobody serves (eth_accounts stays the eth_
- * namespace's empty list there, as geth's without a keystore).
+ * node identity, snapshots and resets. `chaind dev` serves `devMethods` over its producer, chain,
+ * pools and dev keys; every other node answers each of these names -32601 saying it is a dev-chain
+ * method (`whyDevMethodNotServed`), rather than the bare "does not exist" of a name nobody serves
+ * (eth_accounts stays the eth_ namespace's empty list there, as geth's without a keystore).
  */
 import type { MethodTable } from '../server/dispatcher.ts';
 import type { EvmBackend } from '../evm/backend.ts';
