@@ -5,6 +5,7 @@
  * replays its blocks with the app-hash checks and serves the same chain.
  */
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { test } from 'node:test';
 import { startDev } from '../helpers/dev-banner.ts';
 import { tempHome } from '../helpers/chaind.ts';
@@ -18,10 +19,32 @@ function client(url: string) {
 }
 
 const TO = '0x' + '42'.repeat(20);
+
+/**
+ * A call on a new connection each time: the port is shared with the RPC reader threads
+ * (SO_REUSEPORT), so a run of these reaches each of them and the main thread.
+ */
+function fresh(url: string, method: string, params: unknown[] = []): Promise<any> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', connection: 'close' } },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve(JSON.parse(text).result));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 const hex = (n: number) => '0x' + n.toString(16);
 
 test('evm_snapshot / evm_revert: state, blocks, pool, clock and mining mode come back; ids are deleted from the one reverted to on', async (t) => {
-  const { banner } = await startDev(t);
+  // with an RPC reader thread, which must not serve a reverted block either
+  const { banner } = await startDev(t, ['--evm.http_reader_threads', '1']);
   const { raw, call, latest, height } = client(banner.evmUrl);
   const from = banner.accounts[0].evm.toLowerCase();
 
@@ -49,10 +72,17 @@ test('evm_snapshot / evm_revert: state, blocks, pool, clock and mining mode come
   const later = await call('eth_sendTransaction', [{ from, to: TO, value: '0x7' }]);
   await call('evm_mine');
   assert.equal(await height(), h1 + 1);
+  // the reader thread has served the head that the revert will take away
+  for (let i = 0; i < 16; i++) assert.equal(Number(await fresh(banner.evmUrl, 'eth_blockNumber')), h1 + 1);
   assert.equal((await call('eth_getTransactionReceipt', [later])).status, '0x1');
 
   assert.equal(await call('evm_revert', [s1]), true);
   assert.equal(await height(), h1);
+  // every thread that answers on the port (the RPC reader threads too) serves the rewound chain
+  for (let i = 0; i < 16; i++) {
+    assert.equal(Number(await fresh(banner.evmUrl, 'eth_blockNumber')), h1);
+    assert.equal(await fresh(banner.evmUrl, 'eth_getBlockByNumber', [hex(h1 + 1), false]), null);
+  }
   assert.equal(await call('eth_getBlockByNumber', [hex(h1 + 1), false]), null);
   assert.equal(await call('eth_getTransactionReceipt', [later]), null);
   assert.equal(await call('eth_getTransactionByHash', [later]), null, 'a tx sent after the snapshot is gone');
@@ -75,6 +105,10 @@ test('evm_snapshot / evm_revert: state, blocks, pool, clock and mining mode come
   assert.equal(await height(), h0);
   assert.equal((await latest()).hash, base.hash);
   assert.equal(await call('eth_getBalance', [TO, 'latest']), balance0);
+  for (let i = 0; i < 16; i++) {
+    assert.equal((await fresh(banner.evmUrl, 'eth_getBlockByNumber', ['latest', false])).hash, base.hash);
+    assert.equal(await fresh(banner.evmUrl, 'eth_getBalance', [TO, 'latest']), balance0);
+  }
   for (let h = h0 + 1; h <= h1; h++) assert.equal(await call('eth_getBlockByNumber', [hex(h), false]), null);
   assert.equal(await call('eth_getTransactionReceipt', [mined]), null);
   assert.equal(await call('eth_getTransactionByHash', [waiting]), null);
@@ -89,6 +123,11 @@ test('evm_snapshot / evm_revert: state, blocks, pool, clock and mining mode come
   const redone = await latest();
   assert.ok(Number(redone.timestamp) < Number(ahead.timestamp), 'the clock went back with the revert');
   assert.notEqual(redone.hash, ahead.hash);
+  for (let i = 0; i < 16; i++)
+    assert.equal(
+      (await fresh(banner.evmUrl, 'eth_getBlockByNumber', [hex(h0 + 1), false])).hash,
+      redone.hash,
+    );
   assert.equal(BigInt(await call('eth_getBalance', [TO, 'latest'])), BigInt(balance0) + 5n);
 
   // a revert with no block in between
