@@ -123,6 +123,9 @@ test('evm_snapshot / evm_revert: state, blocks, pool, clock and mining mode come
   const redone = await latest();
   assert.ok(Number(redone.timestamp) < Number(ahead.timestamp), 'the clock went back with the revert');
   assert.notEqual(redone.hash, ahead.hash);
+  // the same tx at the same height and index: its receipt names the new block, not the reverted one
+  assert.equal(again.blockHash, redone.hash);
+  assert.equal((await call('eth_getTransactionByHash', [mined])).blockHash, redone.hash);
   for (let i = 0; i < 16; i++)
     assert.equal(
       (await fresh(banner.evmUrl, 'eth_getBlockByNumber', [hex(h0 + 1), false])).hash,
@@ -137,19 +140,42 @@ test('evm_snapshot / evm_revert: state, blocks, pool, clock and mining mode come
   assert.equal((await raw('evm_revert', [])).error?.code, -32602);
 });
 
-test('filters and subscriptions follow a revert: a block filter reports the blocks made again', async (t) => {
+test('filters and subscriptions follow a revert: the blocks made again are reported as the new blocks they are', async (t) => {
   const { banner } = await startDev(t);
   const { call, height } = client(banner.evmUrl);
   const from = banner.accounts[0].evm;
+  const ws = new WebSocket(banner.wsUrl);
+  t.after(() => ws.close());
+  const heads: { number: string; hash: string }[] = [];
+  const subscribed = new Promise<void>((resolve, reject) => {
+    ws.onerror = () => reject(new Error('websocket failed'));
+    ws.onopen = () =>
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
+    ws.onmessage = (m) => {
+      const msg = JSON.parse(String(m.data));
+      if (msg.id === 1) resolve();
+      else if (msg.method === 'eth_subscription') heads.push(msg.params.result);
+    };
+  });
+  await subscribed;
+  const until = async (n: number) => {
+    for (let i = 0; i < 500 && heads.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(heads.length, n);
+  };
+
   const snap = await call('evm_snapshot');
+  const h0 = await height();
   const filter = await call('eth_newBlockFilter');
   await call('hardhat_mine', ['0x3']);
   assert.equal((await call('eth_getFilterChanges', [filter])).length, 3);
+  await until(3);
   await call('evm_revert', [snap]);
   await call('eth_sendTransaction', [{ from, to: TO, value: '0x1' }]);
-  const changes = await call('eth_getFilterChanges', [filter]);
-  assert.equal(changes.length, 1);
-  assert.equal(changes[0], (await call('eth_getBlockByNumber', [hex(await height()), false])).hash);
+  const block = await call('eth_getBlockByNumber', [hex(await height()), false]);
+  assert.equal(Number(block.number), h0 + 1);
+  assert.deepEqual(await call('eth_getFilterChanges', [filter]), [block.hash]);
+  await until(4);
+  assert.deepEqual([Number(heads[3].number), heads[3].hash], [h0 + 1, block.hash]);
 });
 
 test('hardhat_reset / anvil_reset: back to the genesis state, snapshots gone; forking is refused', async (t) => {
