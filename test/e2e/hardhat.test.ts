@@ -1,6 +1,7 @@
 /**
  * A Hardhat 3 project's mocha + ethers tests (examples/hardhat), written without
- * waitForDeployment(), run by Hardhat itself against a spawned `chaind dev`. Hardhat is the
+ * waitForDeployment() and with the network helpers' fixtures, run by Hardhat itself against a
+ * spawned `chaind dev`. Hardhat is the
  * example's own dependency, installed by scripts/install-examples.ts (`npm test` runs it first).
  */
 import assert from 'node:assert/strict';
@@ -28,7 +29,7 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
 }
 
 test(
-  "Hardhat 3 tests (deploy and call without waitForDeployment(), time and mining helpers) pass on chaind dev and on Hardhat's own network",
+  "Hardhat 3 tests (deploy and call without waitForDeployment(), time and mining helpers, loadFixture and takeSnapshot) pass on chaind dev and on Hardhat's own network",
   {
     skip: existsSync(HARDHAT)
       ? false
@@ -38,11 +39,11 @@ test(
     const { banner } = await startDev(t);
     const r = await run(['test', 'mocha', '--network', 'chaind'], { CHAIND_RPC_URL: banner.evmUrl });
     assert.equal(r.code, 0, r.output);
-    assert.match(r.output, /6 passing/, r.output);
+    assert.match(r.output, /9 passing/, r.output);
     assert.doesNotMatch(r.output, /failing/, r.output);
     // the same tests on Hardhat's in-process network: they are not written for chaind
     const own = await run(['test', 'mocha'], {});
     assert.equal(own.code, 0, own.output);
-    assert.match(own.output, /6 passing/, own.output);
+    assert.match(own.output, /9 passing/, own.output);
   },
 );
