@@ -1,8 +1,8 @@
 /**
  * A Hardhat 3 project's mocha + ethers tests (examples/hardhat), written without
  * waitForDeployment() and with the network helpers' fixtures, run by Hardhat itself against a
- * spawned `chaind dev`. Hardhat is the
- * example's own dependency, installed by scripts/install-examples.ts (`npm test` runs it first).
+ * spawned `chaind dev`. Hardhat is the example's own dependency, installed by
+ * scripts/install-examples.ts (`npm test` runs it first).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
