@@ -39,10 +39,15 @@ export interface StoreOptions {
   devRewinds?: boolean;
 }
 
-/** Versions State Commit keeps in memory on a dev chain: how far back a revert is nearly free. */
+/**
+ * Versions State Commit keeps in memory on a dev chain (how far back a revert is nearly free), as
+ * long as the pairs they changed stay within DEV_SC_RETAIN_PAIRS: each keeps about a tree path of
+ * nodes alive per pair (~2 KB), so busy blocks keep fewer versions.
+ */
 export const DEV_SC_RETAIN_VERSIONS = 1024;
-/** Entries of recent versions the State Store remembers per database on a dev chain. */
-export const DEV_SS_RECENT_KEYS = 200_000;
+export const DEV_SC_RETAIN_PAIRS = 50_000;
+/** Entries of recent versions the State Store remembers per database on a dev chain (~150 bytes each). */
+export const DEV_SS_RECENT_KEYS = 50_000;
 
 export interface Stores {
   sc: CommitStore;
@@ -82,7 +87,7 @@ export async function openStores(lc: Lifecycle, o: StoreOptions): Promise<Stores
         asyncCommitBuffer: scc.scAsyncCommitBuffer,
         snapshotInterval: scc.scSnapshotInterval,
         keepRecent: scc.scKeepRecent,
-        ...(o.devRewinds && { retainVersions: DEV_SC_RETAIN_VERSIONS }),
+        ...(o.devRewinds && { retainVersions: DEV_SC_RETAIN_VERSIONS, retainPairs: DEV_SC_RETAIN_PAIRS }),
         sync,
         logger,
       }),

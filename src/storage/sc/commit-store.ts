@@ -51,6 +51,8 @@ export interface CommitStoreOptions {
   keepRecent?: number;
   /** Committed versions kept in memory for reads and proofs (default 16). */
   retainVersions?: number;
+  /** Versions beyond 16 are kept only while the pairs they changed add up to at most this many. */
+  retainPairs?: number;
   /** Blocks flatkv can roll back (default 10,000). */
   flatkvUndoWindow?: number;
   /** First version of a new store: genesis `initial_height` (default 1). Ignored for existing data. */
@@ -141,6 +143,7 @@ export class CommitStore {
         snapshotInterval: opts.snapshotInterval,
         snapshotKeepRecent: opts.keepRecent,
         retainVersions: opts.retainVersions,
+        retainPairs: opts.retainPairs,
         initialVersion: opts.initialVersion,
         sync: opts.sync,
         logger: log,

@@ -421,3 +421,38 @@ for (const mode of ['flatkv', 'iavl'] as StateCommitment[]) {
     }
   });
 }
+
+test('versions beyond the default 16 are kept in memory only within the retainPairs budget', async () => {
+  const { dir, cleanup } = tempDir();
+  const records: LogRecord[] = [];
+  const opts: CommitStoreOptions = {
+    dir,
+    stores: STORES,
+    stateCommitment: 'iavl',
+    snapshotInterval: 0,
+    retainVersions: 64,
+    retainPairs: 500,
+    openKV: persistentMemory(),
+    logger: memoryLogger(records),
+  };
+  const inMemory = () => records.filter((x) => x.msg === 'state commit rewound in memory').length;
+  try {
+    const r = rng(5);
+    const sc = await CommitStore.open(opts);
+    const model: Model = new Map();
+    const appHashes: string[] = [toHex(sc.appHash())];
+    // 100 pairs a version: the budget keeps 16 versions (the default), not 64
+    for (let v = 1; v <= 40; v++) {
+      sc.applyChangeSets(v, randomChangeSets(r, model));
+      appHashes.push(toHex((await sc.commit()).appHash));
+    }
+    await sc.rollback(30);
+    assert.equal(inMemory(), 1, '10 versions back: in memory');
+    await sc.rollback(10);
+    assert.equal(inMemory(), 1, '20 versions back: beyond the budget, reloaded');
+    assert.equal(toHex(sc.appHash()), appHashes[10]);
+    await sc.close();
+  } finally {
+    cleanup();
+  }
+});
