@@ -99,7 +99,7 @@ async function waitForRpc(child: ChildProcess, url: URL, what: string): Promise<
 }
 
 /** The anvil executable: the platform package npm installs beside @foundry-rs/anvil. */
-function anvilBinary(dir: string): string[] {
+export function anvilBinary(dir: string): string[] {
   const arch = { x64: 'amd64', arm64: 'arm64' }[process.arch as string] ?? process.arch;
   const native = join(dir, `node_modules/@foundry-rs/anvil-${process.platform}-${arch}/bin/anvil`);
   if (existsSync(native)) return [native];

@@ -201,7 +201,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'rpc/dev',
-      owns: "the dev chain's methods under anvil's and Hardhat's names (accounts and signing, mining control, time, node identity) over the narrow `DevNode` of `backend.ts`, which node/ implements over the embedded producer, its block clock and the dev keys; the names a node without them answers -32601 with the reason (`whyDevMethodNotServed`)",
+      owns: "the dev chain's methods under anvil's and Hardhat's names (accounts and signing, mining control, time, node identity, snapshots and resets) over the narrow `DevNode` of `backend.ts`, which node/ implements over the embedded producer, its block clock and the dev keys; the names a node without them answers -32601 with the reason (`whyDevMethodNotServed`)",
       mustNot:
         'import storage/ or the rpc/ peers other than rpc/evm, which it builds on; sign with anything but execution/signing.ts',
     },

@@ -102,6 +102,7 @@ export class Chain {
   private readonly devRecords: boolean;
   private readonly listeners = new Set<BlockListener>();
   private readonly headListeners = new Set<(height: number) => void>();
+  private readonly rewindListeners = new Set<(height: number) => void>();
   private height = 0;
   /** Network mode: the block FinalizeBlock executed, awaiting Commit. */
   private finalized: { block: Block; executed: ExecutedBlock } | undefined;
@@ -186,6 +187,16 @@ export class Chain {
   onHead(listener: (height: number) => void): () => void {
     this.headListeners.add(listener);
     return () => this.headListeners.delete(listener);
+  }
+
+  /**
+   * Called with the new latest height once a dev chain's rewind (rewindTo) has rolled the stores
+   * back: whatever keeps answers by height (caches, filter cursors) forgets or clamps what lay above
+   * it, since the heights committed next under the same numbers are other blocks.
+   */
+  onRewind(listener: (height: number) => void): () => void {
+    this.rewindListeners.add(listener);
+    return () => this.rewindListeners.delete(listener);
   }
 
   private headMoved(): void {
@@ -593,6 +604,51 @@ export class Chain {
     await this.blocks.truncateAbove(height);
     this.height = height;
     return this.appHash;
+  }
+
+  /**
+   * A dev chain's evm_revert and hardhat_reset: State Commit, the State Store and the block store go
+   * back to block `height` in process, in rollbackTo's order (SC, SS, blocks), so an interruption
+   * leaves "block store ≥ SS ≥ SC" and the next start replays back up to the blocks still stored.
+   * No dry run of the app hash: every version above `height` was committed by this process on the
+   * very state it returns to. The latest height moves first, so nothing reads above it while the
+   * stores move (history at or below it reads the same bytes before and after); the rewind listeners
+   * run once the stores are there.
+   */
+  async rewindTo(height: number): Promise<void> {
+    if (!Number.isInteger(height) || height < 0 || height > this.height)
+      throw new ChainError(
+        'BAD_HEIGHT',
+        `cannot rewind to height ${height}: the latest height is ${this.height}`,
+      );
+    if (this.finalized)
+      throw new ChainError(
+        'BAD_HEIGHT',
+        `cannot rewind while block ${this.finalized.block.header.height} is finalized`,
+      );
+    if (height === this.height) return;
+    this.assertStateStoreReaches(height);
+    const version = stateVersion(height);
+    const oldest = this.sc.oldestVersion();
+    if (version < oldest)
+      throw new ChainError(
+        'ROLLBACK_RANGE',
+        `cannot rewind to height ${height}: the state commit reaches back to height ${oldest - 1}; nothing was changed`,
+      );
+    this.kept.clear();
+    this.height = height;
+    this.headMoved();
+    await this.sc.rollback(version);
+    await this.ss.rollback(version);
+    await this.blocks.truncateAbove(height);
+    this.states.reads.dropAbove(version);
+    for (const l of this.rewindListeners) {
+      try {
+        l(height);
+      } catch (err) {
+        this.log.error({ err: errorMessage(err) }, 'rewind listener failed');
+      }
+    }
   }
 
   /**

@@ -68,6 +68,8 @@ export class PendingBlocks {
     this.chain = chain;
     this.pools = pools;
     this.now = now;
+    // after a rewind the same parent height and candidates may meet another state
+    chain.onRewind(() => (this.cached = undefined));
   }
 
   async current(): Promise<PendingBlock> {

@@ -52,6 +52,14 @@ export class VersionReadCaches {
     this.caches = new Lru(maxVersions);
   }
 
+  /**
+   * Forgets the versions above `version`: a dev chain's revert rolled them back, and the versions
+   * committed after it under the same numbers hold other bytes.
+   */
+  dropAbove(version: number): void {
+    this.caches.deleteWhere((v) => v > version);
+  }
+
   /** The cache of `version`, made the most recently used. */
   at(version: number): VersionReadCache {
     let c = this.caches.get(version);

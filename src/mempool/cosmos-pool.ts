@@ -207,6 +207,17 @@ export class CosmosPool {
     }
   }
 
+  /**
+   * Drops every tx and forgets every hash seen (a dev chain's evm_revert: the chain went back to
+   * before some of them were mined, so each may be sent again).
+   */
+  clear(): void {
+    this.byHash.clear();
+    this.bySigner.clear();
+    this.associations.clear();
+    this.seen.clear();
+  }
+
   /** Drops a tx (a block could not include it); unknown hashes are ignored. */
   remove(hash: Uint8Array): void {
     this.removeHex(toHex(hash));

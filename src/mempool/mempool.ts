@@ -260,6 +260,58 @@ export class Mempool {
     return true;
   }
 
+  /** Every tx here, oldest admission first: what `restore` takes back (a dev chain's evm_snapshot). */
+  txs(): DecodedEthTx[] {
+    return [...this.set.oldestFirst()].map((p) => p.tx);
+  }
+
+  /**
+   * Makes `txs` (from `txs()`) the pool's whole content on the chain's state `accounts` at `height`
+   * (a dev chain's evm_revert, after the chain went back): each sender re-based on its nonce and
+   * balance there, txs in their old admission order, the ones whose nonce is used dropped. Every
+   * seen hash is forgotten: a tx mined in a block the revert removed may be sent again (one refused
+   * again is refused by its checks, with the same words).
+   */
+  async restore(txs: readonly DecodedEthTx[], accounts: AccountReader, height: number): Promise<void> {
+    this.epoch++;
+    this.accounts = accounts;
+    this.height = height;
+    const senders = new Map<string, Uint8Array>();
+    for (const tx of txs) senders.set(hexKey(tx.sender), tx.sender);
+    const states = new Map<string, [bigint, bigint]>();
+    await Promise.all(
+      [...senders].map(async ([key, address]) => {
+        states.set(key, await Promise.all([accounts.nonce(address), accounts.balance(address)]));
+      }),
+    );
+    // from here on synchronous: no admission interleaves with the rebuild
+    for (const p of [...this.set.oldestFirst()]) this.set.remove(p);
+    this.cache.clear();
+    for (const tx of txs) {
+      const senderKey = hexKey(tx.sender);
+      const [stateNonce, balance] = states.get(senderKey)!;
+      if (tx.nonce < stateNonce) continue;
+      const s = this.set.sender(senderKey) ?? this.set.addSender(senderKey, tx.sender, stateNonce, balance);
+      if (s.txs.has(tx.nonce)) continue;
+      const key = hexKey(tx.hash);
+      this.set.insert(
+        {
+          tx,
+          key,
+          senderKey,
+          seq: this.seq++,
+          addedAt: this.now(),
+          addedHeight: height,
+          cost: tx.gasLimit * tx.maxFeePerGas + tx.value,
+          pending: false,
+          heapIndex: -1,
+        },
+        s,
+      );
+      this.cache.add(key);
+    }
+  }
+
   /**
    * Executable txs for the next block, best effective tip at `baseFee` first, nonce order per sender,
    * total gas limit ≤ `maxGas`, at most `maxTxs`. The txs stay in the pool until `update` sees them

@@ -39,4 +39,8 @@ export class SeenCache {
   delete(key: string): void {
     this.entries.delete(key);
   }
+
+  clear(): void {
+    this.entries.clear();
+  }
 }

@@ -95,6 +95,7 @@ export class EvmRpc {
     this.events = {
       onBlock: (listener) => chain.onBlock(({ block }) => listener(block.header.height)),
       onPendingTx: (listener) => mempool.onPending(listener),
+      onRewind: (listener) => chain.onRewind(listener),
     };
     const filterLimits: Omit<FilterOptions, 'timeoutMs'> = {
       maxFilters: evm.maxFilters,

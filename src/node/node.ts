@@ -134,6 +134,7 @@ export class ChainNode {
       clearStateSyncLeftovers: true,
       durable: !o.dev?.ephemeral,
       fork: o.dev?.fork,
+      devRewinds: o.dev !== undefined,
     });
     const chain = await lc.open('chain', () => openChain(o, stores, true));
     const { mempool, cosmosPool } = await lc.open('mempool', async () => createMempools(o, chain));
@@ -152,6 +153,7 @@ export class ChainNode {
         producer,
         chain,
         mempool,
+        cosmosPool,
         untilMined: untilMinedBy(chain, () => producer.mining.automine),
         accounts: o.dev?.accounts ?? [],
         clientVersion: clientVersion(),

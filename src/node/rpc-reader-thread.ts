@@ -52,7 +52,10 @@ export interface ReaderThreadData {
   genesis: Genesis;
   evm: AppToml['evm'];
   stateStore: StateStoreOptions;
-  /** BigInt64Array[1] over it: the height the main thread serves as latest (-1: none yet). */
+  /**
+   * BigInt64Array[2] over it: the height the main thread serves as latest (-1: none yet), and how many
+   * times it went down (a dev chain's evm_revert).
+   */
   head: SharedArrayBuffer;
   host: string;
   /** The main listener's bound port. */
@@ -116,8 +119,22 @@ async function main(): Promise<void> {
   const holds = (head: number) => (blocks.latestHeight() ?? 0) >= head && ss.latestVersion() >= head + 1;
   /** Whether the watermarks were read in this turn of the event loop. */
   let freshThisTurn = false;
+  let rewindsSeen = 0n;
+  const rewindListeners = new Set<(height: number) => void>();
   const ready = (): boolean => {
+    // the head first: the main thread counts a rewind before it publishes the lower head
     const head = Number(Atomics.load(published, 0));
+    const rewinds = Atomics.load(published, 1);
+    if (rewinds !== rewindsSeen) {
+      // The heights above the rewind's target will be other blocks: what this thread held of them
+      // (its watermark, cached views and state reads) is dropped, all of it, as the target is not
+      // known here (the head may have moved on since).
+      rewindsSeen = rewinds;
+      held = -1;
+      freshThisTurn = false;
+      states.reads.dropAbove(-1);
+      for (const l of rewindListeners) l(-1);
+    }
     if (head < 0) return false;
     if (freshThisTurn && held >= head) return true;
     // The watermarks (a prune raises the earliest ones) are read again at the first payload of each
@@ -155,6 +172,10 @@ async function main(): Promise<void> {
         throw new ChainError('UNSUPPORTED', "State Commit's app hash is read on the main thread");
       },
       stateAt: (height: number) => states.at(height),
+      onRewind: (listener: (height: number) => void) => {
+        rewindListeners.add(listener);
+        return () => rewindListeners.delete(listener);
+      },
     },
     blocks,
     ss,

@@ -81,7 +81,8 @@ interface Slot {
 export class RpcReaders {
   private readonly o: RpcReadersOptions;
   private readonly log: Logger;
-  private readonly head = new SharedArrayBuffer(8);
+  /** [the height the main thread serves as latest, the rewinds of a dev chain so far] */
+  private readonly head = new SharedArrayBuffer(16);
   private readonly slots: Slot[];
   /** The last metrics of reader threads that died, so that the counters never go back. */
   private retired: MetricsSnapshot | undefined;
@@ -104,7 +105,13 @@ export class RpcReaders {
     Atomics.store(published, 0, BigInt(this.o.chain.latestHeight));
     // the height moves on the main thread only after the block's listeners ran: a reader can never
     // name a head the main thread's own answers have not reached
-    this.unsubscribe = this.o.chain.onHead((h) => Atomics.store(published, 0, BigInt(h)));
+    // A head that goes down is a dev chain's rewind (evm_revert), published before its stores move:
+    // the count is raised first, so a thread that reads the lower head also sees that its view and
+    // caches of the heights above it are void.
+    this.unsubscribe = this.o.chain.onHead((h) => {
+      if (h < Number(Atomics.load(published, 0))) Atomics.add(published, 1, 1n);
+      Atomics.store(published, 0, BigInt(h));
+    });
     await Promise.all(this.slots.map((_, i) => this.spawn(i)));
   }
 

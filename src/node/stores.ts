@@ -38,7 +38,23 @@ export interface StoreOptions {
    * without it (its record in the data directory says where and at which block).
    */
   fork?: ForkRequest;
+  /**
+   * A dev chain, whose evm_revert rolls back recent blocks again and again: State Commit keeps more
+   * recent versions in memory and the State Store remembers the entries they wrote, so that such a
+   * rollback reloads and scans nothing (docs/adr/0029-dev-chain-methods.md).
+   */
+  devRewinds?: boolean;
 }
+
+/**
+ * Versions State Commit keeps in memory on a dev chain (how far back a revert is nearly free), as
+ * long as the pairs they changed stay within DEV_SC_RETAIN_PAIRS: each keeps about a tree path of
+ * nodes alive per pair (~2 KB), so busy blocks keep fewer versions.
+ */
+export const DEV_SC_RETAIN_VERSIONS = 1024;
+export const DEV_SC_RETAIN_PAIRS = 50_000;
+/** Entries of recent versions the State Store remembers per database on a dev chain (~150 bytes each). */
+export const DEV_SS_RECENT_KEYS = 50_000;
 
 export interface Stores {
   sc: CommitStore;
@@ -86,6 +102,7 @@ export async function openStores(lc: Lifecycle, o: StoreOptions): Promise<Stores
         asyncCommitBuffer: scc.scAsyncCommitBuffer,
         snapshotInterval: scc.scSnapshotInterval,
         keepRecent: scc.scKeepRecent,
+        ...(o.devRewinds && { retainVersions: DEV_SC_RETAIN_VERSIONS, retainPairs: DEV_SC_RETAIN_PAIRS }),
         sync,
         logger,
       }),
@@ -109,6 +126,7 @@ export async function openStores(lc: Lifecycle, o: StoreOptions): Promise<Stores
     },
     (ss) => ss.close(),
   );
+  if (o.devRewinds) ss.keepRecentWrites?.(DEV_SS_RECENT_KEYS);
   if (!fork) return { sc, ss, blocks, fork };
   return { ...forkStores({ sc, ss }, fork.state), blocks, fork };
 }

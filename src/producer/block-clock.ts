@@ -11,6 +11,13 @@
  */
 import { type Timestamp, timestampFromDate } from '../codec/cometbft.ts';
 
+/** What a dev chain's evm_snapshot keeps of the clock, and evm_revert puts back. */
+export interface BlockClockState {
+  offsetMs: number;
+  nextMs: number | undefined;
+  intervalS: number | undefined;
+}
+
 export class BlockClock {
   private readonly now: () => number;
   private offsetMs = 0;
@@ -52,6 +59,22 @@ export class BlockClock {
   /** Blocks `seconds` apart from now on (undefined: back to the clock). */
   setInterval(seconds: number | undefined): void {
     this.intervalS = seconds;
+  }
+
+  /** The offset, the fixed next time and the interval, as they are now. */
+  state(): BlockClockState {
+    return { offsetMs: this.offsetMs, nextMs: this.nextMs, intervalS: this.intervalS };
+  }
+
+  /**
+   * Puts back a `state()`. The offset comes back as it was, so the next block's time is the wall
+   * clock's now plus that offset (Hardhat's and anvil's revert): later than at the snapshot by the
+   * time that passed since, and never before the block the chain went back to.
+   */
+  restore(s: BlockClockState): void {
+    this.offsetMs = s.offsetMs;
+    this.nextMs = s.nextMs;
+    this.intervalS = s.intervalS;
   }
 
   /** What the clock reads now, offset included (ms): the pending block's time. */

@@ -320,6 +320,44 @@ export class BlockProducer {
   }
 
   /**
+   * A dev chain's evm_revert and hardhat_reset: once no block is in progress, and with none started
+   * until it ends, `rewind` moves the chain back to block `height` (and puts back whatever goes with
+   * it: pool, clock, mining mode). The producer then builds on that block as on one it had just
+   * committed: the commit and results it kept of later blocks are dropped, and the double-sign guard
+   * goes back to `height` (as `chaind rollback` sets it), so the heights above are signed again; on a
+   * dev chain nobody else holds a vote of them.
+   */
+  async rewind(height: number, rewind: () => Promise<void>): Promise<void> {
+    if (!this.running) throw new Error('the block producer is stopped');
+    this.timer?.cancel();
+    this.timer = undefined;
+    while (this.ticking) await this.inFlight;
+    this.ticking = true;
+    const run = (async () => {
+      const moved = this.o.chain.latestHeight !== height;
+      await rewind();
+      // a revert to the head itself (no block in between) leaves the producer as it is
+      if (!moved) return;
+      this.last = undefined;
+      this.nextResultsHash = undefined;
+      await this.o.signer.reset({ height, round: 0, step: 0 });
+    })();
+    this.inFlight = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      await run;
+    } finally {
+      this.ticking = false;
+      this.lastBlockAt = Date.now();
+      // back at height 0, block 1 comes as at start, whatever the mining mode
+      if (this.running && this.o.initialBlock && this.o.chain.latestHeight === 0) this.schedule(0);
+      else if (this.running) this.scheduleNext();
+    }
+  }
+
+  /**
    * One ERROR line per distinct failure (again every FAILURE_LOG_INTERVAL_MS while it repeats), and
    * one when the failures add up to a halt: a retry every timeout-commit must not flood the log.
    */

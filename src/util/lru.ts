@@ -43,6 +43,11 @@ export class Lru<K, V> {
     }
   }
 
+  /** Drops every entry whose key `drop` picks (a dev chain's revert: the heights above its target). */
+  deleteWhere(drop: (k: K) => boolean): void {
+    for (const k of [...this.map.keys()]) if (drop(k)) this.delete(k);
+  }
+
   delete(k: K): void {
     const old = this.map.get(k);
     if (old === undefined && !this.map.has(k)) return;

@@ -10,7 +10,6 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { startDev } from '../helpers/dev-banner.ts';
-import { rpc } from '../helpers/json-rpc.ts';
 
 const PROJECT = resolve(import.meta.dirname, '../../examples/hardhat');
 const HARDHAT = join(PROJECT, 'node_modules/hardhat/dist/src/cli.js');
@@ -29,11 +28,8 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
   });
 }
 
-/** Tests that need evm_snapshot / evm_revert (`loadFixture`, `takeSnapshot`), and the count of each part. */
-const SNAPSHOT_TESTS = ['test/LockFixture.ts', 'test/Snapshots.ts'];
-const OTHER_TESTS = ['test/AccountHelpers.ts', 'test/Counter.ts', 'test/Lock.ts'];
-const SNAPSHOT_PASSING = 11;
-const OTHER_PASSING = 10;
+/** The example's tests: Counter, Lock, LockFixture, Fixture, Snapshots and AccountHelpers. */
+const PASSING = 24;
 
 test(
   "Hardhat 3 tests (deploy and call without waitForDeployment(), the network helpers: time, mine, setBalance, impersonateAccount, setStorageAt, loadFixture, takeSnapshot) pass on chaind dev and on Hardhat's own network",
@@ -44,29 +40,15 @@ test(
   },
   async (t) => {
     const { banner } = await startDev(t);
-    const onChaind = async (files: string[], passing: number) => {
-      const r = await run(['test', 'mocha', '--network', 'chaind', ...files], {
-        CHAIND_RPC_URL: banner.evmUrl,
-      });
-      assert.equal(r.code, 0, r.output);
-      assert.match(r.output, new RegExp(`\\b${passing} passing`), r.output);
-      assert.doesNotMatch(r.output, /failing/, r.output);
-    };
-    await onChaind(OTHER_TESTS, OTHER_PASSING);
-    const probe = await rpc(banner.evmUrl, 'evm_snapshot');
-    await t.test(
-      'loadFixture and takeSnapshot on chaind dev',
-      {
-        skip:
-          probe.error?.code === -32601
-            ? 'chaind dev does not serve evm_snapshot yet (-32601): the loadFixture and takeSnapshot tests run on it once it does'
-            : false,
-      },
-      () => onChaind(SNAPSHOT_TESTS, SNAPSHOT_PASSING),
-    );
+    // every test file: the helpers' fixtures and snapshots (loadFixture, takeSnapshot), time, mine,
+    // setBalance, impersonateAccount, setStorageAt
+    const r = await run(['test', 'mocha', '--network', 'chaind'], { CHAIND_RPC_URL: banner.evmUrl });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, new RegExp(`\\b${PASSING} passing`), r.output);
+    assert.doesNotMatch(r.output, /failing/, r.output);
     // the same tests on Hardhat's in-process network: they are not written for chaind
     const own = await run(['test', 'mocha'], {});
     assert.equal(own.code, 0, own.output);
-    assert.match(own.output, new RegExp(`\\b${SNAPSHOT_PASSING + OTHER_PASSING} passing`), own.output);
+    assert.match(own.output, new RegExp(`\\b${PASSING} passing`), own.output);
   },
 );

@@ -1,20 +1,28 @@
 /**
  * rpc/dev's DevNode over a dev chain's parts: the embedded producer (its mining mode and block
- * clock), the EVM mempool, and the keys of the dev accounts this node signs for.
+ * clock), the chain and the pools (snapshots: dev-snapshots.ts; state edits and dumps: a state patch
+ * the producer commits as a block; impersonation: txs the mempool admits with their sender), and the
+ * keys of the dev accounts this node signs for.
  */
 import { randomBytes } from 'node:crypto';
+import type { Chain } from '../../chain/chain.ts';
 import type { Account } from '../../crypto/accounts.ts';
-import { signPersonalMessage, signTransaction, signTypedData } from '../../execution/signing.ts';
 import { cosmosTxHash } from '../../app/cosmos-tx.ts';
 import { wrapDevRecord } from '../../app/dev-records.ts';
 import { dumpState, editsOfDump } from '../../app/dev-state-dump.ts';
-import type { Chain } from '../../chain/chain.ts';
-import { impersonatedTransaction } from '../../execution/signing.ts';
+import {
+  impersonatedTransaction,
+  signPersonalMessage,
+  signTransaction,
+  signTypedData,
+} from '../../execution/signing.ts';
 import { decodeImpersonatedTransaction } from '../../execution/transactions.ts';
+import type { CosmosPool } from '../../mempool/cosmos-pool.ts';
 import type { Mempool } from '../../mempool/mempool.ts';
 import { toHex } from '../../primitives/bytes.ts';
 import type { BlockProducer } from '../../producer/producer.ts';
 import type { DevNode, DevSigner } from '../../rpc/dev/index.ts';
+import { devSnapshots } from './dev-snapshots.ts';
 
 /** `web3_clientVersion` on a dev chain: Hardhat's network helpers run only for names like this. */
 export function devClientVersion(nodeClientVersion: string): string {
@@ -27,6 +35,7 @@ export function devNode(o: {
   mempool: Mempool;
   /** Resolves once `hash` is mined, when the mining mode mines what waits (the submission's rule). */
   untilMined: (hash: Uint8Array) => Promise<void>;
+  cosmosPool: CosmosPool;
   accounts: readonly Pick<Account, 'evmAddress' | 'privateKey'>[];
   clientVersion: string;
 }): DevNode {
@@ -42,7 +51,7 @@ export function devNode(o: {
   const { producer, chain, mempool } = o;
   const impersonated = new Set<string>();
   let autoImpersonate = false;
-  return {
+  const node: DevNode = {
     mining: {
       mode: () => producer.mining,
       setMode: (mode) => producer.setMining(mode),
@@ -99,8 +108,13 @@ export function devNode(o: {
         return decoded.hash;
       },
     },
+    snapshots: devSnapshots({
+      ...o,
+      onReset: () => (node.instanceId = new Uint8Array(randomBytes(32))),
+    }),
     dropTransaction: (hash) => mempool.remove(hash),
     instanceId: new Uint8Array(randomBytes(32)),
     clientVersion: devClientVersion(o.clientVersion),
   };
+  return node;
 }

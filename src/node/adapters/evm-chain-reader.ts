@@ -4,7 +4,8 @@
  * parentHash = last block id, stateRoot = app hash, miner = proposer, base fee from the schedule's
  * state; plus a genesis block 0 (see genesisBlockHash) that block 1 names as its parent.
  *
- * Blocks are immutable once stored, so their Ethereum views and base fees are cached by height.
+ * Blocks are immutable once stored, so their Ethereum views and base fees are cached by height; a
+ * dev chain that goes back (evm_revert) drops the heights above its new head first.
  */
 import { readFileSync } from 'node:fs';
 import { FEE_COLLECTOR_ADDRESS } from '../../app/evm.ts';
@@ -62,7 +63,8 @@ export function genesisBlockHash(chainId: string, genesisTime: number, appHash: 
 export type ChainView = Pick<
   Chain,
   'latestHeight' | 'gasLimit' | 'gasLimitAt' | 'feeParams' | 'appHash' | 'stateAt'
->;
+> &
+  Partial<Pick<Chain, 'onRewind'>>;
 
 export interface ChainReaderModules {
   chain: ChainView;
@@ -102,6 +104,17 @@ export class NodeChainReader implements ChainReader {
     this.pendingState = pendingStateAt(d.chain, d.pending);
     this.chainId = BigInt(d.genesis.app_state.evm.params.chain_id);
     this.genesisTime = Math.floor(Date.parse(d.genesis.genesis_time) / 1000);
+    // registered before any rpc/ table's cache: those build on what this reader answers
+    d.chain.onRewind?.((height) => {
+      const above = (h: number) => h > height;
+      this.views.deleteWhere(above);
+      this.contexts.deleteWhere(above);
+      this.baseFees.deleteWhere(above);
+    });
+  }
+
+  onRewind(listener: (height: number) => void): () => void {
+    return this.d.chain.onRewind?.(listener) ?? (() => {});
   }
 
   latestHeight(): number {
@@ -134,7 +147,8 @@ export class NodeChainReader implements ChainReader {
     if (cached) return cached;
     // Only a stored block is cached: a miss may be a height not written yet.
     const view = await this.buildView(height);
-    if (view) this.views.set(height, view);
+    // a build that a rewind overtook read a block that is gone
+    if (view && height <= this.d.chain.latestHeight) this.views.set(height, view);
     return view;
   }
 

@@ -70,6 +70,7 @@ export class NodeSyntheticBackend implements SyntheticBackend {
     this.options = d.options;
     this.pool = d.pool;
     this.tracer = d.tracer;
+    d.reader.onRewind?.((height) => this.cache.deleteWhere((h) => h > height));
   }
 
   async blockTxs(height: number): Promise<BlockTxRef[] | undefined> {

@@ -74,10 +74,24 @@ export interface DevImpersonation {
   send(tx: UnsignedTx, from: Uint8Array): Promise<Uint8Array>;
 }
 
+/** Snapshots of the whole dev chain (evm_snapshot, evm_revert, hardhat_reset). */
+export interface DevSnapshots {
+  /** Records the chain as it is now (height, pool, clock, mining mode); returns its id: 1, 2, … */
+  take(): number | Promise<number>;
+  /**
+   * Brings the chain back to snapshot `id` and deletes it and every later one; false when there is
+   * no such snapshot (never taken, or deleted by a revert or reset).
+   */
+  revert(id: number): Promise<boolean>;
+  /** Brings the chain back to its genesis state at height 0, with no snapshots left. */
+  reset(): Promise<void>;
+}
+
 export interface DevNode {
   mining: DevMining;
   state: DevState;
   impersonation: DevImpersonation;
+  snapshots: DevSnapshots;
   clock: DevClock;
   accounts: DevAccounts;
   /** Takes a tx out of the pool; false if it was not there. */

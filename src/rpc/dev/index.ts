@@ -1,9 +1,10 @@
 /**
  * The dev chain's methods (anvil's and Hardhat's names): accounts and signing, mining control, time,
- * node identity, state edits, impersonation, state dumps. `chaind dev` serves `devMethods` over its producer and dev keys; every other node
- * answers each of these names -32601 saying it is a dev-chain method (`whyDevMethodNotServed`),
- * rather than the bare "does not exist" of a name nobody serves (eth_accounts stays the eth_
- * namespace's empty list there, as geth's without a keystore).
+ * node identity, state edits, impersonation, state dumps, snapshots and resets. `chaind dev` serves
+ * `devMethods` over its producer, chain, pools and dev keys; every other node answers each of these
+ * names -32601 saying it is a dev-chain method (`whyDevMethodNotServed`), rather than the bare "does
+ * not exist" of a name nobody serves (eth_accounts stays the eth_ namespace's empty list there, as
+ * geth's without a keystore).
  */
 import type { MethodTable } from '../server/dispatcher.ts';
 import type { EvmBackend } from '../evm/backend.ts';
@@ -15,6 +16,7 @@ import { identityMethods } from './identity.ts';
 import { impersonationMethods } from './impersonation.ts';
 import { stateMethods } from './state.ts';
 import { miningMethods } from './mining.ts';
+import { snapshotMethods } from './snapshots.ts';
 import { timeMethods } from './time.ts';
 
 export type {
@@ -28,6 +30,7 @@ export type {
   DevState,
   DevStateEdit,
   StateDump,
+  DevSnapshots,
 } from './backend.ts';
 
 export function devMethods(dev: DevNode, backend: EvmBackend, simulation: SimulationBackend): MethodTable {
@@ -39,6 +42,7 @@ export function devMethods(dev: DevNode, backend: EvmBackend, simulation: Simula
     ...stateMethods(dev),
     ...impersonationMethods(dev),
     ...dumpMethods(dev),
+    ...snapshotMethods(dev),
   };
 }
 
@@ -92,6 +96,12 @@ const DEV_ONLY = [
   'anvil_autoImpersonateAccount',
   'anvil_dumpState',
   'anvil_loadState',
+  'evm_snapshot',
+  'anvil_snapshot',
+  'evm_revert',
+  'anvil_revert',
+  'hardhat_reset',
+  'anvil_reset',
 ] as const;
 
 const DEV_ONLY_NAMES = new Set<string>(DEV_ONLY);

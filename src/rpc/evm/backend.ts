@@ -69,6 +69,12 @@ export interface ChainReader {
   stateAt(point: StatePoint): StateAt;
   /** Base fee of the block after the latest (what a tx must pay to be included next). */
   nextBaseFee(): Promise<bigint>;
+  /**
+   * Calls `listener` with the new latest height when the chain went back (a dev chain's evm_revert):
+   * the heights above it will be other blocks, so what is kept by height above it must go. Absent:
+   * this chain never goes back.
+   */
+  onRewind?(listener: (height: number) => void): () => void;
 }
 
 export interface TxPool {

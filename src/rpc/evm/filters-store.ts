@@ -24,6 +24,8 @@ export interface ChainEvents {
   onBlock(listener: (height: number) => void): () => void;
   /** When a tx becomes pending (executable) in the mempool. */
   onPendingTx(listener: (tx: PendingTx) => void): () => void;
+  /** When the chain went back to a height (a dev chain's evm_revert); absent: it never does. */
+  onRewind?(listener: (height: number) => void): () => void;
 }
 
 export interface FilterOptions {
@@ -114,6 +116,7 @@ export class FilterStore {
   private readonly events: ChainEvents;
   private readonly now: () => number;
   private unsubscribePending: (() => void) | undefined;
+  private readonly unsubscribeRewind: (() => void) | undefined;
   /** The pending-tx filters; while there is one, the mempool's admissions go to the ring. */
   private readonly pendingFilters = new Set<Extract<Filter, { kind: 'pending' }>>();
   /** The latest pending-tx hashes: sequence number s is at ring[s % maxPendingHashes]. */
@@ -132,6 +135,16 @@ export class FilterStore {
     // (a pending-tx filter keeps buffering until removed).
     this.sweeper = setInterval(() => this.sweep(), Math.max(1_000, Math.min(this.o.timeoutMs, 60_000)));
     this.sweeper.unref();
+    // A cursor above the new head would skip the heights committed again below it: block and log
+    // filters report each of them once more, as the new blocks they are.
+    this.unsubscribeRewind = events.onRewind?.((height) => {
+      for (const f of this.filters.values()) {
+        // a log index counts into block cursor + 1, which is above the new head from here on
+        if (f.kind === 'pending' || f.cursor < height) continue;
+        f.cursor = height;
+        if (f.kind === 'logs') f.cursorLogIndex = 0;
+      }
+    });
   }
 
   get size(): number {
@@ -206,6 +219,7 @@ export class FilterStore {
     this.sweeper = undefined;
     this.unsubscribePending?.();
     this.unsubscribePending = undefined;
+    this.unsubscribeRewind?.();
     this.filters.clear();
     this.pendingFilters.clear();
     this.ring = [];

@@ -39,6 +39,8 @@ export class GasPriceOracle {
 
   constructor(chain: ChainReader) {
     this.chain = chain;
+    // the head's height may come again as another block
+    chain.onRewind?.(() => (this.last = { height: -1, tip: this.last.tip }));
   }
 
   async suggestTip(): Promise<bigint> {

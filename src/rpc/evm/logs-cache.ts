@@ -1,8 +1,9 @@
 /**
  * Formatted logs of committed blocks, by height, for eth_getLogs (geth keeps such a per-block logs
  * cache in its filter system for the same reason: clients repeat range queries over the same recent
- * blocks). Blocks are final once committed (instant finality; a rollback only happens with the node
- * stopped), so an entry never goes stale.
+ * blocks). Blocks are final once committed (instant finality; an operator's rollback happens with the node
+ * stopped), so an entry never goes stale, except on a dev chain that goes back (evm_revert): the
+ * heights above its new head are dropped then.
  *
  * A query is answered from the cache when every height of its range is cached; missing heights are
  * loaded first, in chunks, with one unfiltered store query each (a block without logs is cached as
@@ -53,6 +54,18 @@ export class BlockLogsCache {
     this.maxLogs = maxLogs;
     this.maxBlocks = maxBlocks;
     this.maxBytes = maxBytes;
+    chain.onRewind?.((height) => this.forgetAbove(height));
+  }
+
+  /** Drops the heights above `height` (rewound: they will be other blocks). */
+  private forgetAbove(height: number): void {
+    for (const [h, e] of this.blocks) {
+      if (h <= height) continue;
+      this.blocks.delete(h);
+      if (e === BUSY) continue;
+      this.logs -= e.length;
+      for (const l of e) this.bytes -= l.json.text.length;
+    }
   }
 
   /** What the cache holds: logs, heights, and the JSON bytes of the logs. */

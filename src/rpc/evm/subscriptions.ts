@@ -74,6 +74,8 @@ export class SubscriptionHub {
   private reported: number;
   private pumping = false;
   private again = false;
+  /** Rewinds seen (a dev chain's evm_revert): a report that ran across one does not count. */
+  private rewinds = 0;
 
   constructor(
     backend: EvmBackend,
@@ -92,6 +94,12 @@ export class SubscriptionHub {
     this.reported = backend.chain.latestHeight();
     this.offs.push(events.onBlock(() => void this.pump()));
     this.offs.push(events.onPendingTx((tx) => this.pending(tx)));
+    // the heights committed again after a rewind are new blocks: each is reported as it comes
+    const off = events.onRewind?.((height) => {
+      this.rewinds++;
+      if (this.reported > height) this.reported = height;
+    });
+    if (off) this.offs.push(off);
   }
 
   get size(): number {
@@ -144,11 +152,12 @@ export class SubscriptionHub {
     try {
       do {
         this.again = false;
-        const latest = this.backend.chain.latestHeight();
-        while (this.reported < latest) {
+        // read at each step: a rewind may lower it meanwhile
+        while (this.reported < this.backend.chain.latestHeight()) {
           const h = this.reported + 1;
+          const rewinds = this.rewinds;
           await this.report(h);
-          this.reported = h;
+          if (rewinds === this.rewinds) this.reported = h;
         }
       } while (this.again);
     } catch (err) {

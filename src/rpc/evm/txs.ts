@@ -29,6 +29,10 @@ export function txMethods({ chain, pool }: EvmBackend, resolve: Resolver): Metho
   // still runs first, so the watermark and block pruning apply exactly as without the cache; the
   // cached receipt is kept as its JSON text (RawJson), which the collector does not walk.
   const receipts = new Lru<string, RawJson>(RECEIPT_CACHE_SIZE, RECEIPT_CACHE_BYTES, (r) => r.text.length);
+  // keyed by height: a rewound height is another block
+  chain.onRewind?.((height) =>
+    receipts.deleteWhere((key) => Number(key.slice(0, key.indexOf(':'))) > height),
+  );
   const txAt = (ref: BlockRef, index: number) => {
     const h = resolve.lookup(ref);
     const tx = h === undefined ? undefined : chain.minedTx(h, index);

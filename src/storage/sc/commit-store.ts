@@ -51,6 +51,8 @@ export interface CommitStoreOptions {
   keepRecent?: number;
   /** Committed versions kept in memory for reads and proofs (default 16). */
   retainVersions?: number;
+  /** Versions beyond 16 are kept only while the pairs they changed add up to at most this many. */
+  retainPairs?: number;
   /** Blocks flatkv can roll back (default 10,000). */
   flatkvUndoWindow?: number;
   /** First version of a new store: genesis `initial_height` (default 1). Ignored for existing data. */
@@ -141,6 +143,7 @@ export class CommitStore {
         snapshotInterval: opts.snapshotInterval,
         snapshotKeepRecent: opts.keepRecent,
         retainVersions: opts.retainVersions,
+        retainPairs: opts.retainPairs,
         initialVersion: opts.initialVersion,
         sync: opts.sync,
         logger: log,
@@ -387,14 +390,35 @@ export class CommitStore {
     if (!Number.isInteger(target) || target < oldest || target > this.info.version) {
       throw new RollbackRangeError(target, oldest, this.info.version);
     }
-    const marker = join(this.dir, MARKER);
-    writeDurable(marker, JSON.stringify({ target }));
-    await this.rollbackBackends(target);
-    rmSync(marker);
+    // The recent versions are still in memory in both backends (memiavl's kept trees, flatkv's
+    // unflushed rows): each backend then takes them back and cuts its own log above `target`. No
+    // marker: each cut leaves its backend whole, at `target` or at its old version, and open() rolls
+    // the one ahead back to the other. What a backend declines goes the marked way below.
+    const inMemory =
+      (await this.rewindFlatInMemory(target)) &&
+      (this.iavl.version === target || (await this.iavl.rewindInMemory(target)));
+    if (!inMemory) {
+      const marker = join(this.dir, MARKER);
+      writeDurable(marker, JSON.stringify({ target }));
+      await this.rollbackBackends(target);
+      rmSync(marker);
+    }
     this.info = this.computeInfo();
-    this.infos.clear();
+    // the versions at or below `target` are unchanged: their commit infos stay
+    for (const v of [...this.infos.keys()]) if (v > target) this.infos.delete(v);
     this.infos.set(target, this.info);
-    this.log.info({ version: target, appHash: toHex(this.appHash()) }, 'state commit rolled back');
+    const fields = { version: target, appHash: toHex(this.appHash()) };
+    if (inMemory) this.log.debug(fields, 'state commit rewound in memory');
+    else this.log.info(fields, 'state commit rolled back');
+  }
+
+  private async rewindFlatInMemory(target: number): Promise<boolean> {
+    if (!this.flat) return true;
+    if (this.flat.version === target) {
+      this.flat.discardWorking();
+      return true;
+    }
+    return this.flat.rewindInMemory(target);
   }
 
   private async rollbackBackends(target: number): Promise<void> {

@@ -137,6 +137,11 @@ export class MvccGroup {
     };
   }
 
+  /** See MvccDatabase.keepRecentWrites (each database keeps up to `maxKeys`). */
+  keepRecentWrites(maxKeys: number): void {
+    for (const db of this.databases) db.keepRecentWrites(maxKeys);
+  }
+
   /** Rolls every database back to `target`; returns the entries removed. */
   async rollback(target: number): Promise<number> {
     let removed = 0;

@@ -42,6 +42,13 @@ export class MvccDatabase {
   private latestV: number;
   private earliestV: number;
   private pruneTargetV: number;
+  /**
+   * The entry keys each recent version wrote, oldest first (keepRecentWrites): a rollback within
+   * them deletes exactly those entries instead of scanning every entry of the database.
+   */
+  private recent: Map<number, Uint8Array[]> | undefined;
+  private recentKeys = 0;
+  private maxRecentKeys = 0;
 
   private constructor(
     dir: string,
@@ -218,15 +225,16 @@ export class MvccDatabase {
   async applyVersions(batch: readonly { version: number; changes: readonly StoreChange[] }[]): Promise<void> {
     const ops: KVOp[] = [];
     let last = 0;
+    const written: [number, Uint8Array[]][] | undefined = this.recent && [];
     for (const { version, changes } of batch) {
+      const keys: Uint8Array[] | undefined = written && [];
       for (let i = 0; i < changes.length; i++) {
         const c = changes[i];
-        ops.push({
-          type: 'put',
-          key: dataKey(this.prefix(c.store), c.key, version),
-          value: encodeValue(c.value),
-        });
+        const key = dataKey(this.prefix(c.store), c.key, version);
+        ops.push({ type: 'put', key, value: encodeValue(c.value) });
+        keys?.push(key);
       }
+      if (keys) written!.push([version, keys]);
       last = version;
     }
     if (batch.length === 0) return;
@@ -237,6 +245,49 @@ export class MvccDatabase {
     await this.kv.write(ops);
     this.latestV = last;
     if (first) this.earliestV = firstVersion;
+    if (written) for (const [version, keys] of written) this.remember(version, keys);
+  }
+
+  /**
+   * From now on, remembers the entry keys of the versions written, up to `maxKeys` keys over the
+   * newest versions (a dev chain, whose evm_revert rolls back a few recent blocks again and again).
+   */
+  keepRecentWrites(maxKeys: number): void {
+    this.recent ??= new Map();
+    this.maxRecentKeys = maxKeys;
+  }
+
+  private remember(version: number, keys: Uint8Array[]): void {
+    const recent = this.recent!;
+    recent.set(version, keys);
+    this.recentKeys += keys.length;
+    for (const [v, old] of recent) {
+      if (this.recentKeys <= this.maxRecentKeys || v === version) break;
+      recent.delete(v);
+      this.recentKeys -= old.length;
+    }
+  }
+
+  /** The entry keys written above `target`, when every version above it is remembered. */
+  private writtenAbove(target: number): Uint8Array[] | undefined {
+    const recent = this.recent;
+    if (!recent) return undefined;
+    const keys: Uint8Array[] = [];
+    for (let v = target + 1; v <= this.latestV; v++) {
+      const written = recent.get(v);
+      if (!written) return undefined;
+      for (const k of written) keys.push(k);
+    }
+    return keys;
+  }
+
+  private forgetAbove(target: number): void {
+    if (!this.recent) return;
+    for (const [v, keys] of [...this.recent]) {
+      if (v <= target) continue;
+      this.recent.delete(v);
+      this.recentKeys -= keys.length;
+    }
   }
 
   /** Raises `earliest` (never lowers it) and records or clears the prune in progress, atomically. */
@@ -277,6 +328,17 @@ export class MvccDatabase {
   async rollback(target: number): Promise<number> {
     if (target >= this.latestV) return 0;
     if (target < this.earliestV) throw new SSRollbackRangeError(target, this.earliestV, this.latestV);
+    const known = this.writtenAbove(target);
+    if (known) {
+      // every entry above `target` is known: one atomic write removes them with `latest`
+      const ops: KVOp[] = known.map((key) => ({ type: 'del', key }));
+      ops.push({ type: 'put', key: LATEST, value: encodeU64(target) });
+      await this.kv.write(ops);
+      this.latestV = target;
+      this.forgetAbove(target);
+      return known.length;
+    }
+    this.forgetAbove(target);
     let removed = 0;
     let batch: KVOp[] = [];
     for await (const [key] of this.kv.iterate(DATA_RANGE)) {

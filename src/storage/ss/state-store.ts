@@ -236,6 +236,11 @@ export class CompositeStateStore extends StateStoreReads implements StateStore {
     this.accepted = version;
   }
 
+  keepRecentWrites(maxKeys: number): void {
+    this.p.cosmos.keepRecentWrites(maxKeys);
+    this.p.evm?.keepRecentWrites(maxKeys);
+  }
+
   async close(): Promise<void> {
     if (this.closed || this.closing) return;
     this.closing = true;

@@ -46,8 +46,17 @@ export interface StateStore {
   prune(version: number): Promise<void>;
   /** Bulk-loads a snapshot taken at `version`; afterwards earliest = latest = `version`. */
   import(version: number, entries: AsyncIterable<ImportEntry> | Iterable<ImportEntry>): Promise<void>;
-  /** Discards every version above `version` (operator rollback; the node is stopped). */
+  /**
+   * Discards every version above `version` (an operator's rollback, node stopped; a dev chain's
+   * evm_revert, in process).
+   */
   rollback(version: number): Promise<void>;
+  /**
+   * From now on, remembers which entries the recent versions wrote (up to `maxKeys` per database), so
+   * that a rollback within them removes those entries instead of scanning the whole store: for a dev
+   * chain, which rolls back a few blocks again and again (evm_revert). Absent: nothing to remember.
+   */
+  keepRecentWrites?(maxKeys: number): void;
   /** Resolves when every accepted change set is in the database. */
   flush(): Promise<void>;
   close(): Promise<void>;

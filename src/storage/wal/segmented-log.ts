@@ -230,10 +230,12 @@ export class SegmentedLog {
   /** Drops every record above `version` (rollback); segments starting above it are deleted. */
   truncateAfter(version: number): void {
     this.closeFd();
+    let removed = false;
     for (let i = this.segs.length - 1; i >= 0; i--) {
       const seg = this.segs[i];
       if (seg.firstVersion > version) {
         this.removeSegment(i);
+        removed = true;
         continue;
       }
       if (seg.lastVersion > version) {
@@ -248,14 +250,16 @@ export class SegmentedLog {
         seg.lastVersion = keep > 0 ? seg.versions[keep - 1] : seg.firstVersion - 1;
       }
     }
-    syncDir(this.dir);
+    // a file cut shorter is durable by its own fsync; only removed names need the directory's
+    if (this.sync && removed) syncDir(this.dir);
   }
 
   /** Deletes every segment. */
   reset(): void {
     this.closeFd();
+    const removed = this.segs.length > 0;
     while (this.segs.length > 0) this.removeSegment(this.segs.length - 1);
-    if (this.sync) syncDir(this.dir);
+    if (this.sync && removed) syncDir(this.dir);
   }
 
   /** Closes the append file; the log stays usable (the next append reopens it). */

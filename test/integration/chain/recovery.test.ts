@@ -97,3 +97,42 @@ test('State Commit and the State Store one block ahead of the block store are bo
   const c = warning(records, 'state commit is ahead of the block store; rolling it back');
   assert.deepEqual([w.ss, c.sc, c.blocks], [(w.stored as number) + 1, (w.stored as number) + 1, w.stored]);
 });
+
+/**
+ * A dev chain's revert rolls back State Commit, then the State Store, then the block store: a crash
+ * after either of the first two leaves stores below the block store, and the next start replays the
+ * stored blocks back up (with the app-hash checks), to the chain as it was before the revert.
+ */
+for (const [what, alsoSS] of [
+  ['State Commit', false],
+  ['State Commit and the State Store', true],
+] as const) {
+  test(`a revert interrupted after ${what} went back: the next start replays the stored blocks`, async (t) => {
+    const home = makeHome(t);
+    let node = await startNode(home);
+    await until(() => node.modules.chain.latestHeight >= 5);
+    await node.stop();
+    const { stored, hashes } = await withStores(home, async ({ sc, ss, blocks }) => {
+      const stored = blocks.latestHeight()!;
+      const hashes = [1, 2, 3, 4, 5].map((h) =>
+        Buffer.from(blocks.blockByHeight(h)!.header.appHash).toString('hex'),
+      );
+      await sc.rollback(stateVersion(2));
+      if (alsoSS) await ss.rollback(stateVersion(2));
+      return { stored, hashes };
+    });
+    const records: LogRecord[] = [];
+    node = await startNode(home, {}, memoryLogger(records));
+    t.after(() => node.stop());
+    assert.ok(records.filter((r) => r.msg === 'replayed block').length >= stored - 2);
+    await until(() => node.modules.chain.latestHeight > stored);
+    const { blocks } = node.modules;
+    for (let h = 1; h <= 5; h++)
+      assert.equal(Buffer.from(blocks.blockByHeight(h)!.header.appHash).toString('hex'), hashes[h - 1]);
+    await node.stop();
+    await withStores(home, async (s) => {
+      assert.equal(s.sc.version, stateVersion(s.blocks.latestHeight()!));
+      assert.equal(s.ss.latestVersion(), stateVersion(s.blocks.latestHeight()!));
+    });
+  });
+}

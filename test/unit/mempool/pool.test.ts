@@ -190,3 +190,41 @@ test('remove: the producer drops an unexecutable tx; later nonces wait; the cach
     }
   }
 });
+
+test('restore (a dev chain revert): the txs of txs() again on the rolled-back state, later ones gone, every hash sendable again', async () => {
+  const { pool, accounts } = harness();
+  const a0 = await signTx(alice, { nonce: 0 });
+  const a2 = await signTx(alice, { nonce: 2 });
+  await pool.checkTx(a0);
+  await pool.checkTx(a2);
+  const snapshot = pool.txs();
+  assert.deepEqual(label(snapshot), ['0:0', '0:2']);
+
+  // after the snapshot: a0 mined, a tx of bob's admitted, alice's gap closed
+  const mined = keccak_256(a0);
+  accounts.set(alice.address, { nonce: 1n });
+  await pool.update(1, [mined], accounts);
+  const b0 = await signTx(bob, { nonce: 0 });
+  await pool.checkTx(b0);
+  await pool.checkTx(await signTx(alice, { nonce: 1 }));
+  assert.deepEqual([pool.pending(), pool.queued()], [3, 0]);
+
+  // the chain goes back: alice's nonce is 0 again
+  accounts.set(alice.address, { nonce: 0n });
+  await pool.restore(snapshot, accounts, 0);
+  assert.deepEqual([pool.pending(), pool.queued()], [1, 1], 'a0 pending, a2 queued behind the gap');
+  assert.deepEqual(label(pool.reap(10_000_000n)), ['0:0']);
+  assert.equal(pool.has(keccak_256(b0)), false, 'a tx admitted after the snapshot is gone');
+  // a hash seen since (mined in a rolled-back block, or dropped) may be sent again
+  await pool.checkTx(b0);
+  await assert.rejects(
+    pool.checkTx(a0),
+    (e: Error) => e instanceof MempoolError && e.reason === 'already_known',
+  );
+
+  // a tx whose nonce the rolled-back state already used is left out
+  accounts.set(alice.address, { nonce: 1n });
+  await pool.restore(snapshot, accounts, 1);
+  assert.deepEqual(label(pool.txs()), ['0:2']);
+  assert.equal(await pool.pendingNonce(addr(alice)), 1n);
+});

@@ -44,3 +44,23 @@ test('an interval puts blocks that many seconds apart, for one block or until re
   // the clock followed the blocks ahead of it: no step back to the wall clock
   assert.deepEqual(clock.take(at(1024)), at(1024, 1_000_000));
 });
+
+test('state() and restore(): the offset, the fixed next time and the interval come back as they were', () => {
+  let now = 1_000_000;
+  const clock = new BlockClock(() => now);
+  clock.increase(100);
+  clock.setNext(5_000);
+  clock.setInterval(7);
+  const saved = clock.state();
+  clock.increase(86_400);
+  clock.setInterval(undefined);
+  clock.take(undefined);
+  clock.restore(saved);
+  assert.equal(clock.offsetSeconds, 100);
+  assert.equal(clock.next, 5_000);
+  assert.equal(clock.interval, 7);
+  // the restored offset is added to the wall clock of now, not of the snapshot
+  clock.restore({ ...saved, nextMs: undefined, intervalS: undefined });
+  now += 10_000;
+  assert.equal(clock.nowMs(), now + 100_000);
+});

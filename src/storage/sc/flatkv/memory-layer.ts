@@ -107,6 +107,25 @@ export class MemoryLayer {
     return out;
   }
 
+  /** Resolves once no flush is running (one could only start again with the next commit). */
+  async idle(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  /**
+   * Forgets the committed versions above `version` when every one of them is still here and none is
+   * being flushed (the KV store holds nothing above `version`): the rows are rebuilt from the
+   * versions kept. Returns the lattices of `version` (undefined: the KV store's own, which is at
+   * `version`), or false when the KV store may already hold a later version's rows.
+   */
+  dropAbove(version: number): { lattices: Map<Table, LtHash> | undefined } | false {
+    if (this.flushing || this.kvVersion > version) return false;
+    this.records = this.records.filter((r) => r.version <= version);
+    this.rows = new BytesMap();
+    for (const r of this.records) for (const p of r.writes) this.rows.set(p.key, p, p.hash);
+    return { lattices: this.records.at(-1)?.lattices };
+  }
+
   /** Root of a version still in memory. */
   rootOf(version: number): Uint8Array | undefined {
     return (

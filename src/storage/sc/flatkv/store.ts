@@ -308,7 +308,7 @@ export class FlatKV {
     if (target === this.version) return this.discardWorking();
     if (target > this.version || target < this.oldest)
       throw new RollbackRangeError(target, this.oldest, this.version, 'flatkv');
-    this.discardWorking();
+    if (await this.rewindInMemory(target)) return;
     await this.memory.flushAll();
     await this.blockLog?.wait(0);
     // the log must not hold the blocks being undone, or an interrupted rollback would replay them
@@ -332,6 +332,36 @@ export class FlatKV {
       this.memory.kvVersion = v - 1;
     }
     this.log.info({ version: target }, 'flatkv rolled back');
+  }
+
+  /**
+   * rollback(target) without touching the KV store, when every version above `target` is still in
+   * the memory layer (not flushed): those versions are dropped from it and the log is cut above
+   * `target`, durably (a crash before the cut reopens the old version by replaying the log; after
+   * it, `target`). Declines (false, nothing changed) when a flush has reached past `target`.
+   */
+  async rewindInMemory(target: number): Promise<boolean> {
+    if (target > this.version || target < this.oldest) return false;
+    this.discardWorking();
+    if (target === this.version) return true;
+    await this.memory.idle();
+    if (this.memory.failure || this.memory.kvVersion > target) return false;
+    await this.blockLog?.wait(0);
+    const kept = this.memory.dropAbove(target);
+    if (!kept) return false;
+    this.blockLog?.truncateAfter(target);
+    let lattices = kept.lattices;
+    if (!lattices) {
+      lattices = new Map<Table, LtHash>();
+      for (const t of TABLES) {
+        const bytes = this.getSync(latticeKey(t));
+        lattices.set(t, bytes ? LtHash.fromBytes(bytes) : new LtHash());
+      }
+    }
+    this.lattices = lattices;
+    this.version = target;
+    this.log.debug({ version: target }, 'flatkv rewound in memory');
+    return true;
   }
 
   /**

@@ -42,6 +42,11 @@ export interface MemIavlOptions {
   snapshotKeepRecent?: number;
   /** Committed versions kept in memory for reads and proofs (older ones are rebuilt on demand). */
   retainVersions?: number;
+  /**
+   * Beyond the default 16, versions are kept only while the pairs they changed add up to at most
+   * this many (each changed pair keeps about a tree path of nodes alive); default: no such bound.
+   */
+  retainPairs?: number;
   /** First version of a new directory (genesis `initial_height`); default 1. */
   initialVersion?: number;
   /** fdatasync changelog appends (default true); false for a throwaway home. */
@@ -51,9 +56,15 @@ export interface MemIavlOptions {
 
 export type Views = Map<string, TreeView>;
 
+/** Committed versions kept in memory whatever they changed. */
+const DEFAULT_RETAIN = 16;
+
 export class MemIavlDB {
   readonly dir: string;
   private readonly opts: Required<Omit<MemIavlOptions, 'logger' | 'sync'>>;
+  /** The pairs each retained version changed, and their sum (what `retainPairs` bounds). */
+  private readonly retainedPairs = new Map<number, number>();
+  private pairsRetained = 0;
   private readonly log: Logger;
   private trees = new Map<string, MutableTree>();
   private changelog: Changelog;
@@ -83,7 +94,8 @@ export class MemIavlDB {
       asyncCommitBuffer: opts.asyncCommitBuffer ?? 0,
       snapshotInterval: opts.snapshotInterval ?? 10000,
       snapshotKeepRecent: opts.snapshotKeepRecent ?? 1,
-      retainVersions: Math.max(1, opts.retainVersions ?? 16),
+      retainVersions: Math.max(1, opts.retainVersions ?? DEFAULT_RETAIN),
+      retainPairs: opts.retainPairs ?? Infinity,
     };
     this.log = (opts.logger ?? silentLogger).child({ module: 'memiavl' });
     this.changelog = Changelog.open(join(opts.dir, 'changelog'), opts.sync !== false);
@@ -163,6 +175,8 @@ export class MemIavlDB {
     this.baseVersion = base;
     this.recent = undefined;
     this.retained.clear();
+    this.retainedPairs.clear();
+    this.pairsRetained = 0;
     this.historical = undefined;
     this.retained.set(target, this.committedViews());
     this.pending = { version: target + 1, upgrades: [], changeSets: [] };
@@ -242,8 +256,7 @@ export class MemIavlDB {
     this.recent?.push(entry);
     const views = this.committedViews();
     this.retained.set(this.version, views);
-    for (const v of this.retained.keys())
-      if (v <= this.version - this.opts.retainVersions) this.retained.delete(v);
+    this.trimRetained(this.version, entry);
     this.enqueueWal({ entry });
     const interval = this.opts.snapshotInterval;
     if (interval > 0 && this.version % interval === 0 && !this.snapshotTask)
@@ -254,6 +267,23 @@ export class MemIavlDB {
       version: this.version,
       stores: this.storeNames().map((name) => ({ name, hash: views.get(name)!.rootHash() })),
     };
+  }
+
+  /** Records what `version` changed and lets the oldest retained versions go past the bounds. */
+  private trimRetained(version: number, entry: ChangelogEntry): void {
+    let pairs = 0;
+    for (const cs of entry.changeSets) pairs += cs.pairs.length;
+    this.retainedPairs.set(version, pairs);
+    this.pairsRetained += pairs;
+    const { retainVersions, retainPairs } = this.opts;
+    // versions ascend in insertion order (a rewind deletes from the top), so the oldest come first
+    for (const v of this.retained.keys()) {
+      const tooMany = v <= version - retainVersions;
+      if (!tooMany && !(this.pairsRetained > retainPairs && v <= version - DEFAULT_RETAIN)) break;
+      this.retained.delete(v);
+      this.pairsRetained -= this.retainedPairs.get(v) ?? 0;
+      this.retainedPairs.delete(v);
+    }
   }
 
   private committedViews(): Views {
@@ -405,9 +435,7 @@ export class MemIavlDB {
 
   /** Makes `target` the latest version: newest snapshot <= target plus replay; later data is discarded. */
   async rollback(target: number): Promise<void> {
-    this.assertOpen();
-    await this.flushWal();
-    if (this.snapshotTask) await this.snapshotTask;
+    if (await this.rewindInMemory(target)) return;
     const snaps = listSnapshots(this.dir);
     const base = snaps.filter((s) => s <= target).at(-1);
     if (target > this.version || base === undefined)
@@ -418,6 +446,39 @@ export class MemIavlDB {
     for (const s of snaps) if (s > target) deleteSnapshot(this.dir, s);
     this.loadBase(base, target);
     this.log.info({ version: target, snapshot: base }, 'memiavl rolled back');
+  }
+
+  /**
+   * rollback(target) without a snapshot reload or a replay, when `target` is one of the versions kept
+   * in memory: committed nodes are never changed (a block copies the path it changes), so the kept
+   * views of `target` are its whole trees, and the working trees start from them. Only the changelog
+   * above `target` goes, durably, so that nothing replays it (a crash before that cut reopens the old
+   * version; after it, `target`). Declines (false, nothing changed) when a snapshot lies above
+   * `target`: moving `current` below it and deleting it is rollback's work.
+   */
+  async rewindInMemory(target: number): Promise<boolean> {
+    this.assertOpen();
+    await this.flushWal();
+    if (this.snapshotTask) await this.snapshotTask;
+    const views = this.retained.get(target);
+    if (!views || target > this.version || listSnapshots(this.dir).some((s) => s > target)) return false;
+    this.changelog.truncateAfter(target);
+    const trees = new Map<string, MutableTree>();
+    for (const [name, view] of views) trees.set(name, MutableTree.fromView(view));
+    this.trees = trees;
+    this.version = target;
+    this.pending = { version: target + 1, upgrades: [], changeSets: [] };
+    for (const v of this.retained.keys()) {
+      if (v <= target) continue;
+      this.retained.delete(v);
+      this.pairsRetained -= this.retainedPairs.get(v) ?? 0;
+      this.retainedPairs.delete(v);
+    }
+    if (this.historical && this.historical.version > target) this.historical = undefined;
+    // entries a new base snapshot would replay: those above `target` are gone
+    if (this.recent) this.recent = this.recent.filter((e) => e.version <= target);
+    this.log.debug({ version: target }, 'memiavl rewound in memory');
+    return true;
   }
 
   /** Replaces all state with imported trees at `version` (state sync), saved as a snapshot. */

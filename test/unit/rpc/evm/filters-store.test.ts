@@ -43,3 +43,34 @@ test('pending-tx filters read one shared ring: memory does not grow with the num
   assert.equal(kept[0][0], 3_000 & 0xff, 'the oldest kept is the 3,001st');
   assert.deepEqual(store.takePending(f as Extract<typeof f, { kind: 'pending' }>), []);
 });
+
+test('a rewind brings block and log filters down to the new head; one at or below it keeps its cursor', () => {
+  let rewind: ((height: number) => void) | undefined;
+  const e: ChainEvents = {
+    onBlock: () => () => {},
+    onPendingTx: () => () => {},
+    onRewind: (l) => {
+      rewind = l;
+      return () => (rewind = undefined);
+    },
+  };
+  const store = new FilterStore(e, { timeoutMs: 60_000, maxFilters: 10 });
+  const criteria = { addresses: [], topics: [] };
+  const high = store.install({ kind: 'block', lastUsed: 0, cursor: 9 });
+  const low = store.install({ kind: 'block', lastUsed: 0, cursor: 3 });
+  const logs = store.install({ kind: 'logs', lastUsed: 0, cursor: 8, cursorLogIndex: 5, criteria });
+  const at = store.install({ kind: 'logs', lastUsed: 0, cursor: 5, cursorLogIndex: 2, criteria });
+  rewind!(5);
+  assert.equal((store.use(high) as { cursor: number }).cursor, 5);
+  assert.equal((store.use(low) as { cursor: number }).cursor, 3);
+  assert.deepEqual(pick(store.use(logs)), { cursor: 5, cursorLogIndex: 0 });
+  // its log index counted into block 6, which is another block from now on
+  assert.deepEqual(pick(store.use(at)), { cursor: 5, cursorLogIndex: 0 });
+  store.close();
+  assert.equal(rewind, undefined, 'close stops listening');
+});
+
+const pick = (f: unknown) => {
+  const { cursor, cursorLogIndex } = f as { cursor: number; cursorLogIndex: number };
+  return { cursor, cursorLogIndex };
+};

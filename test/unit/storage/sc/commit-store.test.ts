@@ -15,6 +15,7 @@ import type { SnapshotItem } from '../../../../src/storage/sc/snapshot-items.ts'
 import { decodeItems, encodeItems } from '../../../../src/storage/sc/snapshot-items.ts';
 import { LockHeldError } from '../../../../src/util/errors.ts';
 import { fromHex, toHex } from '../../../../src/primitives/bytes.ts';
+import { type LogRecord, memoryLogger } from '../../../../src/util/logger.ts';
 import { cloneModel, randomBlock, randomEvmBlock, rng, tempDir, type Model } from './helpers.ts';
 
 const STORES = ['acc', 'bank', 'evm', 'staking'];
@@ -346,6 +347,110 @@ test('iterate: a Cosmos store in key order or reverse within bounds, at the late
       keys(sc.iterate('evm', undefined, undefined, 2)),
       /flatkv, whose tables have no key order/,
     );
+    await sc.close();
+  } finally {
+    cleanup();
+  }
+});
+
+for (const mode of ['flatkv', 'iavl'] as StateCommitment[]) {
+  test(`rollback within the versions kept in memory (${mode}): no reload, the same state, detours undone, durable`, async () => {
+    const { dir, cleanup } = tempDir();
+    const openKV = persistentMemory();
+    const records: LogRecord[] = [];
+    const opts: CommitStoreOptions = {
+      dir,
+      stores: STORES,
+      stateCommitment: mode,
+      snapshotInterval: 0,
+      retainVersions: 32,
+      flatkvFlushInterval: 100,
+      openKV,
+      logger: memoryLogger(records),
+    };
+    const inMemory = () => records.filter((x) => x.msg === 'state commit rewound in memory').length;
+    try {
+      const r = rng(mode === 'flatkv' ? 3 : 4);
+      let sc = await CommitStore.open(opts);
+      const model: Model = new Map();
+      const blocks = [];
+      const appHashes: string[] = [toHex(sc.appHash())];
+      const models: Model[] = [cloneModel(model)];
+      for (let v = 1; v <= 20; v++) {
+        const cs = randomChangeSets(r, model);
+        blocks.push(cs);
+        sc.applyChangeSets(v, cs);
+        appHashes.push(toHex((await sc.commit()).appHash));
+        models.push(cloneModel(model));
+      }
+      await sc.rollback(15);
+      assert.equal(inMemory(), 1);
+      assert.equal(sc.version, 15);
+      assert.equal(toHex(sc.appHash()), appHashes[15]);
+      assertReads(sc, models[15]);
+      // a detour of other blocks, undone in turn, and an uncommitted working version dropped
+      const detour = cloneModel(models[15]);
+      for (let v = 16; v <= 18; v++) {
+        sc.applyChangeSets(v, randomChangeSets(r, detour));
+        await sc.commit();
+      }
+      sc.applyChangeSets(19, randomChangeSets(r, detour));
+      await sc.rollback(15);
+      assert.equal(inMemory(), 2);
+      assert.equal(toHex(sc.appHash()), appHashes[15]);
+      assertReads(sc, models[15]);
+      for (let v = 16; v <= 20; v++) {
+        sc.applyChangeSets(v, blocks[v - 1]);
+        assert.equal(toHex((await sc.commit()).appHash), appHashes[v]);
+      }
+      await sc.rollback(17);
+      await sc.close();
+      // nothing above 17 replays from the logs on open
+      sc = await CommitStore.open(opts);
+      assert.equal(sc.version, 17);
+      assert.equal(toHex(sc.appHash()), appHashes[17]);
+      assertReads(sc, models[17]);
+      // only the version just opened is kept in memory: a rollback below it reloads
+      await sc.rollback(16);
+      assert.equal(inMemory(), 3);
+      assert.ok(records.some((x) => x.msg === 'state commit rolled back'));
+      assert.equal(toHex(sc.appHash()), appHashes[16]);
+      await sc.close();
+    } finally {
+      cleanup();
+    }
+  });
+}
+
+test('versions beyond the default 16 are kept in memory only within the retainPairs budget', async () => {
+  const { dir, cleanup } = tempDir();
+  const records: LogRecord[] = [];
+  const opts: CommitStoreOptions = {
+    dir,
+    stores: STORES,
+    stateCommitment: 'iavl',
+    snapshotInterval: 0,
+    retainVersions: 64,
+    retainPairs: 500,
+    openKV: persistentMemory(),
+    logger: memoryLogger(records),
+  };
+  const inMemory = () => records.filter((x) => x.msg === 'state commit rewound in memory').length;
+  try {
+    const r = rng(5);
+    const sc = await CommitStore.open(opts);
+    const model: Model = new Map();
+    const appHashes: string[] = [toHex(sc.appHash())];
+    // 100 pairs a version: the budget keeps 16 versions (the default), not 64
+    for (let v = 1; v <= 40; v++) {
+      sc.applyChangeSets(v, randomChangeSets(r, model));
+      appHashes.push(toHex((await sc.commit()).appHash));
+    }
+    await sc.rollback(30);
+    assert.equal(inMemory(), 1, '10 versions back: in memory');
+    await sc.rollback(10);
+    assert.equal(inMemory(), 1, '20 versions back: beyond the budget, reloaded');
+    assert.equal(toHex(sc.appHash()), appHashes[10]);
     await sc.close();
   } finally {
     cleanup();
