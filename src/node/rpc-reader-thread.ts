@@ -14,6 +14,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Counter, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { Genesis } from '../app/genesis.ts';
 import { baseFeeParamsFrom } from '../chain/base-fee.ts';
+import { devBlockParams } from '../chain/block-execution.ts';
 import { blockGasLimit } from '../chain/chain.ts';
 import { VersionedState } from '../chain/state-at.ts';
 import type { AppToml } from '../config/schema.ts';
@@ -164,8 +165,10 @@ async function main(): Promise<void> {
         return held;
       },
       gasLimit: blockGasLimit(genesis),
-      // a dev chain, whose limit may change, serves no reader threads
-      gasLimitAt: async () => blockGasLimit(genesis),
+      // a dev chain's evm_setBlockGasLimit is in the state before the block (Chain.gasLimitAt)
+      gasLimitAt: async (height: number) =>
+        (height >= 1 ? await states.at(height - 1).read((st) => devBlockParams(st).gasLimit) : undefined) ??
+        blockGasLimit(genesis),
       feeParams: baseFeeParamsFrom(genesis.app_state.evm.params.base_fee),
       get appHash(): Uint8Array {
         // the genesis view before block 1 takes State Commit's app hash, which only the main thread has

@@ -173,10 +173,12 @@ test('impersonation: an impersonated account sends without its key under both na
   );
 });
 
-test('a kept dev home whose state is rebuilt from its blocks (edits and impersonated txs replayed, app hashes checked) serves the same chain', async (t) => {
+test('a kept dev home after a mix of every kind of dev method, rebuilt from its blocks alone (every block replayed, app hashes checked), serves the same chain and history', async (t) => {
   const home = tempHome(t);
   const first = await startDev(t, ['--home', home]);
   const { call } = client(first.banner.evmUrl);
+  const dev0 = first.banner.accounts[0].evm;
+  // state edits, impersonation, block context
   await call('hardhat_setBalance', [WHALE, '0xde0b6b3a7640000']);
   await call('hardhat_setCode', [CONTRACT, RETURN_SLOT0]);
   await call('hardhat_setStorageAt', [CONTRACT, '0x0', slot(5)]);
@@ -186,17 +188,40 @@ test('a kept dev home whose state is rebuilt from its blocks (edits and imperson
   await call('hardhat_setNextBlockBaseFeePerGas', ['0x1']);
   await call('hardhat_setCoinbase', [CONTRACT]);
   await call('hardhat_setPrevRandao', [slot(3)]);
-  await call('eth_sendTransaction', [{ from: first.banner.accounts[0].evm, to: TO, value: '0x1' }]);
+  await call('evm_setBlockGasLimit', ['0x1c9c380']);
+  // time and mining
+  await call('evm_increaseTime', [3600]);
+  await call('eth_sendTransaction', [{ from: dev0, to: TO, value: '0x1' }]);
+  await call('evm_setAutomine', [false]);
+  await call('eth_sendTransaction', [{ from: dev0, to: TO, value: '0x2' }]);
+  await call('hardhat_mine', ['0x3', '0x3c']);
+  await call('evm_setAutomine', [true]);
+  // a snapshot, blocks after it, a revert; then a state dump loaded back in
+  const id = await call('evm_snapshot');
+  await call('eth_sendTransaction', [{ from: dev0, to: TO, value: '0x100' }]);
+  await call('hardhat_setBalance', [TO, '0x0']);
+  assert.equal(await call('evm_revert', [id]), true);
+  const dump = await call('anvil_dumpState');
+  await call('hardhat_setStorageAt', [CONTRACT, '0x0', slot(6)]);
+  await call('anvil_loadState', [dump]);
+  await call('eth_sendTransaction', [{ from: WHALE, to: TO, value: '0x4' }]);
+
   const head = await call('eth_getBlockByNumber', ['latest', false]);
   const reads = async (c: typeof call) => [
     await c('eth_getBalance', [WHALE, 'latest']),
     await c('eth_getBalance', [TO, 'latest']),
     await c('eth_getTransactionCount', [TO, 'latest']),
     await c('eth_call', [{ to: CONTRACT }, 'latest']),
-    await c('eth_getBalance', [WHALE, '0x1']),
     await c('eth_getBalance', [CONTRACT, 'latest']), // the coinbase's fees
   ];
   const served = await reads(call);
+  assert.equal(served[3], slot(5), 'the load set the dumped slot back');
+  const history: unknown[] = [];
+  for (let h = 1; h <= Number(head.number); h++) {
+    const n = '0x' + h.toString(16);
+    const block = await call('eth_getBlockByNumber', [n, false]);
+    history.push([block.hash, block.stateRoot, block.gasLimit, await call('eth_getBalance', [TO, n])]);
+  }
   await first.node.stopWithin(10_000);
 
   // only the blocks are left: the next start re-executes every one of them, checking each app hash
@@ -208,6 +233,15 @@ test('a kept dev home whose state is rebuilt from its blocks (edits and imperson
   assert.equal(restarted.hash, head.hash);
   assert.equal(restarted.stateRoot, head.stateRoot);
   assert.deepEqual(await reads(again.call), served);
+  for (let h = 1; h <= Number(head.number); h++) {
+    const n = '0x' + h.toString(16);
+    const block = await again.call('eth_getBlockByNumber', [n, false]);
+    assert.deepEqual(
+      [block.hash, block.stateRoot, block.gasLimit, await again.call('eth_getBalance', [TO, n])],
+      history[h - 1],
+      `height ${h}`,
+    );
+  }
   assert.ok(
     second.node.lines.some((l) => /replayed block/.test(l)),
     'the blocks were replayed',
