@@ -154,6 +154,7 @@ export class ChainNode {
         chain,
         mempool,
         cosmosPool,
+        fork: stores.fork,
         untilMined: untilMinedBy(chain, () => producer.mining.automine),
         accounts: o.dev?.accounts ?? [],
         clientVersion: clientVersion(),

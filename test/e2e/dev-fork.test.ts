@@ -148,3 +148,42 @@ test('a fork reads the remote at the fork block, writes only its own state, and 
   assert.ok(missing.error, JSON.stringify(missing));
   assert.match(missing.error.message, new RegExp(`remote ${r.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
 });
+
+test('hardhat_reset / anvil_reset with forking parameters fork another block of the remote: local blocks and cached values are gone', async (t) => {
+  const remote = await startDev(t);
+  const r = remote.banner.evmUrl;
+  const [dev0] = remote.banner.accounts.map((a) => a.evm.toLowerCase());
+  const contract = (await mined(r, await result(r, 'eth_sendTransaction', [{ from: dev0, data: INIT }])))
+    .contractAddress as string;
+  const first = Number(await result(r, 'eth_blockNumber'));
+  await mined(r, await result(r, 'eth_sendTransaction', [{ from: dev0, to: contract, data: word(0x55n) }]));
+  const second = Number(await result(r, 'eth_blockNumber'));
+
+  const forked = await startDev(t, ['--fork-url', r, '--fork-block-number', String(first)]);
+  const f = forked.banner.evmUrl;
+  assert.equal(await result(f, 'eth_call', [{ to: contract }, 'latest']), word(0x2an));
+  const local = await result(f, 'eth_sendTransaction', [{ from: dev0, to: contract, data: word(0x77n) }]);
+  await mined(f, local);
+  assert.equal(await result(f, 'eth_getStorageAt', [contract, '0x0', 'latest']), word(0x77n));
+
+  // the later block: its value, and nothing of the local blocks
+  assert.equal(await result(f, 'hardhat_reset', [{ forking: { jsonRpcUrl: r, blockNumber: second } }]), true);
+  assert.equal(await result(f, 'eth_getStorageAt', [contract, '0x0', 'latest']), word(0x55n));
+  assert.equal(await result(f, 'eth_getTransactionReceipt', [local]), null);
+  assert.equal(
+    await result(f, 'eth_getTransactionCount', [dev0, 'latest']),
+    await result(r, 'eth_getTransactionCount', [dev0, 'latest']),
+  );
+  // and back to the first block, under anvil's name (a hex block number, as viem sends it)
+  assert.equal(
+    await result(f, 'anvil_reset', [{ forking: { jsonRpcUrl: r, blockNumber: '0x' + first.toString(16) } }]),
+    null,
+  );
+  assert.equal(await result(f, 'eth_call', [{ to: contract }, 'latest']), word(0x2an));
+
+  // what cannot be forked changes nothing
+  const unreachable = await rpc(f, 'hardhat_reset', [{ forking: { jsonRpcUrl: 'http://127.0.0.1:1' } }]);
+  assert.ok(unreachable.error, 'a remote that does not answer is an error');
+  assert.match(unreachable.error.message, /127\.0\.0\.1:1/);
+  assert.equal(await result(f, 'eth_call', [{ to: contract }, 'latest']), word(0x2an));
+});

@@ -178,7 +178,7 @@ test('filters and subscriptions follow a revert: the blocks made again are repor
   assert.deepEqual([Number(heads[3].number), heads[3].hash], [h0 + 1, block.hash]);
 });
 
-test('hardhat_reset / anvil_reset: back to the genesis state, snapshots gone; forking is refused', async (t) => {
+test('hardhat_reset / anvil_reset: back to the genesis state, snapshots gone; forking parameters are refused on a chain that is not a fork', async (t) => {
   const { banner } = await startDev(t);
   const { raw, call, height } = client(banner.evmUrl);
   const from = banner.accounts[0].evm;
@@ -192,7 +192,7 @@ test('hardhat_reset / anvil_reset: back to the genesis state, snapshots gone; fo
 
   const forking = await raw('hardhat_reset', [{ forking: { jsonRpcUrl: 'http://127.0.0.1:1' } }]);
   assert.equal(forking.error?.code, -32602);
-  assert.match(forking.error!.message, /forking is not supported/);
+  assert.match(forking.error!.message, /this dev chain is not a fork, and a reset cannot make it one/);
   assert.ok((await height()) >= 6, 'a refused reset changes nothing');
 
   const { instanceId } = await call('hardhat_metadata');

@@ -17,6 +17,7 @@ import {
   signTypedData,
 } from '../../execution/signing.ts';
 import { decodeImpersonatedTransaction } from '../../execution/transactions.ts';
+import type { Fork } from '../../fork/fork.ts';
 import type { CosmosPool } from '../../mempool/cosmos-pool.ts';
 import type { Mempool } from '../../mempool/mempool.ts';
 import { toHex } from '../../primitives/bytes.ts';
@@ -36,6 +37,8 @@ export function devNode(o: {
   /** Resolves once `hash` is mined, when the mining mode mines what waits (the submission's rule). */
   untilMined: (hash: Uint8Array) => Promise<void>;
   cosmosPool: CosmosPool;
+  /** The chain's fork, when it is one (hardhat_reset may fork another block of the remote). */
+  fork?: Fork;
   accounts: readonly Pick<Account, 'evmAddress' | 'privateKey'>[];
   clientVersion: string;
 }): DevNode {

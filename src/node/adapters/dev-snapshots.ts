@@ -12,7 +12,9 @@ import type { CosmosPool } from '../../mempool/cosmos-pool.ts';
 import type { Mempool } from '../../mempool/mempool.ts';
 import type { BlockClockState } from '../../producer/block-clock.ts';
 import type { BlockProducer, MiningMode } from '../../producer/producer.ts';
-import type { DevSnapshots } from '../../rpc/dev/index.ts';
+import type { DevForkRequest, DevSnapshots } from '../../rpc/dev/index.ts';
+import { type Fork, type ForkTarget, resolveForkTarget } from '../../fork/fork.ts';
+import { ChainError } from '../../util/errors.ts';
 
 interface Snapshot {
   height: number;
@@ -29,6 +31,8 @@ export interface DevSnapshotParts {
   cosmosPool: CosmosPool;
   /** After a reset (hardhat_metadata's instanceId changes, as Hardhat's does). */
   onReset?: () => void;
+  /** The chain's fork, when it is one (a reset may fork another remote block). */
+  fork?: Fork;
 }
 
 export function devSnapshots(o: DevSnapshotParts): DevSnapshots {
@@ -39,14 +43,32 @@ export function devSnapshots(o: DevSnapshotParts): DevSnapshots {
   let nextId = 1;
   const start: Omit<Snapshot, 'height'> = { txs: [], clock: producer.clock.state(), mining: producer.mining };
 
-  const rewind = (to: Snapshot) =>
+  const rewind = (to: Snapshot, atTarget?: () => Promise<void>) =>
     producer.rewind(to.height, async () => {
       await chain.rewindTo(to.height);
+      await atTarget?.();
       cosmosPool.clear();
       await mempool.restore(to.txs, chain.latestAccounts, to.height);
       producer.clock.restore(to.clock);
       producer.setMining(to.mining);
     });
+
+  /** The remote block a reset forks: only a forked chain re-forks, and only a chain of its own id. */
+  const forkTarget = async (request: DevForkRequest): Promise<ForkTarget> => {
+    if (!o.fork)
+      throw new ChainError(
+        'RPC_INVALID_PARAMS',
+        'this dev chain is not a fork, and a reset cannot make it one: start a fork with `chaind dev --fork-url URL`',
+      );
+    const target = await resolveForkTarget(request.url, request.blockNumber);
+    const own = chain.common.chainId().toString();
+    if (target.chainId !== own)
+      throw new ChainError(
+        'RPC_INVALID_PARAMS',
+        `${request.url} serves chain id ${target.chainId}, but this fork's is ${own}: a fork of another chain starts with \`chaind dev --fork-url\` on a new home`,
+      );
+    return target;
+  };
 
   return {
     take: () => {
@@ -67,9 +89,16 @@ export function devSnapshots(o: DevSnapshotParts): DevSnapshots {
       await rewind(snapshot);
       return true;
     },
-    reset: async () => {
+    reset: async (request) => {
+      // the remote is asked before anything changes: a reset it cannot serve changes nothing
+      const target = request && (await forkTarget(request));
       held.clear();
-      await rewind({ height: 0, ...start });
+      await rewind({ height: 0, ...start }, async () => {
+        if (!target) return;
+        // at genesis again, before block 1: every value read from the old remote is forgotten
+        await o.fork!.retarget({ ...request!, target });
+        chain.states.reads.dropAbove(0);
+      });
       o.onReset?.();
     },
   };

@@ -74,6 +74,12 @@ export interface DevImpersonation {
   send(tx: UnsignedTx, from: Uint8Array): Promise<Uint8Array>;
 }
 
+/** A reset's `forking` parameters: the remote to fork again, and its block (absent: its latest). */
+export interface DevForkRequest {
+  url: string;
+  blockNumber?: number;
+}
+
 /** Snapshots of the whole dev chain (evm_snapshot, evm_revert, hardhat_reset). */
 export interface DevSnapshots {
   /** Records the chain as it is now (height, pool, clock, mining mode); returns its id: 1, 2, … */
@@ -83,8 +89,11 @@ export interface DevSnapshots {
    * no such snapshot (never taken, or deleted by a revert or reset).
    */
   revert(id: number): Promise<boolean>;
-  /** Brings the chain back to its genesis state at height 0, with no snapshots left. */
-  reset(): Promise<void>;
+  /**
+   * Brings the chain back to its genesis state at height 0, with no snapshots left; with `fork`, a
+   * forked chain forks that remote block from then on (a chain not started as a fork refuses it).
+   */
+  reset(fork?: DevForkRequest): Promise<void>;
 }
 
 export interface DevNode {

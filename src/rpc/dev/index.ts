@@ -22,6 +22,7 @@ import { timeMethods } from './time.ts';
 export type {
   DevAccounts,
   DevClock,
+  DevForkRequest,
   DevImpersonation,
   DevMining,
   DevMiningMode,

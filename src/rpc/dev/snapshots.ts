@@ -7,18 +7,28 @@
  * How the node does it is node/'s (docs/adr/0029-dev-chain-methods.md: a revert is a rollback of
  * every store, in process).
  */
+import { inField } from '../codecs/call.ts';
 import { CodecError } from '../codecs/errors.ts';
 import { jsonKind, quantity } from '../codecs/hex.ts';
 import { optional, type ParamCodec } from '../codecs/params.ts';
 import { method, type MethodTable } from '../server/dispatcher.ts';
-import { InvalidParamsError } from '../server/errors.ts';
-import type { DevNode } from './backend.ts';
+import type { DevForkRequest, DevNode } from './backend.ts';
 import { uint } from './params.ts';
 
 /** What `hardhat_reset` / `anvil_reset` are asked: `[{}]`, `[]` or `[{ forking: {...} }]`. */
 export interface ResetRequest {
-  /** Hardhat's `forking` object ({ jsonRpcUrl, blockNumber }; anvil's alike): not served yet. */
-  forking?: unknown;
+  /** Hardhat's `forking` object `{ jsonRpcUrl, blockNumber? }` (anvil's alike). */
+  forking?: DevForkRequest;
+}
+
+function forkingOf(v: unknown): DevForkRequest {
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new CodecError('forking: an object { jsonRpcUrl, blockNumber? } is expected');
+  const { jsonRpcUrl, blockNumber } = v as { jsonRpcUrl?: unknown; blockNumber?: unknown };
+  if (typeof jsonRpcUrl !== 'string' || !/^https?:\/\//.test(jsonRpcUrl))
+    throw new CodecError('forking.jsonRpcUrl: an http(s) URL is expected');
+  if (blockNumber === undefined || blockNumber === null) return { url: jsonRpcUrl };
+  return { url: jsonRpcUrl, blockNumber: inField('forking.blockNumber', () => uint.parse(blockNumber)) };
 }
 
 const resetRequest: ParamCodec<ResetRequest | undefined> = optional({
@@ -27,7 +37,7 @@ const resetRequest: ParamCodec<ResetRequest | undefined> = optional({
     if (typeof v !== 'object' || Array.isArray(v))
       throw new CodecError(`json: cannot unmarshal ${jsonKind(v)} into the reset options object`);
     const { forking } = v as { forking?: unknown };
-    return forking === undefined || forking === null ? {} : { forking };
+    return forking === undefined || forking === null ? {} : { forking: forkingOf(forking) };
   },
 });
 
@@ -35,14 +45,7 @@ export function snapshotMethods(dev: DevNode): MethodTable {
   const { snapshots } = dev;
   const take = method([], async () => quantity(await snapshots.take()));
   const revert = method([uint], (id) => snapshots.revert(id));
-  const reset = async (request: ResetRequest | undefined) => {
-    // the place where a reset onto a fork will start: until then it is refused, changing nothing
-    if (request?.forking !== undefined)
-      throw new InvalidParamsError(
-        "forking is not supported by hardhat_reset / anvil_reset yet: only a reset to this chain's genesis ([] or [{}])",
-      );
-    await snapshots.reset();
-  };
+  const reset = (request: ResetRequest | undefined) => snapshots.reset(request?.forking);
   return {
     evm_snapshot: take,
     anvil_snapshot: take,
