@@ -31,6 +31,9 @@
  *   node's process tree per request (what a request costs, which other load disturbs far less).
  *   eth_getLogs covers the 100 blocks up to the one that mined the last burst transfer.
  * - wrk (-t1 -c8) on eth_blockNumber, eth_getBalance and eth_getBlockByNumber when wrk is installed.
+ * - snapshot_revert, snapshot_revert_1block: evm_snapshot + evm_revert round trips (as loadFixture
+ *   makes them), with nothing or one block (evm_mine, not timed) between: round trips/s of the median
+ *   (PEERS_SNAPSHOT_ROUNDS, 200 by default), after the reads.
  * - hardhat_mine: one request for 10,000 empty blocks (PEERS_MINE_BLOCKS; anvil_mine on anvil),
  *   timed until it is answered and the head has moved that far: blocks/s and CPU µs per block. It
  *   runs after the reads, which it would otherwise move off the burst's last block; a node that does
@@ -361,6 +364,69 @@ async function mineFigure(prepared: Prepared): Promise<void> {
   }
 }
 
+/** Round trips of each snapshot figure (PEERS_SNAPSHOT_ROUNDS). */
+const SNAPSHOT_ROUNDS = Number(process.env.PEERS_SNAPSHOT_ROUNDS ?? 200);
+
+/**
+ * evm_snapshot then evm_revert, one after the other on one connection, as Hardhat's loadFixture pays
+ * them before each test: with nothing between them (snapshot_revert), and with one block mined
+ * between them, not timed (snapshot_revert_1block: the revert then undoes a block). Round trips per
+ * second of the median, p99 and CPU µs per round trip as labels.
+ */
+async function snapshotFigures(prepared: Prepared): Promise<void> {
+  const { peer, results } = prepared;
+  const conn = await RawConnection.open(peer.url);
+  const ask = async (m: string, params: unknown[] = []) =>
+    JSON.parse((await conn.send(rawRequest(peer.url, rpcBody(m, params)))).toString('utf8'));
+  try {
+    for (const [figure, between] of [
+      ['snapshot_revert', undefined],
+      ['snapshot_revert_1block', 'evm_mine'],
+    ] as const) {
+      const latencies: number[] = [];
+      let cpuMs = 0;
+      for (let i = 0; i < SNAPSHOT_ROUNDS; i++) {
+        const cpu0 = treeCpuMs(peer.child.pid!);
+        const t0 = performance.now();
+        const id = await ask('evm_snapshot');
+        if (id.error) {
+          report(BENCH, figure, 0, 'skipped', {
+            node: peer.name,
+            skipped: `evm_snapshot: ${id.error.message}`,
+          });
+          return;
+        }
+        let took = performance.now() - t0;
+        cpuMs += treeCpuMs(peer.child.pid!) - cpu0;
+        // the block between is neither timed nor counted: only the two calls are
+        if (between) await ask(between);
+        const cpu1 = treeCpuMs(peer.child.pid!);
+        const t1 = performance.now();
+        const reverted = await ask('evm_revert', [id.result]);
+        took += performance.now() - t1;
+        cpuMs += treeCpuMs(peer.child.pid!) - cpu1;
+        if (reverted.result !== true)
+          throw new Error(`${peer.name}: evm_revert answered ${JSON.stringify(reverted)}`);
+        latencies.push(took);
+      }
+      latencies.sort((a, b) => a - b);
+      const median = percentile(latencies, 50);
+      const cpuUs = (cpuMs * 1000) / SNAPSHOT_ROUNDS;
+      results.set(figure, { value: 1000 / median, unit: 'round trips/s', cpuUs, labels: {} });
+      report(BENCH, figure, 1000 / median, 'round trips/s', {
+        node: peer.name,
+        median_ms: Math.round(median * 1000) / 1000,
+        p99_ms: Math.round(percentile(latencies, 99) * 1000) / 1000,
+        cpu_us_per_round_trip: Math.round(cpuUs),
+        rounds: SNAPSHOT_ROUNDS,
+        load_avg: loadavg()[0],
+      });
+    }
+  } finally {
+    conn.close();
+  }
+}
+
 async function reads(
   { peer, tokenAddress, results, lastBurstHeight }: Prepared,
   holders: number,
@@ -564,6 +630,7 @@ try {
     try {
       if (onlyWorkloads?.includes('sequential') ?? true) await sequential(n);
       await reads(n, Math.ceil(TXS / SENDERS) * SENDERS, scratch);
+      if (onlyWorkloads?.includes('snapshot_revert') ?? true) await snapshotFigures(n);
       if (onlyWorkloads?.includes('hardhat_mine') ?? true) await mineFigure(n);
       all.set(n.peer.name, n.results);
     } finally {

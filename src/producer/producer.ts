@@ -274,24 +274,9 @@ export class BlockProducer {
    * after the one before (the clock's own rule when not given). Waits for a block in progress first.
    */
   async mine(count: number, intervalS?: number): Promise<void> {
-    if (!this.running) throw new Error('the block producer is stopped');
-    this.timer?.cancel();
-    this.timer = undefined;
-    while (this.ticking) await this.inFlight;
-    this.ticking = true;
-    const run = (async () => {
+    await this.holding(async () => {
       for (let i = 0; i < count; i++) await this.produce(i === 0 ? undefined : intervalS);
-    })();
-    this.inFlight = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    try {
-      await run;
-    } finally {
-      this.ticking = false;
-      if (this.running) this.scheduleNext();
-    }
+    });
   }
 
   /**
@@ -300,23 +285,8 @@ export class BlockProducer {
    * takes the least time after its parent and leaves the clock as it was (a time fixed for the next
    * block stays for the next block of transactions), so a state edit does not move `block.timestamp`.
    */
-  async commitRecord(record: BlockTx): Promise<Block> {
-    if (!this.running) throw new Error('the block producer is stopped');
-    this.timer?.cancel();
-    this.timer = undefined;
-    while (this.ticking) await this.inFlight;
-    this.ticking = true;
-    const run = this.produce(undefined, record);
-    this.inFlight = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    try {
-      return await run;
-    } finally {
-      this.ticking = false;
-      if (this.running) this.scheduleNext();
-    }
+  commitRecord(record: BlockTx): Promise<Block> {
+    return this.holding(() => this.produce(undefined, record));
   }
 
   /**
@@ -328,30 +298,38 @@ export class BlockProducer {
    * dev chain nobody else holds a vote of them.
    */
   async rewind(height: number, rewind: () => Promise<void>): Promise<void> {
-    if (!this.running) throw new Error('the block producer is stopped');
-    this.timer?.cancel();
-    this.timer = undefined;
-    while (this.ticking) await this.inFlight;
-    this.ticking = true;
-    const run = (async () => {
+    await this.holding(async () => {
       const moved = this.o.chain.latestHeight !== height;
       await rewind();
+      this.lastBlockAt = Date.now();
       // a revert to the head itself (no block in between) leaves the producer as it is
       if (!moved) return;
       this.last = undefined;
       this.nextResultsHash = undefined;
       await this.o.signer.reset({ height, round: 0, step: 0 });
-    })();
+    });
+  }
+
+  /**
+   * Runs `work` as the one thing the producer does (a block in progress first ends, none starts
+   * until `work` does), then schedules blocks again as the mining mode says; back at height 0 block 1
+   * comes at once, as at start, whatever the mining mode.
+   */
+  private async holding<T>(work: () => Promise<T>): Promise<T> {
+    if (!this.running) throw new Error('the block producer is stopped');
+    this.timer?.cancel();
+    this.timer = undefined;
+    while (this.ticking) await this.inFlight;
+    this.ticking = true;
+    const run = work();
     this.inFlight = run.then(
       () => undefined,
       () => undefined,
     );
     try {
-      await run;
+      return await run;
     } finally {
       this.ticking = false;
-      this.lastBlockAt = Date.now();
-      // back at height 0, block 1 comes as at start, whatever the mining mode
       if (this.running && this.o.initialBlock && this.o.chain.latestHeight === 0) this.schedule(0);
       else if (this.running) this.scheduleNext();
     }
