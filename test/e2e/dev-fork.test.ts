@@ -1,6 +1,7 @@
 /**
- * `chaind dev --fork-url` against a real remote: a second `chaind dev` started here, given a contract,
- * a funded address and an account whose key the test holds, then forked at a fixed block. The fork
+ * `chaind dev --fork-url` against real remotes: an RPC node of a chaind network (CometBFT), whose
+ * ERC20 a fork reads and moves; and a second `chaind dev`, given a contract, a funded address and an
+ * account whose key the test holds, then forked at a fixed block (and re-forked by a reset). The fork
  * reads the remote's balances, nonces, code and storage at that block; its own transactions change
  * only its own state (a slot set to zero and a balance spent entirely read zero, not the remote's
  * value); and a kept forked home replays its blocks to the same app hashes from the cached values
@@ -13,6 +14,7 @@ import { test } from 'node:test';
 import { Wallet } from 'ethers';
 import { tempHome } from '../helpers/chaind.ts';
 import { startDev } from '../helpers/dev-banner.ts';
+import { cometbftOrSkip, deployTestToken, FAST_NETWORK_FLAGS, TestNetwork } from '../helpers/network.ts';
 import { result, rpc } from '../helpers/json-rpc.ts';
 
 /**
@@ -186,4 +188,45 @@ test('hardhat_reset / anvil_reset with forking parameters fork another block of 
   assert.ok(unreachable.error, 'a remote that does not answer is an error');
   assert.match(unreachable.error.message, /127\.0\.0\.1:1/);
   assert.equal(await result(f, 'eth_call', [{ to: contract }, 'latest']), word(0x2an));
+});
+
+test('a dev chain forks a chaind network node: an ERC20 deployed on the network is read and moved on the fork only', async (t) => {
+  if (!cometbftOrSkip(t)) return;
+  const net = await TestNetwork.create(t, { validators: 1, rpcNodes: 1 });
+  const [validator, rpcNode] = net.names;
+  net.startAll(FAST_NETWORK_FLAGS);
+  await net.waitHeight(validator, 2);
+  await net.waitHeight(rpcNode, 2);
+  const remote = net.evmUrl(rpcNode);
+  const supply = 10n ** 24n;
+  const { provider, owner, address } = await deployTestToken(remote, 'Forked', 'FRK', supply);
+  t.after(() => provider.destroy());
+  const holder = owner.address.toLowerCase();
+  const balanceOf = (who: string) => '0x70a08231' + who.slice(2).padStart(64, '0');
+
+  const forked = await startDev(t, ['--fork-url', remote]);
+  const f = forked.banner.evmUrl;
+  assert.equal(await result(f, 'eth_chainId'), await result(remote, 'eth_chainId'));
+  assert.equal(
+    await result(f, 'eth_getCode', [address, 'latest']),
+    await result(remote, 'eth_getCode', [address, 'latest']),
+  );
+  assert.equal(
+    BigInt(await result(f, 'eth_call', [{ to: address, data: balanceOf(holder) }, 'latest'])),
+    supply,
+  );
+
+  // transfer(to, 5) from the deployer, a dev account here too: the fork's balances move, the network's do not
+  const to = '0x' + '77'.repeat(20);
+  const transfer = '0xa9059cbb' + to.slice(2).padStart(64, '0') + 5n.toString(16).padStart(64, '0');
+  await mined(f, await result(f, 'eth_sendTransaction', [{ from: holder, to: address, data: transfer }]));
+  assert.equal(BigInt(await result(f, 'eth_call', [{ to: address, data: balanceOf(to) }, 'latest'])), 5n);
+  assert.equal(
+    BigInt(await result(f, 'eth_call', [{ to: address, data: balanceOf(holder) }, 'latest'])),
+    supply - 5n,
+  );
+  assert.equal(
+    BigInt(await result(remote, 'eth_call', [{ to: address, data: balanceOf(to) }, 'latest'])),
+    0n,
+  );
 });
