@@ -158,7 +158,8 @@ export class EvmRpc {
     // a dev chain's own answers (eth_accounts, web3_clientVersion) take the place of the eth_ ones
     const served = m.dev ? { ...methods, ...devMethods(m.dev, this.backend, simulation) } : methods;
     this.dispatcher = new Dispatcher(served, {
-      whyNotServed: (name) => whyEvmMethodNotServed(name) ?? (m.dev ? undefined : whyDevMethodNotServed(name)),
+      whyNotServed: (name) =>
+        whyEvmMethodNotServed(name) ?? (m.dev ? undefined : whyDevMethodNotServed(name)),
       denyList: evm.denyList,
       maxResponseBytes: evm.maxResponseBytes,
       concurrency: [

@@ -175,5 +175,9 @@ export function formatBlock(b: BlockView, fullTxs: boolean): Record<string, unkn
       : b.txs.map((t) => hash32(t.receipt.txHash)),
     uncles: [],
   };
-  return Object.fromEntries(Object.keys(block).sort().map((k) => [k, block[k]]));
+  return Object.fromEntries(
+    Object.keys(block)
+      .sort()
+      .map((k) => [k, block[k]]),
+  );
 }

@@ -135,7 +135,10 @@ export class InclusionWaits {
 }
 
 const stopping = () =>
-  new RpcError('RPC_STOPPING', 'the node is stopping: the transaction may still be included; poll its receipt');
+  new RpcError(
+    'RPC_STOPPING',
+    'the node is stopping: the transaction may still be included; poll its receipt',
+  );
 
 export function sendSyncMethods(
   pool: TxPool,

@@ -46,19 +46,19 @@ export function txMethods(
     return tx && ctx ? formatMinedTx(tx, ctx) : null;
   };
   const receipt = (hash: Uint8Array): RawJson | null => {
-      const loc = located(hash);
-      if (!loc) return null;
-      const key = `${loc.height}:${loc.evmIndex}`;
-      let formatted = receipts.get(key);
-      if (!formatted) {
-        const receipt = chain.receipt(loc.height, loc.evmIndex);
-        const ctx = chain.blockContext(loc.height);
-        if (!receipt || !ctx) return null;
-        formatted = new RawJson(JSON.stringify(formatReceipt(receipt, ctx)));
-        receipts.set(key, formatted);
-      }
-      return formatted;
-    };
+    const loc = located(hash);
+    if (!loc) return null;
+    const key = `${loc.height}:${loc.evmIndex}`;
+    let formatted = receipts.get(key);
+    if (!formatted) {
+      const receipt = chain.receipt(loc.height, loc.evmIndex);
+      const ctx = chain.blockContext(loc.height);
+      if (!receipt || !ctx) return null;
+      formatted = new RawJson(JSON.stringify(formatReceipt(receipt, ctx)));
+      receipts.set(key, formatted);
+    }
+    return formatted;
+  };
   return {
     eth_sendRawTransaction: method([p.data], async (raw) => hash32(await pool.submit(raw))),
     eth_getTransactionByHash: method([p.hash], (hash) => {
