@@ -10,7 +10,7 @@
  * the wait is not missed; and a stopping node ends every wait at once rather than holding its
  * connections until their timeouts.
  */
-import { hash32 } from '../codecs/hex.ts';
+import { hash32, parseSmallQuantity } from '../codecs/hex.ts';
 import { CodecError } from '../codecs/errors.ts';
 import type { ParamCodec } from '../codecs/params.ts';
 import { p } from '../codecs/params.ts';
@@ -23,13 +23,15 @@ export const TX_SYNC_DEFAULT_TIMEOUT_MS = 20_000;
 export const TX_SYNC_MAX_TIMEOUT_MS = 60_000;
 
 /**
- * The timeout in milliseconds, a JSON number as geth decodes its `*uint64` (a hex string is refused
- * there too); 0 or absent: the default.
+ * The timeout in milliseconds: a JSON number, as EIP-7966 specifies and later geth decodes it, or a
+ * hex quantity, as geth 1.16 decoded it (hexutil.Uint64) and clients of that time (ethclient, viem)
+ * send it; 0 or absent: the default.
  */
 const timeoutMs: ParamCodec<number | undefined> = {
   optional: true,
   parse(v) {
     if (v === undefined || v === null) return undefined;
+    if (typeof v === 'string') return parseSmallQuantity(v);
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
       throw new CodecError('timeout must be a non-negative integer number of milliseconds');
     return v;

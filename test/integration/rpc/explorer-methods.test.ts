@@ -43,8 +43,13 @@ test('eth_sendRawTransactionSync, headers, eth_getAccount, raw tx and receipts',
     const plain = await error(url, 'eth_sendRawTransaction', [raw0]);
     assert.deepEqual(await error(url, 'eth_sendRawTransactionSync', [raw0, 1000]), plain);
     assert.match(plain.message, /nonce too low/);
-    const bad = await error(url, 'eth_sendRawTransactionSync', [raw0, '0x64']);
-    assert.equal(bad.code, -32602);
+    // the timeout as a number (EIP-7966) or a hex quantity (geth 1.16, viem): both decode
+    assert.deepEqual(await error(url, 'eth_sendRawTransactionSync', [raw0, '0x64']), plain);
+    for (const bad of ['soon', '64', -1, 1.5, true]) {
+      const e = await error(url, 'eth_sendRawTransactionSync', [raw0, bad]);
+      assert.equal(e.code, -32602, JSON.stringify(bad));
+      assert.match(e.message, /^invalid argument 1: /);
+    }
   });
 
   const deploy = await call(
