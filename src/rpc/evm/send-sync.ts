@@ -96,6 +96,7 @@ export class InclusionWaits {
       stop: release,
       until: (ms) =>
         new Promise<T | undefined>((resolve, reject) => {
+          // covers a block committed between the submission and this call
           const found = find();
           if (found !== undefined) return resolve(found);
           if (this.closed) return reject(stopping());
@@ -122,8 +123,6 @@ export class InclusionWaits {
             }
             if (value !== undefined) settle(() => resolve(value));
           };
-          // a block committed between the submission and this call
-          wake();
         }),
     };
   }
