@@ -190,3 +190,17 @@ test('rpc_modules follows the legacy gate and the deny list', async (t) => {
   assert.equal(none.chain2, undefined);
   assert.equal(none.txpool, '1.0');
 });
+
+test('with RPC reader threads the calls they forward answer as the main thread: sync send, rpc_modules', async (t) => {
+  const { node, url } = await rpcNode(t, { 'evm.http_reader_threads': '2' });
+  assert.ok(node.modules.rpcReaders, 'the reader threads are running');
+  const raw = await sign(0);
+  // several connections, so the threads sharing the port take some of them
+  const answers = await Promise.all([
+    result(url, 'eth_sendRawTransactionSync', [raw, 10_000]),
+    ...Array.from({ length: 4 }, () => result(url, 'rpc_modules')),
+  ]);
+  assert.equal(answers[0].transactionHash, keccak256(raw));
+  for (const modules of answers.slice(1)) assert.equal(modules.eth, '1.0');
+  assert.equal(answers[1].chain, '1.0', 'the HTTP dispatcher, legacy gate included');
+});
