@@ -76,11 +76,12 @@ export function txMethods(
       txAt({ kind: 'hash', hash, requireCanonical: false }, index),
     ),
     eth_getTransactionReceipt: method([p.hash], receipt),
-    // a mined tx, else one in the pool, as geth looks it up
+    // a mined tx, else one in the pool, as geth looks it up; an unknown hash is "0x", geth's empty
+    // bytes (its answer is a byte string, never null)
     debug_getRawTransaction: method([p.hash], (hash) => {
       const loc = located(hash);
       const raw = loc ? chain.minedTx(loc.height, loc.evmIndex)?.raw : pool.get(hash)?.raw;
-      return raw ? data(raw) : null;
+      return data(raw ?? new Uint8Array(0));
     }),
     ...(waits ? sendSyncMethods(pool, waits, receipt) : {}),
   };
