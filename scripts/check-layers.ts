@@ -171,13 +171,14 @@ export const LAYERS: Layer[][] = [
     {
       folder: 'rpc/server',
       owns: "the node:http JSON-RPC transport (envelope, batches, limits, CORS, gzip, deny list; plain keep-alive POSTs answered on a fast path from the socket's bytes with each turn's answers written together, every other request by node:http) and the WebSocket transport (same dispatcher, per-connection methods, geth's `eth_subscription` envelope, a notification never overtakes its answer, slow clients dropped), the one dispatcher that decodes params before any handler runs, the one ChainError → JSON-RPC code table, per-method RPC metrics (recorded only in the dispatcher), what an RPC reader thread answers itself and what it forwards (`reader-payloads.ts`), a connection cap that threads sharing a port count together",
-      mustNot: 'know any method',
+      mustNot:
+        "know any method but `rpc_modules`, which the dispatcher answers from its own table, as geth's server does",
     },
   ],
   [
     {
       folder: 'rpc/evm',
-      owns: 'eth_/net_/web3_ method tables over the narrow `ChainReader`/`TxPool` interfaces of `backend.ts`; which heights may be served is decided once, in `resolve.ts`; polling filters tracked by height (`filters*.ts`) and subscriptions (`subscriptions.ts`: each committed height reported once, in order); debug_trace* (`debug.ts`: geth TraceConfig codec, and every trace limit — timeout cap, concurrency, lookback — in `Tracing`, which the legacy chain_trace* methods reuse)',
+      owns: 'eth_/net_/web3_ method tables over the narrow `ChainReader`/`TxPool` interfaces of `backend.ts`; which heights may be served is decided once, in `resolve.ts`; polling filters tracked by height (`filters*.ts`) and subscriptions (`subscriptions.ts`: each committed height reported once, in order); debug_trace* (`debug.ts`: geth TraceConfig codec, and every trace limit — timeout cap, concurrency, lookback — in `Tracing`, which the legacy chain_trace* methods reuse); eth_sendRawTransactionSync waits for the committed block holding a tx, each ended by that block, its timeout or the node stopping (`send-sync.ts`)',
       mustNot: 'import storage/ (node/adapters/evm-*.ts implement its interfaces)',
     },
     {

@@ -70,6 +70,7 @@ export async function openEvmListeners(
       return { rpc, ...(await openHttp(o, rpc, m.chain, m.forked === true)) };
     },
     async (built) => {
+      built?.rpc.endWaits();
       await built?.readers?.stop();
       await built?.http?.stop();
       built?.rpc.close();

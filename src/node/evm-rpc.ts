@@ -18,9 +18,11 @@ import {
   evmMethods,
   type FilterOptions,
   FilterStore,
+  InclusionWaits,
   SubscriptionHub,
   subscriptionMethods,
   Tracing,
+  whyEvmMethodNotServed,
 } from '../rpc/evm/index.ts';
 import { devMethods, type DevNode, whyDevMethodNotServed } from '../rpc/dev/index.ts';
 import type { LegacyBackend } from '../rpc/legacy/index.ts';
@@ -77,6 +79,8 @@ const HEAVY_CALLS_WAITING = 16;
 
 export class EvmRpc {
   readonly filters: FilterStore;
+  /** eth_sendRawTransactionSync's waits for committed blocks. */
+  readonly waits: InclusionWaits;
   readonly dispatcher: Dispatcher;
   /** debug_trace* and chain_trace* with the `[evm]` trace limits. */
   readonly tracing: Tracing;
@@ -102,6 +106,7 @@ export class EvmRpc {
       maxPendingHashes: evm.maxPendingFilterHashes,
       maxCriteria: evm.maxLogCriteria,
     };
+    this.waits = new InclusionWaits(this.events);
     this.filters = new FilterStore(this.events, { timeoutMs: evm.filterTimeout, ...filterLimits });
     const reader = new NodeChainReader({
       chain,
@@ -148,11 +153,13 @@ export class EvmRpc {
       simulation,
       proofs: new NodeProofs(m.sc),
       tracing,
+      waits: this.waits,
     });
     // a dev chain's own answers (eth_accounts, web3_clientVersion) take the place of the eth_ ones
     const served = m.dev ? { ...methods, ...devMethods(m.dev, this.backend, simulation) } : methods;
     this.dispatcher = new Dispatcher(served, {
-      whyNotServed: m.dev ? undefined : whyDevMethodNotServed,
+      whyNotServed: (name) =>
+        whyEvmMethodNotServed(name) ?? (m.dev ? undefined : whyDevMethodNotServed(name)),
       denyList: evm.denyList,
       maxResponseBytes: evm.maxResponseBytes,
       concurrency: [
@@ -258,7 +265,13 @@ export class EvmRpc {
     });
   }
 
+  /** Ends the calls waiting for a block (the node is stopping), so none holds its connection open. */
+  endWaits(): void {
+    this.waits.close();
+  }
+
   close(): void {
+    this.waits.close();
     this.hub?.close();
     this.filters.close();
     this.synthetic.close();

@@ -129,6 +129,8 @@ export type NamedErrorCode =
   | 'TRACE_BUSY'
   | 'TRACE_LOOKBACK'
   | 'TRACE_TX_NOT_FOUND'
+  | 'RPC_TX_SYNC_TIMEOUT'
+  | 'RPC_STOPPING'
   // rpc (dev chain)
   | 'DEV_UNKNOWN_ACCOUNT'
   | 'BAD_DEV_RECORD'

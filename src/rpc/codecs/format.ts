@@ -136,7 +136,11 @@ export function encodeReceipt(r: ReceiptView): Uint8Array {
   return r.type === 0 ? body : concatBytes(Uint8Array.of(r.type), body);
 }
 
-export function formatBlock(b: BlockView, fullTxs: boolean): Record<string, unknown> {
+/**
+ * geth's header object (RPCMarshalHeader): the block object without its transactions, uncles and
+ * size, keys in the order geth writes them (its maps are sorted when encoded).
+ */
+export function formatHeader(b: BlockView): Record<string, unknown> {
   const gasUsed = b.txs.length > 0 ? b.txs[b.txs.length - 1].receipt.cumulativeGasUsed : 0n;
   const empty = b.txs.length === 0;
   return {
@@ -156,13 +160,24 @@ export function formatBlock(b: BlockView, fullTxs: boolean): Record<string, unkn
       empty ? EMPTY_TRIE_ROOT : orderedTrieRoot(b.txs.map((t) => encodeReceipt(t.receipt))),
     ),
     sha3Uncles: EMPTY_UNCLES_HASH,
-    size: quantity(b.size),
     stateRoot: hash32(b.stateRoot),
     timestamp: quantity(b.timestamp),
+    transactionsRoot: hash32(empty ? EMPTY_TRIE_ROOT : orderedTrieRoot(b.txs.map((t) => t.raw))),
+  };
+}
+
+export function formatBlock(b: BlockView, fullTxs: boolean): Record<string, unknown> {
+  const block: Record<string, unknown> = {
+    ...formatHeader(b),
+    size: quantity(b.size),
     transactions: fullTxs
       ? b.txs.map((t) => formatMinedTx(t, b))
       : b.txs.map((t) => hash32(t.receipt.txHash)),
-    transactionsRoot: hash32(empty ? EMPTY_TRIE_ROOT : orderedTrieRoot(b.txs.map((t) => t.raw))),
     uncles: [],
   };
+  return Object.fromEntries(
+    Object.keys(block)
+      .sort()
+      .map((k) => [k, block[k]]),
+  );
 }

@@ -12,6 +12,7 @@ import { proofMethods, type ProofReader } from './proof.ts';
 import { Resolver } from './resolve.ts';
 import { simulateMethods, type SimulationBackend } from './simulate.ts';
 import { stateMethods } from './state.ts';
+import type { InclusionWaits } from './send-sync.ts';
 import { txMethods } from './txs.ts';
 import { txpoolMethods } from './txpool.ts';
 
@@ -28,6 +29,7 @@ export type {
 
 export { FilterStore, DEFAULT_MAX_FILTERS, type ChainEvents, type FilterOptions } from './filters-store.ts';
 export { SubscriptionHub, subscriptionMethods } from './subscriptions.ts';
+export { InclusionWaits } from './send-sync.ts';
 
 /** `filters`: the node's installed filters; without it the filter methods are not served. */
 export type { ProofReader } from './proof.ts';
@@ -41,7 +43,10 @@ export {
   Tracing,
 } from './debug.ts';
 
-/** `simulation`/`proofs`/`tracing`: eth_call & co., eth_getProof and debug_trace*, served when given. */
+/**
+ * `simulation`/`proofs`/`tracing`/`waits`: eth_call & co., eth_getProof, debug_trace* and
+ * eth_sendRawTransactionSync, served when given.
+ */
 export function evmMethods(
   backend: EvmBackend,
   live: {
@@ -49,6 +54,7 @@ export function evmMethods(
     simulation?: SimulationBackend;
     proofs?: ProofReader;
     tracing?: Tracing;
+    waits?: InclusionWaits;
   } = {},
 ): MethodTable {
   const resolve = new Resolver(backend.chain);
@@ -57,7 +63,7 @@ export function evmMethods(
     ...chainInfoMethods(backend, resolve),
     ...stateMethods(backend, resolve),
     ...blockMethods(backend, resolve),
-    ...txMethods(backend, resolve),
+    ...txMethods(backend, resolve, live.waits),
     ...txpoolMethods(backend),
     ...logMethods(backend, resolve),
     ...feeMethods(backend, resolve),
@@ -65,4 +71,24 @@ export function evmMethods(
     ...(live.proofs ? proofMethods(live.proofs, resolve) : {}),
     ...(live.tracing ? debugMethods(live.tracing, resolve, backend.chain) : {}),
   };
+}
+
+/**
+ * Geth methods this node could name but does not serve because any answer would be false: the RLP
+ * of a block or header hashes (keccak-256) to the block hash on Ethereum, while this chain's block
+ * hash is CometBFT's header hash, so no RLP encoding matches the hash every other method answers.
+ */
+const UNTRUTHFUL: Readonly<Record<string, string>> = {
+  debug_getRawBlock: 'an RLP block',
+  debug_getRawHeader: 'an RLP header',
+};
+
+/** Why one of the names above is not served (-32601's message); undefined for any other name. */
+export function whyEvmMethodNotServed(name: string): string | undefined {
+  const what = UNTRUTHFUL[name];
+  return what
+    ? `the method ${name} is not available: this chain's block hash is CometBFT's header hash, not ` +
+        `the keccak-256 of an RLP-encoded Ethereum header, so ${what} would not match the block hash ` +
+        'the node serves; use eth_getBlockByNumber / eth_getHeaderByNumber'
+    : undefined;
 }

@@ -1,5 +1,6 @@
 /** Account state at a block or `pending`: balance, nonce, code, storage (history from the State Store). */
-import { data, quantity } from '../codecs/hex.ts';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { data, hash32, quantity } from '../codecs/hex.ts';
 import { p } from '../codecs/params.ts';
 import { method, type MethodTable } from '../server/dispatcher.ts';
 import type { EvmBackend } from './backend.ts';
@@ -22,5 +23,17 @@ export function stateMethods({ chain, pool }: EvmBackend, resolve: Resolver): Me
     eth_getStorageAt: method([p.address, p.storageKey, p.blockRef], async (addr, slot, ref) =>
       data(await chain.stateAt(resolve.statePoint(ref)).storage(addr, slot)),
     ),
+    // geth's {balance, nonce, codeHash, storageRoot} without storageRoot: the chain commits its state
+    // with IAVL and flatkv, with no storage trie per account, so any root answered would be made up
+    // (eth_getProof leaves out the Merkle-Patricia fields for the same reason).
+    eth_getAccount: method([p.address, p.blockRef], async (addr, ref) => {
+      const state = chain.stateAt(resolve.statePoint(ref));
+      const [balance, nonce, code] = await Promise.all([
+        state.balance(addr),
+        state.nonce(addr),
+        state.code(addr),
+      ]);
+      return { balance: quantity(balance), nonce: quantity(nonce), codeHash: hash32(keccak_256(code)) };
+    }),
   };
 }

@@ -125,6 +125,13 @@ export class Dispatcher {
     limited?: Map<string, { sem: Semaphore; key: string }>,
   ) {
     this.methods = new Map(Object.entries(methods));
+    // geth's server answers rpc_modules itself, from the services it holds; so does this one, from
+    // its own table, so the answer cannot drift from what is served (every dispatcher `extend` makes
+    // answers for its own table and gate)
+    this.methods.set(
+      'rpc_modules',
+      method([], () => this.modules()),
+    );
     this.denied = new Set(options.denyList ?? []);
     this.onInternalError = options.onInternalError ?? (() => {});
     this.options = options;
@@ -155,6 +162,21 @@ export class Dispatcher {
   /** Names of the methods served (deny-listed ones excluded). */
   get methodNames(): string[] {
     return [...this.methods.keys()].filter((m) => !this.denied.has(m)).sort();
+  }
+
+  /**
+   * geth's `rpc_modules`: each namespace (the part of a name before its first `_`) with a method this
+   * dispatcher would run, at geth's version string "1.0"; names deny-listed or refused by the gate
+   * do not count.
+   */
+  modules(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const name of this.methodNames) {
+      if (this.gate?.covers(name) && this.gate.refusal(name)) continue;
+      const cut = name.indexOf('_');
+      if (cut > 0) out[name.slice(0, cut)] = '1.0';
+    }
+    return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
   }
 
   /** Decodes `params` and runs the method; throws ChainErrors the caller maps. */

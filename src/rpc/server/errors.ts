@@ -131,6 +131,9 @@ export const JSONRPC_CODES = Object.freeze({
   TRACE_BUSY: SERVER_ERROR,
   TRACE_LOOKBACK: SERVER_ERROR,
   TRACE_TX_NOT_FOUND: SERVER_ERROR,
+  // EIP-7966's code for eth_sendRawTransactionSync's timeout (geth answers the same)
+  RPC_TX_SYNC_TIMEOUT: 4,
+  RPC_STOPPING: SERVER_ERROR,
   // rpc (dev chain)
   DEV_UNKNOWN_ACCOUNT: SERVER_ERROR,
   BAD_DEV_RECORD: SERVER_ERROR,

@@ -152,6 +152,8 @@ test('every served method’s results validate against the execution-apis schema
       await call('eth_getBlockByHash', r.blockHash, true);
       await call('eth_getBlockByNumber', r.blockNumber, false);
       await call('eth_getBlockReceipts', r.blockNumber);
+      await call('debug_getRawReceipts', r.blockNumber);
+      await call('debug_getRawTransaction', r.transactionHash);
       await call('eth_getBlockTransactionCountByHash', r.blockHash);
       await call('eth_getBlockTransactionCountByNumber', r.blockNumber);
       await call('eth_getTransactionByBlockHashAndIndex', r.blockHash, r.transactionIndex);
@@ -163,6 +165,10 @@ test('every served method’s results validate against the execution-apis schema
     await call('eth_getBlockByNumber', '0xffffff', false);
     await call('eth_getTransactionByHash', '0x' + '11'.repeat(32));
     await call('eth_getTransactionReceipt', '0x' + '11'.repeat(32));
+    await call('debug_getRawTransaction', '0x' + '11'.repeat(32));
+    // not served, with the reason (no RLP block or header matches a CometBFT block hash)
+    await call('debug_getRawBlock', 'latest');
+    await call('debug_getRawHeader', 'latest');
   });
 
   await t.test('state, chain information, logs, filters', async () => {
@@ -220,6 +226,8 @@ test('every served method’s results validate against the execution-apis schema
       'eth_getBlockReceipts',
       'eth_getTransactionReceipt',
       'eth_sendRawTransaction',
+      'debug_getRawReceipts',
+      'debug_getRawTransaction',
     ])
       assert.ok(validated.has(m), m);
   });

@@ -83,7 +83,7 @@ test('an unexpected failure is reported with the method name and answered -32603
   });
   assert.equal(reported[0][1], 'broken');
   assert.equal((reported[0][0] as Error).message, 'boom');
-  assert.deepEqual(d.methodNames, ['broken']);
+  assert.deepEqual(d.methodNames, ['broken', 'rpc_modules']);
 });
 
 test('a batch stops at max_response_bytes: the answer that passes it and the later requests get -32003, unrun', async () => {
