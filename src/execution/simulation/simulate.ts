@@ -22,7 +22,7 @@ import { runTx, type VM } from '@ethereumjs/vm';
 import { toChecksumAddress } from '../../crypto/accounts.ts';
 import { toHex } from '../../primitives/bytes.ts';
 import { ChainError, errorMessage } from '../../util/errors.ts';
-import type { BlockEnv } from '../block-executor.ts';
+import type { BlockEnv, EthLog } from '../block-executor.ts';
 import { sharedCommon } from './common.ts';
 import { Deadline } from './deadline.ts';
 import { JS_HALT_MESSAGES, type NativeSimulator, packBlock } from './native-binding.ts';
@@ -35,6 +35,7 @@ import {
 } from './state.ts';
 import { attachTracer, txStartOf } from '../tracing/bridge.ts';
 import type { TxTracer } from '../tracing/tracer.ts';
+import { TransferLogTracer } from '../tracing/transfer-logs.ts';
 
 export type { AccountOverride, StateSource } from './state.ts';
 export { StateOverrideError, VersionReadCache } from './state.ts';
@@ -98,7 +99,16 @@ export interface SimulationOptions {
 }
 
 /** Why a message could not run at all (geth's "core" errors); -32000 with geth's wording. */
-export type SimulationErrorReason = 'intrinsic_gas' | 'funds' | 'fee' | 'invalid';
+export type SimulationErrorReason =
+  | 'intrinsic_gas'
+  | 'funds'
+  | 'fee'
+  | 'invalid'
+  /** only where the nonce is checked (eth_simulateV1 with validation) */
+  | 'nonce_low'
+  | 'nonce_high'
+  /** a fee cap below the block's base fee (distinct from the other fee errors in eth_simulateV1's codes) */
+  | 'base_fee';
 
 export class SimulationError extends ChainError {
   readonly reason: SimulationErrorReason;
@@ -119,6 +129,9 @@ export type RunResult =
   | { status: 'revert'; returnData: Uint8Array; gasUsed: bigint; accessList?: AccessListItem[] }
   /** An exceptional halt other than REVERT: out of gas, invalid opcode, ... */
   | { status: 'failure'; error: string; gasUsed: bigint; accessList?: AccessListItem[] };
+
+/** eth_simulateV1's result of a message: its logs (none when it failed) and gas before refunds. */
+export type KeptResult = RunResult & { logs: EthLog[]; maxUsedGas: bigint };
 
 const ZERO_ADDRESS = new Uint8Array(20);
 
@@ -144,7 +157,8 @@ export function resolveFees(msg: CallMessage, baseFee: bigint): Fees {
 }
 
 export class Simulation {
-  readonly env: BlockEnv;
+  /** eth_simulateV1 moves it from one simulated block to the next (setBlock) */
+  env: BlockEnv;
   readonly gasCap: bigint;
   private readonly common: Common;
   private readonly vm: VM;
@@ -152,7 +166,7 @@ export class Simulation {
   readonly state: SimulationStateManager;
   private readonly deadline: Deadline;
   /** PREVRANDAO of the block (zero: this chain has no beacon randomness; a dev chain may set one) unless overridden */
-  private readonly prevRandao: Uint8Array;
+  private prevRandao: Uint8Array;
 
   private constructor(
     o: SimulationOptions,
@@ -232,7 +246,7 @@ export class Simulation {
     }
     if (checked && fees.feeCap < this.env.baseFee) {
       throw new SimulationError(
-        'fee',
+        'base_fee',
         `max fee per gas less than block base fee: address ${hexAddr(from)}, maxFeePerGas: ${fees.feeCap}, baseFee: ${this.env.baseFee}`,
       );
     }
@@ -293,6 +307,137 @@ export class Simulation {
       trace?.detach();
       this.state.hideCodeOf(undefined);
       await this.state.revert();
+    }
+  }
+
+  /**
+   * eth_simulateV1: the next simulated block. Fields not given keep their value; the state and
+   * what earlier messages wrote stay.
+   */
+  setBlock(b: BlockOverrides): void {
+    this.env = {
+      ...this.env,
+      height: b.number ?? this.env.height,
+      timestamp: b.time ?? this.env.timestamp,
+      gasLimit: b.gasLimit ?? this.env.gasLimit,
+      baseFee: b.baseFee ?? this.env.baseFee,
+      coinbase: b.coinbase ?? this.env.coinbase,
+    };
+    if (b.prevRandao) this.prevRandao = b.prevRandao;
+  }
+
+  /** eth_simulateV1's per-block state overrides, over what earlier blocks wrote. */
+  applyStateOverrides(overrides: readonly AccountOverride[]): Promise<void> {
+    return this.state.applyOverrides(overrides);
+  }
+
+  /**
+   * eth_simulateV1's run: like run(), but its effects stay for the messages after it, and with
+   * `validation` the message is checked as a transaction would be (its nonce against the sender's,
+   * its fee cap against the base fee even at a zero price), as geth's simulator does. Messages that
+   * cannot run throw SimulationError and change nothing.
+   */
+  async execute(
+    msg: CallMessage,
+    gas: bigint,
+    opts: { validation: boolean; traceTransfers: boolean },
+  ): Promise<KeptResult> {
+    this.deadline.check();
+    const from = msg.from ?? ZERO_ADDRESS;
+    const value = msg.value ?? 0n;
+    const fees = resolveFees(msg, this.env.baseFee);
+    const state = await this.nonceOf(from);
+    const nonce = msg.nonce ?? state;
+    if (opts.validation && nonce < state)
+      throw new SimulationError(
+        'nonce_low',
+        `nonce too low: address ${hexAddr(from)}, tx: ${nonce} state: ${state}`,
+      );
+    if (opts.validation && nonce > state)
+      throw new SimulationError(
+        'nonce_high',
+        `nonce too high: address ${hexAddr(from)}, tx: ${nonce} state: ${state}`,
+      );
+    const checked = opts.validation || fees.feeCap !== 0n || fees.tip !== 0n;
+    if (checked && fees.feeCap < fees.tip) {
+      throw new SimulationError(
+        'fee',
+        `max priority fee per gas higher than max fee per gas: address ${hexAddr(from)}, maxPriorityFeePerGas: ${fees.tip}, maxFeePerGas: ${fees.feeCap}`,
+      );
+    }
+    if (checked && fees.feeCap < this.env.baseFee) {
+      throw new SimulationError(
+        'base_fee',
+        `max fee per gas less than block base fee: address ${hexAddr(from)}, maxFeePerGas: ${fees.feeCap}, baseFee: ${this.env.baseFee}`,
+      );
+    }
+    const have = await this.balanceOf(from);
+    const want = gas * fees.feeCap + value;
+    if (have < want) {
+      throw new SimulationError(
+        'funds',
+        `insufficient funds for gas * price + value: address ${hexAddr(from)} have ${have} want ${want}`,
+      );
+    }
+    const tx = this.buildTx({ ...msg, nonce }, from, gas, fees);
+    const intrinsic = tx.getMinimumGasLimit();
+    if (gas < intrinsic) {
+      throw new SimulationError('intrinsic_gas', `intrinsic gas too low: have ${gas}, want ${intrinsic}`);
+    }
+    // a zero-priced message pays nothing: runTx would refuse it under a base fee
+    const block = this.buildBlock(checked ? this.env.baseFee : 0n);
+    const tracer = opts.traceTransfers ? new TransferLogTracer() : undefined;
+    const trace = tracer
+      ? attachTracer(this.vm, tracer, txStartOf(tx, from, this.env.coinbase), this.vm.stateManager)
+      : undefined;
+    await this.state.checkpoint();
+    let kept = false;
+    try {
+      await trace?.start();
+      this.state.hideCodeOf(from);
+      const res = await runTx(this.vm, {
+        tx,
+        block: block as never,
+        skipNonce: true,
+        skipBalance: true,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+      });
+      await trace?.end({ gasUsed: res.totalGasSpent });
+      const exec = res.execResult;
+      const gasUsed = res.totalGasSpent;
+      const maxUsedGas =
+        exec.executionGasUsed + intrinsic > gasUsed ? exec.executionGasUsed + intrinsic : gasUsed;
+      let result: KeptResult;
+      if (!exec.exceptionError) {
+        const logs: EthLog[] =
+          tracer?.result() ?? (exec.logs ?? []).map(([address, topics, data]) => ({ address, topics, data }));
+        result = {
+          status: 'success',
+          returnData: exec.returnValue,
+          refund: res.gasRefund ?? 0n,
+          gasUsed,
+          maxUsedGas,
+          logs,
+        };
+      } else if (exec.exceptionError.error === 'revert') {
+        result = { status: 'revert', returnData: exec.returnValue, gasUsed, maxUsedGas, logs: [] };
+      } else {
+        result = { status: 'failure', error: exec.exceptionError.error, gasUsed, maxUsedGas, logs: [] };
+      }
+      await this.state.commit();
+      kept = true;
+      return result;
+    } catch (err) {
+      this.pooled.tainted = true;
+      const stop = tracer?.abortReason;
+      if (stop) throw stop;
+      if (err instanceof ChainError) throw err;
+      throw new SimulationError('invalid', errorMessage(err));
+    } finally {
+      trace?.detach();
+      this.state.hideCodeOf(undefined);
+      if (!kept) await this.state.revert();
     }
   }
 
