@@ -117,6 +117,7 @@ export type NamedErrorCode =
   // eth_simulateV1 (geth's -380xx codes)
   | 'SIMULATE_NONCE_TOO_LOW'
   | 'SIMULATE_NONCE_TOO_HIGH'
+  | 'SIMULATE_NONCE_MAX'
   | 'SIMULATE_BASE_FEE_TOO_LOW'
   | 'SIMULATE_INTRINSIC_GAS'
   | 'SIMULATE_INSUFFICIENT_FUNDS'

@@ -30,6 +30,7 @@ import { acquireVm, type PooledVm, releaseVm } from './pool.ts';
 import {
   type AccountOverride,
   SimulationStateManager,
+  StateOverrideError,
   type StateSource,
   type VersionReadCache,
 } from './state.ts';
@@ -107,6 +108,7 @@ export type SimulationErrorReason =
   /** only where the nonce is checked (eth_simulateV1 with validation) */
   | 'nonce_low'
   | 'nonce_high'
+  | 'nonce_max'
   /** a fee cap below the block's base fee (distinct from the other fee errors in eth_simulateV1's codes) */
   | 'base_fee';
 
@@ -134,6 +136,7 @@ export type RunResult =
 export type KeptResult = RunResult & { logs: EthLog[]; maxUsedGas: bigint };
 
 const ZERO_ADDRESS = new Uint8Array(20);
+const MAX_NONCE = 2n ** 64n - 1n;
 
 interface Fees {
   /** What the EVM sees as GASPRICE and what gas is paid at. */
@@ -203,6 +206,11 @@ export class Simulation {
 
   /** Gives the VM back for the next simulation; this one must not run afterwards. */
   close(): void {
+    if (this.savedPrecompiles) {
+      const precompiles = this.vm.evm.precompiles as Map<string, unknown>;
+      precompiles.clear();
+      for (const [k, v] of this.savedPrecompiles) precompiles.set(k, v);
+    }
     releaseVm(this.common, this.pooled);
   }
 
@@ -326,9 +334,45 @@ export class Simulation {
     if (b.prevRandao) this.prevRandao = b.prevRandao;
   }
 
-  /** eth_simulateV1's per-block state overrides, over what earlier blocks wrote. */
-  applyStateOverrides(overrides: readonly AccountOverride[]): Promise<void> {
-    return this.state.applyOverrides(overrides);
+  /**
+   * eth_simulateV1's per-block state overrides, over what earlier blocks wrote, with geth's rules for
+   * precompiles: any override of a precompile's address removes the precompile there (its code, if
+   * given, runs instead), `movePrecompileTo` makes it answer at another address, and an address a
+   * precompile was moved to cannot be overridden again.
+   */
+  async applyStateOverrides(overrides: readonly AccountOverride[]): Promise<void> {
+    const precompiles = this.vm.evm.precompiles as Map<string, unknown>;
+    const overridden = new Set(overrides.map((o) => toHex(o.address)));
+    for (const o of overrides) {
+      const key = toHex(o.address);
+      if (this.movedTo.has(key))
+        throw new StateOverrideError(
+          `account ${hexAddr(o.address)} has already been overridden by a precompile`,
+        );
+      const p = precompiles.get(key);
+      if (o.movePrecompileTo) {
+        if (p === undefined)
+          throw new StateOverrideError(`account ${hexAddr(o.address)} is not a precompile`);
+        const to = toHex(o.movePrecompileTo);
+        if (overridden.has(to))
+          throw new StateOverrideError(`account ${hexAddr(o.movePrecompileTo)} is already overridden`);
+        this.savePrecompiles();
+        precompiles.set(to, p);
+        this.movedTo.add(to);
+      }
+      if (p !== undefined) {
+        this.savePrecompiles();
+        precompiles.delete(key);
+      }
+    }
+    await this.state.applyOverrides(overrides);
+  }
+
+  /** The pooled VM's own precompiles, kept before the first change and put back by close(). */
+  private savedPrecompiles: Map<string, unknown> | undefined;
+  private readonly movedTo = new Set<string>();
+  private savePrecompiles(): void {
+    this.savedPrecompiles ??= new Map(this.vm.evm.precompiles as Map<string, unknown>);
   }
 
   /**
@@ -358,6 +402,11 @@ export class Simulation {
         'nonce_high',
         `nonce too high: address ${hexAddr(from)}, tx: ${nonce} state: ${state}`,
       );
+    if (opts.validation && nonce === MAX_NONCE)
+      throw new SimulationError(
+        'nonce_max',
+        `nonce has max value: address ${hexAddr(from)}, nonce: ${nonce}`,
+      );
     const checked = opts.validation || fees.feeCap !== 0n || fees.tip !== 0n;
     if (checked && fees.feeCap < fees.tip) {
       throw new SimulationError(
@@ -379,7 +428,8 @@ export class Simulation {
         `insufficient funds for gas * price + value: address ${hexAddr(from)} have ${have} want ${want}`,
       );
     }
-    const tx = this.buildTx({ ...msg, nonce }, from, gas, fees);
+    // unchecked, the nonce only names the message: geth lets an account at the highest nonce send
+    const tx = this.buildTx({ ...msg, nonce: nonce < MAX_NONCE ? nonce : MAX_NONCE - 1n }, from, gas, fees);
     const intrinsic = tx.getMinimumGasLimit();
     if (gas < intrinsic) {
       throw new SimulationError('intrinsic_gas', `intrinsic gas too low: have ${gas}, want ${intrinsic}`);

@@ -91,6 +91,7 @@ class SimulateError extends RpcError {}
 const REASON_CODES = {
   nonce_low: 'SIMULATE_NONCE_TOO_LOW',
   nonce_high: 'SIMULATE_NONCE_TOO_HIGH',
+  nonce_max: 'SIMULATE_NONCE_MAX',
   base_fee: 'SIMULATE_BASE_FEE_TOO_LOW',
   intrinsic_gas: 'SIMULATE_INTRINSIC_GAS',
   funds: 'SIMULATE_INSUFFICIENT_FUNDS',
@@ -130,7 +131,7 @@ export function parseSimulateRequest(v: unknown): SimulateRequest {
           ? inField('blockOverrides', () => parseBlockOverrides(bo.blockOverrides))
           : {},
         stateOverrides: present('stateOverrides')
-          ? inField('stateOverrides', () => parseStateOverrides(bo.stateOverrides))
+          ? inField('stateOverrides', () => parseStateOverrides(bo.stateOverrides, true))
           : [],
         calls: calls.map((c, j) => inField(`calls[${j}]`, () => parseCallObject(c))),
       };
@@ -280,15 +281,25 @@ export async function simulateV1(
     const out: unknown[] = [];
     let gasLeft = sim.gasCap;
     let parentHash = base.hash;
+    // as geth, a block takes its gas limit and fee recipient from its parent unless overridden
+    let gasLimit = base.gasLimit;
+    let coinbase = base.coinbase;
     for (const b of planned) {
       budget.charge(BLOCK_BYTES);
       const o = b.blockOverrides;
       // without validation a block pays no base fee unless one is given (geth: an EVM edge case otherwise)
       const baseFee = o.baseFee ?? (req.validation ? base.baseFee : 0n);
-      await sim.startBlock({ ...o, number: b.number, time: b.time, baseFee });
+      await sim.startBlock({
+        ...o,
+        number: b.number,
+        time: b.time,
+        baseFee,
+        gasLimit: o.gasLimit ?? gasLimit,
+        coinbase: o.coinbase ?? coinbase,
+      });
       await sim.applyStateOverrides(b.stateOverrides);
-      const gasLimit = o.gasLimit ?? base.gasLimit;
-      const coinbase = o.coinbase ?? base.coinbase;
+      gasLimit = o.gasLimit ?? gasLimit;
+      coinbase = o.coinbase ?? coinbase;
       let blockGas = 0n;
       const calls: Record<string, unknown>[] = [];
       const txs: ReturnType<typeof txOf>[] = [];
@@ -349,7 +360,8 @@ export async function simulateV1(
         const tx = txs[i]!;
         const err = callError(r);
         calls.push({
-          returnData: r.status === 'failure' ? '0x' : data(r.returnData),
+          // geth's ExecutionResult.Return(): nothing once the call failed (a revert's bytes are the error's data)
+          returnData: r.status === 'success' ? data(r.returnData) : '0x',
           logs: r.logs.map((l) => ({
             address: address(l.address),
             topics: l.topics.map(hash32),

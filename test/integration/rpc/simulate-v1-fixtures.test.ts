@@ -1,0 +1,111 @@
+/**
+ * eth_simulateV1 against the execution-apis conformance fixtures (tests/eth_simulateV1/*.io: one
+ * request `>>` and geth's answer `<<` each). They were generated on geth's test chain, whose genesis
+ * accounts, block hashes, heights and times are not this chain's, so a fixture is re-bound to this
+ * node (its block parameter becomes `latest`) and compared on what does not depend on that chain:
+ *   - an error answer: its code;
+ *   - a result: the number of blocks, and for each call its status, return data, gas used, logs
+ *     (address, topics, data) and error code.
+ * The fixtures are public test data, not part of the repository: the test reads them from the
+ * execution-apis checkout $EXECUTION_APIS_TESTS names and is skipped without it. The fixtures
+ * expected to fail here, each with its reason, are the table in docs/operators/simulate.md: the test
+ * fails if one of them passes or any other fails, so the table stays true.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { rpc, rpcNode } from './rpc-helpers.ts';
+
+const ROOT = process.env.EXECUTION_APIS_TESTS ?? '';
+const skip =
+  ROOT === '' &&
+  'EXECUTION_APIS_TESTS is not set: set it to a checkout of github.com/ethereum/execution-apis ' +
+    '(its tests/eth_simulateV1 holds the fixtures); .ci/run sets it when one is given to CI';
+const DOC = new URL('../../../docs/operators/simulate.md', import.meta.url);
+
+/** The expected failures: the doc's table rows `| ethSimulate-… | reason |`. */
+function expectedFailures(): Map<string, string> {
+  const rows = readFileSync(DOC, 'utf8').matchAll(/^\| `(ethSimulate-[^`]+)` \| (.+) \|$/gm);
+  return new Map([...rows].map((m) => [m[1]!, m[2]!]));
+}
+
+interface Call {
+  status?: string;
+  returnData?: string;
+  gasUsed?: string;
+  logs?: { address: string; topics: string[]; data: string }[];
+  error?: { code: number };
+}
+
+/** What a call's comparison looks at (see the file comment). */
+const comparable = (c: Call) => ({
+  status: c.status,
+  returnData: c.returnData,
+  gasUsed: c.gasUsed,
+  logs: (c.logs ?? []).map((l) => ({ address: l.address.toLowerCase(), topics: l.topics, data: l.data })),
+  error: c.error?.code,
+});
+
+/** Why `got` differs from geth's `want`, or undefined when they agree. */
+function compare(want: any, got: any): string | undefined {
+  if (want.error) {
+    if (!got.error) return `geth answers error ${want.error.code}; this node a result`;
+    return got.error.code === want.error.code
+      ? undefined
+      : `error ${got.error.code} (${got.error.message}); geth ${want.error.code} (${want.error.message})`;
+  }
+  if (got.error) return `error ${got.error.code} (${got.error.message}); geth answers a result`;
+  const w = want.result as { calls: Call[] }[];
+  const g = got.result as { calls: Call[] }[];
+  if (w.length !== g.length) return `${g.length} blocks; geth ${w.length}`;
+  for (const [i, block] of w.entries()) {
+    if (block.calls.length !== g[i]!.calls.length) return `block ${i}: ${g[i]!.calls.length} calls`;
+    for (const [j, call] of block.calls.entries()) {
+      const a = comparable(g[i]!.calls[j]!);
+      const b = comparable(call);
+      try {
+        assert.deepEqual(a, b);
+      } catch {
+        return `block ${i} call ${j}: ${JSON.stringify(a)}; geth ${JSON.stringify(b)}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+test('eth_simulateV1 conformance fixtures', { skip }, async (t) => {
+  const dir = join(ROOT, 'tests', 'eth_simulateV1');
+  // a path that names nothing is a broken setup, not missing data: fail rather than skip
+  assert.ok(existsSync(dir), `EXECUTION_APIS_TESTS names ${ROOT}, which has no tests/eth_simulateV1`);
+  const expected = expectedFailures();
+  const { url } = await rpcNode(t);
+  const passed: string[] = [];
+  const failed = new Map<string, string>();
+  const files = readdirSync(dir).filter((f) => f.endsWith('.io')).sort();
+  for (const file of files) {
+    const name = file.slice(0, -3);
+    const lines = readFileSync(join(dir, file), 'utf8').split('\n');
+    const request = JSON.parse(lines.find((l) => l.startsWith('>>'))!.slice(2));
+    const want = JSON.parse(lines.find((l) => l.startsWith('<<'))!.slice(2));
+    const params = [...request.params];
+    if (params.length > 1) params[1] = 'latest';
+    const got = await rpc(url, request.method, params);
+    const why = compare(want, got);
+    if (why === undefined) passed.push(name);
+    else failed.set(name, why);
+  }
+  t.diagnostic(`${passed.length} of ${files.length} fixtures pass; ${failed.size} fail`);
+  if (process.env.SIMULATE_FIXTURES_REPORT)
+    for (const [name, why] of failed) t.diagnostic(`${name}: ${why.slice(0, 400)}`);
+  const unexpected = [...failed.keys()].filter((n) => !expected.has(n));
+  const fixed = passed.filter((n) => expected.has(n));
+  assert.deepEqual(
+    unexpected.map((n) => `${n}: ${failed.get(n)}`),
+    [],
+    'fixtures failing that the doc does not list',
+  );
+  assert.deepEqual(fixed, [], 'fixtures the doc lists as failing that pass: take them off the list');
+  const unknown = [...expected.keys()].filter((n) => !files.includes(`${n}.io`));
+  assert.deepEqual(unknown, [], 'fixtures the doc lists that do not exist');
+});
