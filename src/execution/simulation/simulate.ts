@@ -206,11 +206,7 @@ export class Simulation {
 
   /** Gives the VM back for the next simulation; this one must not run afterwards. */
   close(): void {
-    if (this.savedPrecompiles) {
-      const precompiles = this.vm.evm.precompiles as Map<string, unknown>;
-      precompiles.clear();
-      for (const [k, v] of this.savedPrecompiles) precompiles.set(k, v);
-    }
+    this.restorePrecompiles();
     releaseVm(this.common, this.pooled);
   }
 
@@ -338,9 +334,12 @@ export class Simulation {
    * eth_simulateV1's per-block state overrides, over what earlier blocks wrote, with geth's rules for
    * precompiles: any override of a precompile's address removes the precompile there (its code, if
    * given, runs instead), `movePrecompileTo` makes it answer at another address, and an address a
-   * precompile was moved to cannot be overridden again.
+   * precompile was moved to cannot be overridden again in the same block.
    */
   async applyStateOverrides(overrides: readonly AccountOverride[]): Promise<void> {
+    // each block starts from the fork's precompiles, as geth builds them per block
+    this.restorePrecompiles();
+    this.movedTo.clear();
     const precompiles = this.vm.evm.precompiles as Map<string, unknown>;
     const overridden = new Set(overrides.map((o) => toHex(o.address)));
     for (const o of overrides) {
@@ -371,6 +370,13 @@ export class Simulation {
   /** The pooled VM's own precompiles, kept before the first change and put back by close(). */
   private savedPrecompiles: Map<string, unknown> | undefined;
   private readonly movedTo = new Set<string>();
+  private restorePrecompiles(): void {
+    if (!this.savedPrecompiles) return;
+    const precompiles = this.vm.evm.precompiles as Map<string, unknown>;
+    precompiles.clear();
+    for (const [k, v] of this.savedPrecompiles) precompiles.set(k, v);
+    this.savedPrecompiles = undefined;
+  }
   private savePrecompiles(): void {
     this.savedPrecompiles ??= new Map(this.vm.evm.precompiles as Map<string, unknown>);
   }
