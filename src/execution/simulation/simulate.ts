@@ -26,7 +26,7 @@ import type { BlockEnv, EthLog } from '../block-executor.ts';
 import { sharedCommon } from './common.ts';
 import { Deadline } from './deadline.ts';
 import { JS_HALT_MESSAGES, type NativeSimulator, packBlock } from './native-binding.ts';
-import { acquireVm, type PooledVm, releaseVm } from './pool.ts';
+import { acquireVm, type PooledVm, releaseVm, type VmOwner } from './pool.ts';
 import {
   type AccountOverride,
   SimulationStateManager,
@@ -170,13 +170,17 @@ export class Simulation {
   private readonly deadline: Deadline;
   /** PREVRANDAO of the block (zero: this chain has no beacon randomness; a dev chain may set one) unless overridden */
   private prevRandao: Uint8Array;
+  /** what the pooled VM reads BLOCKHASH through */
+  private readonly owner: VmOwner;
 
   private constructor(
     o: SimulationOptions,
     pooled: PooledVm,
     state: SimulationStateManager,
     deadline: Deadline,
+    owner: VmOwner,
   ) {
+    this.owner = owner;
     this.common = sharedCommon(o.common);
     this.gasCap = o.gasCap;
     this.pooled = pooled;
@@ -200,13 +204,14 @@ export class Simulation {
     const state = new SimulationStateManager(o.state, o.env.parentAppHash, o.readCache);
     await state.applyOverrides(o.stateOverrides ?? []);
     const common = sharedCommon(o.common);
-    const pooled = await acquireVm(common, { state, deadline, env: o.env });
-    return new Simulation(o, pooled, state, deadline);
+    const owner: VmOwner = { state, deadline, env: o.env };
+    const pooled = await acquireVm(common, owner);
+    return new Simulation(o, pooled, state, deadline, owner);
   }
 
   /** Gives the VM back for the next simulation; this one must not run afterwards. */
   close(): void {
-    this.restorePrecompiles();
+    delete (this.vm.evm as { getPrecompile?: unknown }).getPrecompile;
     releaseVm(this.common, this.pooled);
   }
 
@@ -316,11 +321,13 @@ export class Simulation {
 
   /**
    * eth_simulateV1: the next simulated block. Fields not given keep their value; the state and
-   * what earlier messages wrote stay.
+   * what earlier messages wrote stay. `blockHash` answers BLOCKHASH from then on (the simulated
+   * blocks before it are ancestors too).
    */
-  setBlock(b: BlockOverrides): void {
+  setBlock(b: BlockOverrides, blockHash?: BlockEnv['blockHash']): void {
     this.env = {
       ...this.env,
+      ...(blockHash && { blockHash }),
       height: b.number ?? this.env.height,
       timestamp: b.time ?? this.env.timestamp,
       gasLimit: b.gasLimit ?? this.env.gasLimit,
@@ -328,57 +335,55 @@ export class Simulation {
       coinbase: b.coinbase ?? this.env.coinbase,
     };
     if (b.prevRandao) this.prevRandao = b.prevRandao;
+    this.owner.env = this.env;
   }
 
   /**
    * eth_simulateV1's per-block state overrides, over what earlier blocks wrote, with geth's rules for
    * precompiles: any override of a precompile's address removes the precompile there (its code, if
    * given, runs instead), `movePrecompileTo` makes it answer at another address, and an address a
-   * precompile was moved to cannot be overridden again in the same block.
+   * precompile was moved to cannot be overridden again in the same block. Each block starts from the
+   * fork's precompiles, and a message's warm set stays the fork's precompile addresses, as geth's.
    */
   async applyStateOverrides(overrides: readonly AccountOverride[]): Promise<void> {
-    // each block starts from the fork's precompiles, as geth builds them per block
-    this.restorePrecompiles();
-    this.movedTo.clear();
-    const precompiles = this.vm.evm.precompiles as Map<string, unknown>;
+    const evm = this.vm.evm as { precompiles: Map<string, unknown>; getPrecompile?: unknown };
+    delete evm.getPrecompile;
     const overridden = new Set(overrides.map((o) => toHex(o.address)));
+    let active: Map<string, unknown> | undefined;
+    const moved = new Set<string>();
     for (const o of overrides) {
       const key = toHex(o.address);
-      if (this.movedTo.has(key))
+      if (moved.has(key))
         throw new StateOverrideError(
           `account ${hexAddr(o.address)} has already been overridden by a precompile`,
         );
-      const p = precompiles.get(key);
+      const p = (active ?? evm.precompiles).get(key);
       if (o.movePrecompileTo) {
         if (p === undefined)
           throw new StateOverrideError(`account ${hexAddr(o.address)} is not a precompile`);
         const to = toHex(o.movePrecompileTo);
         if (overridden.has(to))
           throw new StateOverrideError(`account ${hexAddr(o.movePrecompileTo)} is already overridden`);
-        this.savePrecompiles();
-        precompiles.set(to, p);
-        this.movedTo.add(to);
+        active ??= new Map(evm.precompiles);
+        active.set(to, p);
+        moved.add(to);
       }
       if (p !== undefined) {
-        this.savePrecompiles();
-        precompiles.delete(key);
+        active ??= new Map(evm.precompiles);
+        active.delete(key);
       }
     }
+    if (active) {
+      // the EVM finds a callee's precompile here; runTx's warm set reads `precompiles`, left as is
+      const found = active;
+      evm.getPrecompile = (address: Address | string) =>
+        found.get(
+          typeof address === 'string'
+            ? address.slice(2).padStart(40, '0').toLowerCase()
+            : toHex(address.bytes),
+        );
+    }
     await this.state.applyOverrides(overrides);
-  }
-
-  /** The pooled VM's own precompiles, kept before the first change and put back by close(). */
-  private savedPrecompiles: Map<string, unknown> | undefined;
-  private readonly movedTo = new Set<string>();
-  private restorePrecompiles(): void {
-    if (!this.savedPrecompiles) return;
-    const precompiles = this.vm.evm.precompiles as Map<string, unknown>;
-    precompiles.clear();
-    for (const [k, v] of this.savedPrecompiles) precompiles.set(k, v);
-    this.savedPrecompiles = undefined;
-  }
-  private savePrecompiles(): void {
-    this.savedPrecompiles ??= new Map(this.vm.evm.precompiles as Map<string, unknown>);
   }
 
   /**

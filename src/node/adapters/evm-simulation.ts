@@ -161,6 +161,9 @@ export class NodeSimulation implements SimulationBackend, MultiBlockSimulationBa
       point === 'pending'
         ? new Uint8Array(32)
         : (this.m.reader.blockContext(point)?.hash ?? new Uint8Array(32));
+    const hashes = new Map<bigint, Uint8Array>();
+    const chainHash = env.blockHash;
+    if (point !== 'pending') hashes.set(env.height, hash);
     return {
       base: {
         number: env.height,
@@ -172,7 +175,9 @@ export class NodeSimulation implements SimulationBackend, MultiBlockSimulationBa
         chainId: this.chainId,
       },
       gasCap: this.o.gasCap,
-      startBlock: async (b) => sim.setBlock(b),
+      // BLOCKHASH sees the base block and the simulated blocks before the one running
+      startBlock: async (b) => sim.setBlock(b, (n) => hashes.get(n) ?? chainHash(n)),
+      setBlockHash: (n, h) => void hashes.set(n, h),
       applyStateOverrides: (o) => sim.applyStateOverrides(o),
       nonceOf: (a) => sim.nonceOf(a),
       execute: (call, gas, opts) => sim.execute(call, gas, opts),

@@ -72,6 +72,8 @@ export interface MultiBlockSimulation {
   /** `[evm] simulation_gas_limit`: what all the request's calls may use together */
   readonly gasCap: bigint;
   startBlock(block: Required<Pick<BlockOverrides, 'number' | 'time'>> & BlockOverrides): Promise<void>;
+  /** A simulated block's hash, for BLOCKHASH in the blocks after it. */
+  setBlockHash(number: bigint, hash: Uint8Array): void;
   applyStateOverrides(overrides: AccountOverride[]): Promise<void>;
   nonceOf(address: Uint8Array): Promise<bigint>;
   execute(
@@ -411,6 +413,7 @@ export async function simulateV1(
         withdrawalsRoot: hash32(EMPTY_TRIE_ROOT),
       });
       parentHash = hash;
+      sim.setBlockHash(b.number, hash);
     }
     return out;
   } finally {

@@ -63,6 +63,22 @@ test('eth_simulateV1', async (t) => {
     assert.equal(out[1].calls[1].status, '0x1');
     assert.equal(BigInt(out[1].calls[2].returnData), 600n);
     assert.equal(out[1].transactions.length, 3);
+  });
+
+  await t.test('BLOCKHASH sees the base block and the simulated blocks before', async () => {
+    // returns BLOCKHASH(NUMBER - 1)
+    const parentHash = '0x' + '6001' + '43' + '03' + '40' + '600052' + '60206000f3';
+    const out = await result(url, 'eth_simulateV1', [
+      {
+        blockStateCalls: [
+          { stateOverrides: { [C]: { code: parentHash } }, calls: [{ to: C }] },
+          { calls: [{ to: C }] },
+        ],
+      },
+      at,
+    ]);
+    assert.equal(out[0].calls[0].returnData, latestBlock.hash);
+    assert.equal(out[1].calls[0].returnData, out[0].hash);
     assert.match(out[1].transactions[0], /^0x[0-9a-f]{64}$/);
   });
 
