@@ -315,7 +315,14 @@ export async function simulateV1(
             'SIMULATE_BLOCK_GAS_LIMIT',
             `block gas limit reached: ${blockGas} >= ${gasLimit}`,
           );
-        if (sim.gasCap > 0n && gas > gasLeft) gas = gasLeft;
+        if (sim.gasCap > 0n && gas > gasLeft) {
+          if (gasLeft === 0n)
+            throw new SimulateError(
+              'SIMULATE_BLOCK_GAS_LIMIT',
+              `gas limit reached: the calls used all of simulation_gas_limit = ${sim.gasCap} ([evm] simulation_gas_limit)`,
+            );
+          gas = gasLeft;
+        }
         let r: KeptResult;
         try {
           r = await sim.execute({ ...c, nonce }, gas, {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BLOCK_PROBE, revertWith, SLOAD_PROBE, word } from './simulate-helpers.ts';
+import { BLOCK_PROBE, revertWith, SLOAD_PROBE, SPIN, word } from './simulate-helpers.ts';
 import { error, hex, result, rpcNode } from './rpc-helpers.ts';
 
 const A = '0xa000000000000000000000000000000000000001';
@@ -216,6 +216,13 @@ test('eth_simulateV1', async (t) => {
       -38015,
     );
     assert.equal((await sim([])).code, -32602);
+    // the calls share the gas cap: once spent, the next call is refused
+    const spent = await sim([
+      { stateOverrides: { [C]: { code: SPIN } }, calls: [{ to: C }] },
+      { calls: [{ to: B }] },
+    ]);
+    assert.equal(spent.code, -38015);
+    assert.match(spent.message, /simulation_gas_limit/);
   });
 
   await t.test('traceTransfers: an ERC-7528 log per ether move, internal calls included', async () => {
@@ -281,8 +288,22 @@ test('eth_simulateV1', async (t) => {
   });
 });
 
-test('eth_simulateV1 answers within max_response_bytes', async (t) => {
-  const { url } = await rpcNode(t, { 'evm.max_response_bytes': '20000' });
+test('eth_simulateV1 answers within max_response_bytes and the simulation deadline', async (t) => {
+  const { url } = await rpcNode(t, {
+    'evm.max_response_bytes': '20000',
+    'evm.simulation_evm_timeout': '100ms',
+  });
+  // the deadline bounds the whole request
+  const spin = await error(url, 'eth_simulateV1', [
+    {
+      blockStateCalls: Array.from({ length: 4 }, () => ({
+        stateOverrides: { [C]: { code: SPIN } },
+        calls: [{ to: C }, { to: C }],
+      })),
+    },
+  ]);
+  assert.equal(spin.code, -32000);
+  assert.match(spin.message, /execution aborted \(timeout = 100ms\)/);
   // 8 KiB of return data per call: the third call's answer would not fit
   const big = '0x' + '612000' + '6000' + 'f3';
   const err = await error(url, 'eth_simulateV1', [
