@@ -258,6 +258,30 @@ test('eth_simulateV1', async (t) => {
       forwarded.logs.map((l: { logIndex: string }) => l.logIndex),
       ['0x1', '0x2'],
     );
+    // a frame that fails takes its transfers with it: D forwards to E, which forwards to B and reverts
+    const D = '0xd000000000000000000000000000000000000004';
+    const E = '0xe000000000000000000000000000000000000005';
+    const reverted = await result(url, 'eth_simulateV1', [
+      {
+        traceTransfers: true,
+        blockStateCalls: [
+          {
+            stateOverrides: {
+              [A]: { balance: hex(10n ** 18n) },
+              [D]: { code: forwardTo(E) },
+              [E]: { code: forwardTo(B).slice(0, -2) + '60006000fd' },
+            },
+            calls: [{ from: A, to: D, value: hex(7n) }],
+          },
+        ],
+      },
+      at,
+    ]);
+    assert.equal(reverted[0].calls[0].status, '0x1');
+    assert.deepEqual(
+      reverted[0].calls[0].logs.map((l: { topics: string[] }) => l.topics.slice(1)),
+      [[pad(A), pad(D)]],
+    );
     // without the flag a plain transfer logs nothing
     const plain = await result(url, 'eth_simulateV1', [
       {
