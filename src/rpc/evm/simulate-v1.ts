@@ -97,7 +97,12 @@ const REASON_CODES = {
   base_fee: 'SIMULATE_BASE_FEE_TOO_LOW',
   intrinsic_gas: 'SIMULATE_INTRINSIC_GAS',
   funds: 'SIMULATE_INSUFFICIENT_FUNDS',
+  // a tip above the fee cap: geth's invalid-params code
+  fee: 'SIMULATE_INVALID_PARAMS',
 } as const;
+
+/** EIP-3860's limit on a creation's init code (geth's params.MaxInitCodeSize). */
+const MAX_INIT_CODE_SIZE = 49152;
 
 /** A message that could not run, with geth's txValidationError code (else it keeps its own). */
 function validationError(err: unknown): unknown {
@@ -323,6 +328,12 @@ export async function simulateV1(
             );
           gas = gasLeft;
         }
+        const initCode = c.to ? 0 : (c.data?.length ?? 0);
+        if (initCode > MAX_INIT_CODE_SIZE)
+          throw new SimulateError(
+            'SIMULATE_INIT_CODE_SIZE',
+            `max initcode size exceeded: code size ${initCode} limit ${MAX_INIT_CODE_SIZE}`,
+          );
         let r: KeptResult;
         try {
           r = await sim.execute({ ...c, nonce }, gas, {

@@ -216,6 +216,9 @@ test('eth_simulateV1', async (t) => {
       -38015,
     );
     assert.equal((await sim([])).code, -32602);
+    const initCode = await sim([{ calls: [{ input: '0x' + '00'.repeat(49153) }] }]);
+    assert.equal(initCode.code, -38025);
+    assert.equal(initCode.message, 'max initcode size exceeded: code size 49153 limit 49152');
     // the calls share the gas cap: once spent, the next call is refused
     const spent = await sim([
       { stateOverrides: { [C]: { code: SPIN } }, calls: [{ to: C }] },
