@@ -104,12 +104,15 @@ const REASON_CODES = {
 /** EIP-3860's limit on a creation's init code (geth's params.MaxInitCodeSize). */
 const MAX_INIT_CODE_SIZE = 49152;
 
-/** A message that could not run, with geth's txValidationError code (else it keeps its own). */
-function validationError(err: unknown): unknown {
+/**
+ * A message that could not run, with geth's txValidationError code (else it keeps its own) and its
+ * wording, which names the gas the message was given.
+ */
+function validationError(err: unknown, gas: bigint): unknown {
   if (!(err instanceof ChainError) || err.code !== 'SIMULATION_FAILED') return err;
   const reason = (err as ChainError & { reason?: string }).reason;
   const code = REASON_CODES[reason as keyof typeof REASON_CODES];
-  return code ? new SimulateError(code, err.message) : err;
+  return code ? new SimulateError(code, `err: ${err.message} (supplied gas ${gas})`) : err;
 }
 
 const bool = (o: Record<string, unknown>, k: string): boolean => {
@@ -341,7 +344,7 @@ export async function simulateV1(
             traceTransfers: req.traceTransfers,
           });
         } catch (err) {
-          throw validationError(err);
+          throw validationError(err, gas);
         }
         blockGas += r.gasUsed;
         if (sim.gasCap > 0n) gasLeft -= r.gasUsed;

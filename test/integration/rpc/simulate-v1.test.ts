@@ -169,7 +169,10 @@ test('eth_simulateV1', async (t) => {
     );
     const poor = await sim([{ calls: [{ from: C, to: B, value: '0x1' }] }]);
     assert.equal(poor.code, -38014);
-    assert.match(poor.message, /insufficient funds/);
+    assert.match(
+      poor.message,
+      /^err: insufficient funds for gas \* price \+ value: .* \(supplied gas \d+\)$/,
+    );
     assert.equal(
       (
         await sim(
