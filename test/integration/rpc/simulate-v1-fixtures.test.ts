@@ -1,6 +1,6 @@
 /**
- * eth_simulateV1 against the execution-apis conformance fixtures (tests/eth_simulateV1/*.io: one
- * request `>>` and geth's answer `<<` each). They were generated on geth's test chain, whose genesis
+ * eth_simulateV1 against the execution-apis conformance fixtures (`.io` files: one request `>>`
+ * and geth's answer `<<` each). They were generated on geth's test chain, whose genesis
  * accounts, block hashes, heights and times are not this chain's, so a fixture is re-bound to this
  * node (see `rebind`: geth's head is read from ethSimulate-simple's answer, the block after it),
  * which runs with geth's default gas cap, and compared on what does not depend on that chain:
