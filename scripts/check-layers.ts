@@ -112,12 +112,12 @@ export const LAYERS: Layer[][] = [
       parts: [
         {
           folder: 'execution/tracing',
-          owns: "debug_trace* tracers in geth 1.14's formats (struct logger, callTracer, flatCallTracer, prestateTracer, 4byteTracer, noopTracer), fed by EVM listeners that exist only while a tracer is attached (`BlockExecutor.execute`/`Simulation.run` take an optional tracer); trace deadline and abort",
+          owns: "debug_trace* tracers in geth 1.14's formats (struct logger, callTracer, flatCallTracer, prestateTracer, 4byteTracer, noopTracer), eth_simulateV1's ERC-7528 transfer logs (`transfer-logs.ts`), fed by EVM listeners that exist only while a tracer is attached (`BlockExecutor.execute`/`Simulation.run` take an optional tracer); trace deadline and abort",
           mustNot: 'know blocks, stores or RPC; register EVM hooks for untraced execution',
         },
         {
           folder: 'execution/simulation',
-          owns: 'eth_call, eth_estimateGas and eth_createAccessList: `Simulation` (`simulate.ts`) over pooled VMs (`pool.ts`), state and block overrides over a read-only view of a height (`state.ts`), the simulation deadline (`deadline.ts`), gas estimation and access lists (`estimate.ts`); the optional native simulator for eth_call (`native-binding.ts`: revm via N-API, built from `native/evm-sim` by `npm run build:native-sim`), which hands the JS EVM every call it cannot answer exactly',
+          owns: "eth_call, eth_estimateGas, eth_createAccessList and eth_simulateV1's runs: `Simulation` (`simulate.ts`; for eth_simulateV1, messages whose effects stay, block after block, with geth's precompile overrides) over pooled VMs (`pool.ts`), state and block overrides over a read-only view of a height (`state.ts`), the simulation deadline (`deadline.ts`), gas estimation and access lists (`estimate.ts`); the optional native simulator for eth_call (`native-binding.ts`: revm via N-API, built from `native/evm-sim` by `npm run build:native-sim`), which hands the JS EVM every call it cannot answer exactly",
           mustNot:
             'write to stores; share a VM with block execution; let anything but eth_call depend on the native simulator',
         },
@@ -178,7 +178,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'rpc/evm',
-      owns: 'eth_/net_/web3_ method tables over the narrow `ChainReader`/`TxPool` interfaces of `backend.ts`; which heights may be served is decided once, in `resolve.ts`; polling filters tracked by height (`filters*.ts`) and subscriptions (`subscriptions.ts`: each committed height reported once, in order); debug_trace* (`debug.ts`: geth TraceConfig codec, and every trace limit — timeout cap, concurrency, lookback — in `Tracing`, which the legacy chain_trace* methods reuse); eth_sendRawTransactionSync waits for the committed block holding a tx, each ended by that block, its timeout or the node stopping (`send-sync.ts`)',
+      owns: "eth_/net_/web3_ method tables over the narrow `ChainReader`/`TxPool` interfaces of `backend.ts`; which heights may be served is decided once, in `resolve.ts`; eth_simulateV1's geth rules (block order and gaps, gas, error codes, result shape) in `simulate-v1.ts`; polling filters tracked by height (`filters*.ts`) and subscriptions (`subscriptions.ts`: each committed height reported once, in order); debug_trace* (`debug.ts`: geth TraceConfig codec, and every trace limit — timeout cap, concurrency, lookback — in `Tracing`, which the legacy chain_trace* methods reuse); eth_sendRawTransactionSync waits for the committed block holding a tx, each ended by that block, its timeout or the node stopping (`send-sync.ts`)",
       mustNot: 'import storage/ (node/adapters/evm-*.ts implement its interfaces)',
     },
     {

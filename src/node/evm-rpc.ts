@@ -177,7 +177,7 @@ export class EvmRpc {
           key: '[evm] max_concurrent_log_queries',
         },
         {
-          methods: ['eth_call', 'eth_estimateGas', 'eth_createAccessList'],
+          methods: ['eth_call', 'eth_estimateGas', 'eth_createAccessList', 'eth_simulateV1'],
           max: evm.maxConcurrentSimulations,
           maxWaiting: HEAVY_CALLS_WAITING * evm.maxConcurrentSimulations,
           key: '[evm] max_concurrent_simulations',

@@ -22,19 +22,21 @@ import { runTx, type VM } from '@ethereumjs/vm';
 import { toChecksumAddress } from '../../crypto/accounts.ts';
 import { toHex } from '../../primitives/bytes.ts';
 import { ChainError, errorMessage } from '../../util/errors.ts';
-import type { BlockEnv } from '../block-executor.ts';
+import type { BlockEnv, EthLog } from '../block-executor.ts';
 import { sharedCommon } from './common.ts';
 import { Deadline } from './deadline.ts';
 import { JS_HALT_MESSAGES, type NativeSimulator, packBlock } from './native-binding.ts';
-import { acquireVm, type PooledVm, releaseVm } from './pool.ts';
+import { acquireVm, type PooledVm, releaseVm, type VmOwner } from './pool.ts';
 import {
   type AccountOverride,
   SimulationStateManager,
+  StateOverrideError,
   type StateSource,
   type VersionReadCache,
 } from './state.ts';
 import { attachTracer, txStartOf } from '../tracing/bridge.ts';
 import type { TxTracer } from '../tracing/tracer.ts';
+import { TransferLogTracer } from '../tracing/transfer-logs.ts';
 
 export type { AccountOverride, StateSource } from './state.ts';
 export { StateOverrideError, VersionReadCache } from './state.ts';
@@ -98,7 +100,17 @@ export interface SimulationOptions {
 }
 
 /** Why a message could not run at all (geth's "core" errors); -32000 with geth's wording. */
-export type SimulationErrorReason = 'intrinsic_gas' | 'funds' | 'fee' | 'invalid';
+export type SimulationErrorReason =
+  | 'intrinsic_gas'
+  | 'funds'
+  | 'fee'
+  | 'invalid'
+  /** only where the nonce is checked (eth_simulateV1 with validation) */
+  | 'nonce_low'
+  | 'nonce_high'
+  | 'nonce_max'
+  /** a fee cap below the block's base fee (distinct from the other fee errors in eth_simulateV1's codes) */
+  | 'base_fee';
 
 export class SimulationError extends ChainError {
   readonly reason: SimulationErrorReason;
@@ -120,7 +132,11 @@ export type RunResult =
   /** An exceptional halt other than REVERT: out of gas, invalid opcode, ... */
   | { status: 'failure'; error: string; gasUsed: bigint; accessList?: AccessListItem[] };
 
+/** eth_simulateV1's result of a message: its logs (none when it failed) and gas before refunds. */
+export type KeptResult = RunResult & { logs: EthLog[]; maxUsedGas: bigint };
+
 const ZERO_ADDRESS = new Uint8Array(20);
+const MAX_NONCE = 2n ** 64n - 1n;
 
 interface Fees {
   /** What the EVM sees as GASPRICE and what gas is paid at. */
@@ -144,7 +160,8 @@ export function resolveFees(msg: CallMessage, baseFee: bigint): Fees {
 }
 
 export class Simulation {
-  readonly env: BlockEnv;
+  /** eth_simulateV1 moves it from one simulated block to the next (setBlock) */
+  env: BlockEnv;
   readonly gasCap: bigint;
   private readonly common: Common;
   private readonly vm: VM;
@@ -152,14 +169,18 @@ export class Simulation {
   readonly state: SimulationStateManager;
   private readonly deadline: Deadline;
   /** PREVRANDAO of the block (zero: this chain has no beacon randomness; a dev chain may set one) unless overridden */
-  private readonly prevRandao: Uint8Array;
+  private prevRandao: Uint8Array;
+  /** what the pooled VM reads BLOCKHASH through */
+  private readonly owner: VmOwner;
 
   private constructor(
     o: SimulationOptions,
     pooled: PooledVm,
     state: SimulationStateManager,
     deadline: Deadline,
+    owner: VmOwner,
   ) {
+    this.owner = owner;
     this.common = sharedCommon(o.common);
     this.gasCap = o.gasCap;
     this.pooled = pooled;
@@ -183,12 +204,14 @@ export class Simulation {
     const state = new SimulationStateManager(o.state, o.env.parentAppHash, o.readCache);
     await state.applyOverrides(o.stateOverrides ?? []);
     const common = sharedCommon(o.common);
-    const pooled = await acquireVm(common, { state, deadline, env: o.env });
-    return new Simulation(o, pooled, state, deadline);
+    const owner: VmOwner = { state, deadline, env: o.env };
+    const pooled = await acquireVm(common, owner);
+    return new Simulation(o, pooled, state, deadline, owner);
   }
 
   /** Gives the VM back for the next simulation; this one must not run afterwards. */
   close(): void {
+    delete (this.vm.evm as { getPrecompile?: unknown }).getPrecompile;
     releaseVm(this.common, this.pooled);
   }
 
@@ -232,7 +255,7 @@ export class Simulation {
     }
     if (checked && fees.feeCap < this.env.baseFee) {
       throw new SimulationError(
-        'fee',
+        'base_fee',
         `max fee per gas less than block base fee: address ${hexAddr(from)}, maxFeePerGas: ${fees.feeCap}, baseFee: ${this.env.baseFee}`,
       );
     }
@@ -293,6 +316,189 @@ export class Simulation {
       trace?.detach();
       this.state.hideCodeOf(undefined);
       await this.state.revert();
+    }
+  }
+
+  /**
+   * eth_simulateV1: the next simulated block. Fields not given keep their value; the state and
+   * what earlier messages wrote stay. `blockHash` answers BLOCKHASH from then on (the simulated
+   * blocks before it are ancestors too).
+   */
+  setBlock(b: BlockOverrides, blockHash?: BlockEnv['blockHash']): void {
+    this.env = {
+      ...this.env,
+      ...(blockHash && { blockHash }),
+      height: b.number ?? this.env.height,
+      timestamp: b.time ?? this.env.timestamp,
+      gasLimit: b.gasLimit ?? this.env.gasLimit,
+      baseFee: b.baseFee ?? this.env.baseFee,
+      coinbase: b.coinbase ?? this.env.coinbase,
+    };
+    if (b.prevRandao) this.prevRandao = b.prevRandao;
+    this.owner.env = this.env;
+  }
+
+  /**
+   * eth_simulateV1's per-block state overrides, over what earlier blocks wrote, with geth's rules for
+   * precompiles: any override of a precompile's address removes the precompile there (its code, if
+   * given, runs instead), `movePrecompileTo` makes it answer at another address, and an address a
+   * precompile was moved to cannot be overridden again in the same block. Each block starts from the
+   * fork's precompiles, and a message's warm set stays the fork's precompile addresses, as geth's.
+   */
+  async applyStateOverrides(overrides: readonly AccountOverride[]): Promise<void> {
+    const evm = this.vm.evm as { precompiles: Map<string, unknown>; getPrecompile?: unknown };
+    delete evm.getPrecompile;
+    const overridden = new Set(overrides.map((o) => toHex(o.address)));
+    let active: Map<string, unknown> | undefined;
+    const moved = new Set<string>();
+    for (const o of overrides) {
+      const key = toHex(o.address);
+      if (moved.has(key))
+        throw new StateOverrideError(
+          `account ${hexAddr(o.address)} has already been overridden by a precompile`,
+        );
+      const p = (active ?? evm.precompiles).get(key);
+      if (o.movePrecompileTo) {
+        if (p === undefined)
+          throw new StateOverrideError(`account ${hexAddr(o.address)} is not a precompile`);
+        const to = toHex(o.movePrecompileTo);
+        if (overridden.has(to))
+          throw new StateOverrideError(`account ${hexAddr(o.movePrecompileTo)} is already overridden`);
+        active ??= new Map(evm.precompiles);
+        active.set(to, p);
+        moved.add(to);
+      }
+      if (p !== undefined) {
+        active ??= new Map(evm.precompiles);
+        active.delete(key);
+      }
+    }
+    if (active) {
+      // the EVM finds a callee's precompile here; runTx's warm set reads `precompiles`, left as is
+      const found = active;
+      evm.getPrecompile = (address: Address | string) =>
+        found.get(
+          typeof address === 'string'
+            ? address.slice(2).padStart(40, '0').toLowerCase()
+            : toHex(address.bytes),
+        );
+    }
+    await this.state.applyOverrides(overrides);
+  }
+
+  /**
+   * eth_simulateV1's run: like run(), but its effects stay for the messages after it, and with
+   * `validation` the message is checked as a transaction would be (its nonce against the sender's,
+   * its fee cap against the base fee even at a zero price), as geth's simulator does. Messages that
+   * cannot run throw SimulationError and change nothing.
+   */
+  async execute(
+    msg: CallMessage,
+    gas: bigint,
+    opts: { validation: boolean; traceTransfers: boolean },
+  ): Promise<KeptResult> {
+    this.deadline.check();
+    const from = msg.from ?? ZERO_ADDRESS;
+    const value = msg.value ?? 0n;
+    const fees = resolveFees(msg, this.env.baseFee);
+    const state = await this.nonceOf(from);
+    const nonce = msg.nonce ?? state;
+    if (opts.validation && nonce < state)
+      throw new SimulationError(
+        'nonce_low',
+        `nonce too low: address ${hexAddr(from)}, tx: ${nonce} state: ${state}`,
+      );
+    if (opts.validation && nonce > state)
+      throw new SimulationError(
+        'nonce_high',
+        `nonce too high: address ${hexAddr(from)}, tx: ${nonce} state: ${state}`,
+      );
+    if (opts.validation && nonce === MAX_NONCE)
+      throw new SimulationError(
+        'nonce_max',
+        `nonce has max value: address ${hexAddr(from)}, nonce: ${nonce}`,
+      );
+    const checked = opts.validation || fees.feeCap !== 0n || fees.tip !== 0n;
+    if (checked && fees.feeCap < fees.tip) {
+      throw new SimulationError(
+        'fee',
+        `max priority fee per gas higher than max fee per gas: address ${hexAddr(from)}, maxPriorityFeePerGas: ${fees.tip}, maxFeePerGas: ${fees.feeCap}`,
+      );
+    }
+    if (checked && fees.feeCap < this.env.baseFee) {
+      throw new SimulationError(
+        'base_fee',
+        `max fee per gas less than block base fee: address ${hexAddr(from)}, maxFeePerGas: ${fees.feeCap}, baseFee: ${this.env.baseFee}`,
+      );
+    }
+    const have = await this.balanceOf(from);
+    const want = gas * fees.feeCap + value;
+    if (have < want) {
+      throw new SimulationError(
+        'funds',
+        `insufficient funds for gas * price + value: address ${hexAddr(from)} have ${have} want ${want}`,
+      );
+    }
+    // unchecked, the nonce only names the message: geth lets an account at the highest nonce send
+    const tx = this.buildTx({ ...msg, nonce: nonce < MAX_NONCE ? nonce : MAX_NONCE - 1n }, from, gas, fees);
+    const intrinsic = tx.getMinimumGasLimit();
+    if (gas < intrinsic) {
+      throw new SimulationError('intrinsic_gas', `intrinsic gas too low: have ${gas}, want ${intrinsic}`);
+    }
+    // a zero-priced message pays nothing: runTx would refuse it under a base fee
+    const block = this.buildBlock(checked ? this.env.baseFee : 0n);
+    const tracer = opts.traceTransfers ? new TransferLogTracer() : undefined;
+    const trace = tracer
+      ? attachTracer(this.vm, tracer, txStartOf(tx, from, this.env.coinbase), this.vm.stateManager)
+      : undefined;
+    await this.state.checkpoint();
+    let kept = false;
+    try {
+      await trace?.start();
+      this.state.hideCodeOf(from);
+      const res = await runTx(this.vm, {
+        tx,
+        block: block as never,
+        skipNonce: true,
+        skipBalance: true,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+      });
+      await trace?.end({ gasUsed: res.totalGasSpent });
+      const exec = res.execResult;
+      const gasUsed = res.totalGasSpent;
+      const maxUsedGas =
+        exec.executionGasUsed + intrinsic > gasUsed ? exec.executionGasUsed + intrinsic : gasUsed;
+      let result: KeptResult;
+      if (!exec.exceptionError) {
+        const logs: EthLog[] =
+          tracer?.result() ?? (exec.logs ?? []).map(([address, topics, data]) => ({ address, topics, data }));
+        result = {
+          status: 'success',
+          returnData: exec.returnValue,
+          refund: res.gasRefund ?? 0n,
+          gasUsed,
+          maxUsedGas,
+          logs,
+        };
+      } else if (exec.exceptionError.error === 'revert') {
+        result = { status: 'revert', returnData: exec.returnValue, gasUsed, maxUsedGas, logs: [] };
+      } else {
+        result = { status: 'failure', error: exec.exceptionError.error, gasUsed, maxUsedGas, logs: [] };
+      }
+      await this.state.commit();
+      kept = true;
+      return result;
+    } catch (err) {
+      this.pooled.tainted = true;
+      const stop = tracer?.abortReason;
+      if (stop) throw stop;
+      if (err instanceof ChainError) throw err;
+      throw new SimulationError('invalid', errorMessage(err));
+    } finally {
+      trace?.detach();
+      this.state.hideCodeOf(undefined);
+      if (!kept) await this.state.revert();
     }
   }
 

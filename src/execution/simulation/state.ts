@@ -41,6 +41,8 @@ export interface AccountOverride {
   state?: { slot: Uint8Array; value: Uint8Array }[];
   /** Sets the listed slots; the others keep their value. */
   stateDiff?: { slot: Uint8Array; value: Uint8Array }[];
+  /** The precompile at `address` answers at this address instead (eth_simulateV1 only). */
+  movePrecompileTo?: Uint8Array;
 }
 
 export class StateOverrideError extends ChainError {

@@ -158,6 +158,8 @@ export class NodeChainReader implements ChainReader {
     const receipts = this.d.blocks.receiptsOfBlock(height);
     if (!block || !receipts) return undefined;
     const h = block.header;
+    // the base fee first: where the state before the block is gone, its error says why a block needs it
+    const baseFeePerGas = await this.baseFeeOfBlock(height);
     return {
       height,
       hash: block.hash,
@@ -166,7 +168,7 @@ export class NodeChainReader implements ChainReader {
       stateRoot: h.appHash,
       miner: h.proposerAddress,
       gasLimit: await this.d.chain.gasLimitAt(height),
-      baseFeePerGas: await this.baseFeeOfBlock(height),
+      baseFeePerGas,
       logsBloom: this.d.blocks.blockBloom(height) ?? EMPTY_BLOOM,
       size: encodeBlock(block).length,
       txs: receipts.map((receipt) => ({ raw: ethTxOf(block, receipt.blockTxIndex), receipt })),

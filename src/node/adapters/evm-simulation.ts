@@ -19,6 +19,7 @@ import type { PendingBlocks } from '../../chain/pending-block.ts';
 import { readId } from '../../execution/version-reads.ts';
 import { HeightPrunedError } from '../../rpc/evm/resolve.ts';
 import type { CallResult, SimulationBackend } from '../../rpc/evm/simulate.ts';
+import type { MultiBlockSimulation, MultiBlockSimulationBackend } from '../../rpc/evm/simulate-v1.ts';
 import { ChainError } from '../../util/errors.ts';
 
 export interface SimulationOptions {
@@ -38,7 +39,7 @@ export interface SimulationModules {
   pending?: PendingBlocks;
 }
 
-export class NodeSimulation implements SimulationBackend {
+export class NodeSimulation implements SimulationBackend, MultiBlockSimulationBackend {
   private readonly o: SimulationOptions;
   private readonly m: SimulationModules;
   /** Common.chainId() converts on every call */
@@ -146,6 +147,42 @@ export class NodeSimulation implements SimulationBackend {
       const gas = sim.callGas(call);
       return (native && (await sim.callNative(native, call, gas))) || sim.call(call, gas);
     });
+  }
+
+  /**
+   * eth_simulateV1's simulation: the JS EVM only (the native simulator answers single calls), under
+   * eth_call's gas cap and deadline for the whole request.
+   */
+  async openMultiBlock(point: StatePoint): Promise<MultiBlockSimulation> {
+    const sim = await this.open(point, {});
+    const env = sim.env;
+    // the pending block has no hash yet: geth's pending header names none either
+    const hash =
+      point === 'pending'
+        ? new Uint8Array(32)
+        : (this.m.reader.blockContext(point)?.hash ?? new Uint8Array(32));
+    const hashes = new Map<bigint, Uint8Array>();
+    const chainHash = env.blockHash;
+    if (point !== 'pending') hashes.set(env.height, hash);
+    return {
+      base: {
+        number: env.height,
+        timestamp: env.timestamp,
+        hash,
+        gasLimit: env.gasLimit,
+        baseFee: env.baseFee,
+        coinbase: env.coinbase,
+        chainId: this.chainId,
+      },
+      gasCap: this.o.gasCap,
+      // BLOCKHASH sees the base block and the simulated blocks before the one running
+      startBlock: async (b) => sim.setBlock(b, (n) => hashes.get(n) ?? chainHash(n)),
+      setBlockHash: (n, h) => void hashes.set(n, h),
+      applyStateOverrides: (o) => sim.applyStateOverrides(o),
+      nonceOf: (a) => sim.nonceOf(a),
+      execute: (call, gas, opts) => sim.execute(call, gas, opts),
+      close: () => sim.close(),
+    };
   }
 
   /** Runs `fn` on a simulation and gives its VM back whatever happens. */

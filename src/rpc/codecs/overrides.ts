@@ -13,22 +13,28 @@ export type { AccountOverride, BlockOverrides };
 
 const ACCOUNT_FIELDS = new Set(['balance', 'nonce', 'code', 'state', 'stateDiff']);
 
-export function parseStateOverrides(v: unknown): AccountOverride[] {
+/** `movePrecompiles`: whether `movePrecompileToAddress` is taken (eth_simulateV1 only). */
+export function parseStateOverrides(v: unknown, movePrecompiles = false): AccountOverride[] {
   const o = expectObject(v, 'override.StateOverride');
   return Object.entries(o).map(([addr, value]) => {
     const address = inField(`address ${addr}`, () => parseAddress(addr));
     const a = inField(addr, () => expectObject(value, 'override.OverrideAccount'));
     const out: AccountOverride = { address };
     for (const k of Object.keys(a)) {
-      if (k === 'movePrecompileToAddress')
+      if (k === 'movePrecompileToAddress' && !movePrecompiles)
         throw new CodecError(`${addr}: movePrecompileToAddress is not supported by this node`);
-      if (!ACCOUNT_FIELDS.has(k)) throw new CodecError(`${addr}: unknown field "${k}" in account override`);
+      if (!ACCOUNT_FIELDS.has(k) && k !== 'movePrecompileToAddress')
+        throw new CodecError(`${addr}: unknown field "${k}" in account override`);
     }
     const has = (k: string) => a[k] !== undefined && a[k] !== null;
     if (has('balance')) out.balance = inField(`${addr}.balance`, () => parseQuantity(a.balance, 256));
     if (has('nonce')) out.nonce = inField(`${addr}.nonce`, () => parseQuantity(a.nonce, 64));
     if (has('code')) out.code = inField(`${addr}.code`, () => parseData(a.code));
     if (has('state')) out.state = parseSlots(`${addr}.state`, a.state);
+    if (has('movePrecompileToAddress'))
+      out.movePrecompileTo = inField(`${addr}.movePrecompileToAddress`, () =>
+        parseAddress(a.movePrecompileToAddress),
+      );
     if (has('stateDiff')) out.stateDiff = parseSlots(`${addr}.stateDiff`, a.stateDiff);
     return out;
   });

@@ -11,6 +11,7 @@ import { logMethods } from './logs.ts';
 import { proofMethods, type ProofReader } from './proof.ts';
 import { Resolver } from './resolve.ts';
 import { simulateMethods, type SimulationBackend } from './simulate.ts';
+import { type MultiBlockSimulationBackend, simulateV1Methods } from './simulate-v1.ts';
 import { stateMethods } from './state.ts';
 import type { InclusionWaits } from './send-sync.ts';
 import { txMethods } from './txs.ts';
@@ -51,7 +52,7 @@ export function evmMethods(
   backend: EvmBackend,
   live: {
     filters?: FilterStore;
-    simulation?: SimulationBackend;
+    simulation?: SimulationBackend & MultiBlockSimulationBackend;
     proofs?: ProofReader;
     tracing?: Tracing;
     waits?: InclusionWaits;
@@ -68,6 +69,7 @@ export function evmMethods(
     ...logMethods(backend, resolve),
     ...feeMethods(backend, resolve),
     ...(live.simulation ? simulateMethods(live.simulation, resolve, backend.options.maxResponseBytes) : {}),
+    ...(live.simulation ? simulateV1Methods(live.simulation, resolve, backend.options.maxResponseBytes) : {}),
     ...(live.proofs ? proofMethods(live.proofs, resolve) : {}),
     ...(live.tracing ? debugMethods(live.tracing, resolve, backend.chain) : {}),
   };
