@@ -1,7 +1,7 @@
 /**
  * The execution-apis test fixtures (`tests/<method>/<case>.io`: `>>` requests and the `<<` answers
  * geth gives) for the explorer methods, replayed against an in-process node. Read from the folder
- * $EXECUTION_APIS_TESTS names (the execution-apis repository's `tests`); skipped without it.
+ * checkout $EXECUTION_APIS_TESTS names (its `tests` folder holds them); skipped without it.
  *
  * Only the cases whose answer does not depend on the fixtures' own chain are replayed: the others
  * answer about blocks of `chain.rlp`, a geth chain whose block hashes are keccak-256 of RLP headers,
@@ -14,9 +14,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { rpcNode } from './rpc-helpers.ts';
 
-const DIR = process.env.EXECUTION_APIS_TESTS ?? '';
+const ROOT = process.env.EXECUTION_APIS_TESTS ?? '';
+const DIR = join(ROOT, 'tests');
 const skip =
-  DIR === '' ? 'EXECUTION_APIS_TESTS is not set: set it to the execution-apis tests folder' : false;
+  ROOT === ''
+    ? 'EXECUTION_APIS_TESTS is not set: set it to a checkout of github.com/ethereum/execution-apis (its tests/ holds the fixtures); .ci/run sets it when one is given to CI'
+    : false;
 
 /** The cases replayed: each answer is independent of chain.rlp. */
 const CASES = [
@@ -48,7 +51,7 @@ function exchanges(text: string): { request: unknown; answer: any }[] {
 }
 
 test('execution-apis fixtures of the explorer methods', { skip }, async (t) => {
-  assert.ok(existsSync(DIR), `EXECUTION_APIS_TESTS names ${DIR}, which does not exist`);
+  assert.ok(existsSync(DIR), `EXECUTION_APIS_TESTS names ${ROOT}, which has no tests folder`);
   const { url } = await rpcNode(t);
   for (const name of CASES) {
     await t.test(name, async () => {
