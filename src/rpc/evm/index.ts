@@ -4,6 +4,7 @@ import type { EvmBackend } from './backend.ts';
 import { blockMethods } from './blocks.ts';
 import { chainInfoMethods } from './chain-info.ts';
 import { debugMethods, type Tracing } from './debug.ts';
+import { ethConfigMethods } from './eth-config.ts';
 import { feeMethods } from './fees.ts';
 import { filterMethods } from './filters.ts';
 import type { FilterStore } from './filters-store.ts';
@@ -14,6 +15,7 @@ import { simulateMethods, type SimulationBackend } from './simulate.ts';
 import { type MultiBlockSimulationBackend, simulateV1Methods } from './simulate-v1.ts';
 import { stateMethods } from './state.ts';
 import type { InclusionWaits } from './send-sync.ts';
+import { txBySenderMethods } from './tx-by-sender.ts';
 import { txMethods } from './txs.ts';
 import { txpoolMethods } from './txpool.ts';
 
@@ -62,9 +64,11 @@ export function evmMethods(
   return {
     ...(live.filters ? filterMethods(backend, resolve, live.filters) : {}),
     ...chainInfoMethods(backend, resolve),
+    ...ethConfigMethods(backend.chain),
     ...stateMethods(backend, resolve),
     ...blockMethods(backend, resolve),
     ...txMethods(backend, resolve, live.waits),
+    ...txBySenderMethods(backend.chain, resolve),
     ...txpoolMethods(backend),
     ...logMethods(backend, resolve),
     ...feeMethods(backend, resolve),
