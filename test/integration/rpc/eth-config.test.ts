@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { CHAIN_ID, error, hex, result, rpcNode } from './rpc-helpers.ts';
 
-const FIXTURE = join(process.env.EXECUTION_APIS_TESTS ?? '', 'eth_config', 'get-config.io');
+const FIXTURE = join(process.env.EXECUTION_APIS_TESTS ?? '', 'tests', 'eth_config', 'get-config.io');
 
 test('eth_config', async (t) => {
   const { url } = await rpcNode(t);
