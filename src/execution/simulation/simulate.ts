@@ -247,26 +247,7 @@ export class Simulation {
     const value = msg.value ?? 0n;
     const fees = resolveFees(msg, this.env.baseFee);
     const checked = fees.feeCap !== 0n || fees.tip !== 0n;
-    if (checked && fees.feeCap < fees.tip) {
-      throw new SimulationError(
-        'fee',
-        `max priority fee per gas higher than max fee per gas: address ${hexAddr(from)}, maxPriorityFeePerGas: ${fees.tip}, maxFeePerGas: ${fees.feeCap}`,
-      );
-    }
-    if (checked && fees.feeCap < this.env.baseFee) {
-      throw new SimulationError(
-        'base_fee',
-        `max fee per gas less than block base fee: address ${hexAddr(from)}, maxFeePerGas: ${fees.feeCap}, baseFee: ${this.env.baseFee}`,
-      );
-    }
-    const have = await this.balanceOf(from);
-    const want = gas * fees.feeCap + value;
-    if (have < want) {
-      throw new SimulationError(
-        'funds',
-        `insufficient funds for gas * price + value: address ${hexAddr(from)} have ${have} want ${want}`,
-      );
-    }
+    await this.checkFeesAndFunds(from, value, gas, fees, checked);
     const tx = this.buildTx(msg, from, gas, fees);
     const intrinsic = tx.getMinimumGasLimit();
     if (gas < intrinsic) {
@@ -419,26 +400,7 @@ export class Simulation {
         `nonce has max value: address ${hexAddr(from)}, nonce: ${nonce}`,
       );
     const checked = opts.validation || fees.feeCap !== 0n || fees.tip !== 0n;
-    if (checked && fees.feeCap < fees.tip) {
-      throw new SimulationError(
-        'fee',
-        `max priority fee per gas higher than max fee per gas: address ${hexAddr(from)}, maxPriorityFeePerGas: ${fees.tip}, maxFeePerGas: ${fees.feeCap}`,
-      );
-    }
-    if (checked && fees.feeCap < this.env.baseFee) {
-      throw new SimulationError(
-        'base_fee',
-        `max fee per gas less than block base fee: address ${hexAddr(from)}, maxFeePerGas: ${fees.feeCap}, baseFee: ${this.env.baseFee}`,
-      );
-    }
-    const have = await this.balanceOf(from);
-    const want = gas * fees.feeCap + value;
-    if (have < want) {
-      throw new SimulationError(
-        'funds',
-        `insufficient funds for gas * price + value: address ${hexAddr(from)} have ${have} want ${want}`,
-      );
-    }
+    await this.checkFeesAndFunds(from, value, gas, fees, checked);
     // unchecked, the nonce only names the message: geth lets an account at the highest nonce send
     const tx = this.buildTx({ ...msg, nonce: nonce < MAX_NONCE ? nonce : MAX_NONCE - 1n }, from, gas, fees);
     const intrinsic = tx.getMinimumGasLimit();
@@ -665,6 +627,39 @@ export class Simulation {
       throw new SimulationError(
         'funds',
         `insufficient funds for gas * price + value: address ${hexAddr(from)} have ${have} want ${value}`,
+      );
+    }
+  }
+
+  /**
+   * geth's pre-execution checks of a message's fees (when `checked`: fees given, or validation on)
+   * and of the sender's funds for gas × fee cap + value, in geth's order and words.
+   */
+  private async checkFeesAndFunds(
+    from: Uint8Array,
+    value: bigint,
+    gas: bigint,
+    fees: ReturnType<typeof resolveFees>,
+    checked: boolean,
+  ): Promise<void> {
+    if (checked && fees.feeCap < fees.tip) {
+      throw new SimulationError(
+        'fee',
+        `max priority fee per gas higher than max fee per gas: address ${hexAddr(from)}, maxPriorityFeePerGas: ${fees.tip}, maxFeePerGas: ${fees.feeCap}`,
+      );
+    }
+    if (checked && fees.feeCap < this.env.baseFee) {
+      throw new SimulationError(
+        'base_fee',
+        `max fee per gas less than block base fee: address ${hexAddr(from)}, maxFeePerGas: ${fees.feeCap}, baseFee: ${this.env.baseFee}`,
+      );
+    }
+    const have = await this.balanceOf(from);
+    const want = gas * fees.feeCap + value;
+    if (have < want) {
+      throw new SimulationError(
+        'funds',
+        `insufficient funds for gas * price + value: address ${hexAddr(from)} have ${have} want ${want}`,
       );
     }
   }
