@@ -22,7 +22,7 @@ import type { CosmosPool } from '../../mempool/cosmos-pool.ts';
 import type { Mempool } from '../../mempool/mempool.ts';
 import { toHex } from '../../primitives/bytes.ts';
 import type { BlockProducer } from '../../producer/producer.ts';
-import type { DevNode, DevSigner } from '../../rpc/dev/index.ts';
+import type { DevNode, DevSigner, DevStateEdit } from '../../rpc/dev/index.ts';
 import { devSnapshots } from './dev-snapshots.ts';
 
 /** `web3_clientVersion` on a dev chain: Hardhat's network helpers run only for names like this. */
@@ -54,6 +54,14 @@ export function devNode(o: {
   const { producer, chain, mempool } = o;
   const impersonated = new Set<string>();
   let autoImpersonate = false;
+  /** The edits as a state patch, committed as a block of its own. */
+  const commitEdits = async (edits: DevStateEdit[]) => {
+    const raw = wrapDevRecord({ kind: 'statePatch', edits });
+    await producer.commitRecord({
+      kind: 'devPatch',
+      tx: { raw, hash: cosmosTxHash(raw), gasLimit: 0n, edits },
+    });
+  };
   const node: DevNode = {
     mining: {
       mode: () => producer.mining,
@@ -71,13 +79,7 @@ export function devNode(o: {
       signer: (address) => signers.get(toHex(address)),
     },
     state: {
-      edit: async (edits) => {
-        const raw = wrapDevRecord({ kind: 'statePatch', edits });
-        await producer.commitRecord({
-          kind: 'devPatch',
-          tx: { raw, hash: cosmosTxHash(raw), gasLimit: 0n, edits },
-        });
-      },
+      edit: commitEdits,
       dump: async () => {
         const at = chain.stateAt(chain.latestHeight);
         const ranges = {
@@ -89,12 +91,7 @@ export function devNode(o: {
       },
       load: async (dump) => {
         const edits = editsOfDump(dump);
-        if (edits.length === 0) return;
-        const raw = wrapDevRecord({ kind: 'statePatch', edits });
-        await producer.commitRecord({
-          kind: 'devPatch',
-          tx: { raw, hash: cosmosTxHash(raw), gasLimit: 0n, edits },
-        });
+        if (edits.length > 0) await commitEdits(edits);
       },
     },
     impersonation: {
