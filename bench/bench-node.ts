@@ -28,6 +28,8 @@ export async function startBenchNode(
   home: string,
   wallets: Wallet[],
   flags: Record<string, string> = {},
+  /** the genesis block gas limit (default 100M: room for ~1,000 ERC20 transfers per block) */
+  maxGas = 100_000_000n,
 ): Promise<{ node: ChainNode; config: NodeConfig; genesis: Genesis }> {
   const accounts = wallets.map((w) => accountFromPrivateKey(bytes(w.privateKey)));
   initHome({
@@ -46,7 +48,7 @@ export async function startBenchNode(
   });
   const genesisPath = join(home, 'config', 'genesis.json');
   const g = JSON.parse(readFileSync(genesisPath, 'utf8'));
-  g.consensus_params.block.max_gas = '100000000'; // room for ~1,000 ERC20 transfers per block
+  g.consensus_params.block.max_gas = String(maxGas);
   writeFileSync(genesisPath, JSON.stringify(g));
   const { config } = loadConfig({
     home,
