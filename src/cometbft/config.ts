@@ -47,6 +47,7 @@ export interface CometConfigOptions {
     trustHeight: number;
     trustHash: string;
     trustPeriodMs: number;
+    discoveryTimeMs: number;
   };
 }
 
@@ -125,7 +126,7 @@ rpc_servers = ${q(o.statesync.rpcServers.join(','))}
 trust_height = ${o.statesync.trustHeight}
 trust_hash = ${q(o.statesync.trustHash)}
 trust_period = ${ms(o.statesync.trustPeriodMs)}
-discovery_time = "15s"
+discovery_time = ${ms(o.statesync.discoveryTimeMs)}
 chunk_request_timeout = "10s"
 chunk_fetchers = "4"
 

@@ -82,6 +82,11 @@ export const CONFIG_TOML = {
       s === '' || /^[0-9a-fA-F]{64}$/.test(s) ? undefined : `${JSON.stringify(s)} is not a 32-byte hex hash`,
     ),
     'trust-period': duration('168h', 'How long the trusted block stays trusted'),
+    'discovery-time': duration(
+      '15s',
+      'How long a state-syncing node gathers snapshot offers from its peers before it picks one (CometBFT allows no less than 5s)',
+      5000,
+    ),
   },
   instrumentation: {
     prometheus: bool(true, 'Serve Prometheus metrics'),

@@ -56,6 +56,7 @@ export function networkSettings(
         trustHeight: cfg.statesync.trustHeight,
         trustHash: cfg.statesync.trustHash,
         trustPeriodMs: cfg.statesync.trustPeriod,
+        discoveryTimeMs: cfg.statesync.discoveryTime,
       },
     },
   };
