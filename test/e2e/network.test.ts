@@ -330,9 +330,9 @@ test('SIGKILL of a validator under transaction load: the handshake replays and i
     );
 });
 
-test('an RPC node started 200 blocks late catches up by block sync, then answers history exactly as the others', async (t) => {
+test('an RPC node started 100 blocks late catches up by block sync, then answers history exactly as the others', async (t) => {
   if (!cometbftOrSkip(t)) return;
-  await net!.waitHeight('validator0', 200, 180_000);
+  await net!.waitHeight('validator0', 100, 180_000);
   const late = net!.start('rpc1');
   const seen: any[] = [];
   const deadline = Date.now() + 120_000;
@@ -340,7 +340,7 @@ test('an RPC node started 200 blocks late catches up by block sync, then answers
     const s = await net!.evm('rpc1', 'eth_syncing').catch(() => undefined);
     if (s?.result !== undefined) seen.push(s.result);
     const h = await net!.height('rpc1');
-    if (h >= 200 && s?.result === false) break;
+    if (h >= 100 && s?.result === false) break;
     if (Date.now() > deadline)
       // cometbft's own lines (relayed into the node's log) say why it stopped, when it did
       throw new Error(`rpc1 did not catch up (at ${h}); last lines:\n${late.lines.slice(-40).join('\n')}`);
