@@ -13,6 +13,7 @@ import { loadConfig } from '../src/config/load.ts';
 import type { NodeConfig } from '../src/config/schema.ts';
 import { accountFromPrivateKey, toAccAddress } from '../src/crypto/accounts.ts';
 import { ChainNode } from '../src/node/node.ts';
+import type { DevChainOptions } from '../src/node/node-options.ts';
 import { toHex } from '../src/primitives/bytes.ts';
 import { silentLogger } from '../src/util/logger.ts';
 import { FREE_PORT_FLAGS } from '../test/helpers/node.ts';
@@ -28,6 +29,8 @@ export async function startBenchNode(
   home: string,
   wallets: Wallet[],
   flags: Record<string, string> = {},
+  /** `{ephemeral: true}`: stores without fsync, as a throwaway dev home (for benches that build long chains) */
+  dev?: DevChainOptions,
 ): Promise<{ node: ChainNode; config: NodeConfig; genesis: Genesis }> {
   const accounts = wallets.map((w) => accountFromPrivateKey(bytes(w.privateKey)));
   initHome({
@@ -58,7 +61,7 @@ export async function startBenchNode(
     },
   });
   const genesis = parseGenesis(readFileSync(genesisPath, 'utf8'));
-  const node = new ChainNode({ home, config, genesis, logger: silentLogger });
+  const node = new ChainNode({ home, config, genesis, logger: silentLogger, ...(dev && { dev }) });
   await node.start();
   await node.modules.engine.producer!.stop();
   return { node, config, genesis };
