@@ -13,6 +13,7 @@ import { loadConfig } from '../src/config/load.ts';
 import type { NodeConfig } from '../src/config/schema.ts';
 import { accountFromPrivateKey, toAccAddress } from '../src/crypto/accounts.ts';
 import { ChainNode } from '../src/node/node.ts';
+import type { DevChainOptions } from '../src/node/node-options.ts';
 import { toHex } from '../src/primitives/bytes.ts';
 import { silentLogger } from '../src/util/logger.ts';
 import { FREE_PORT_FLAGS } from '../test/helpers/node.ts';
@@ -28,8 +29,12 @@ export async function startBenchNode(
   home: string,
   wallets: Wallet[],
   flags: Record<string, string> = {},
-  /** the genesis block gas limit (default 100M: room for ~1,000 ERC20 transfers per block) */
-  maxGas = 100_000_000n,
+  opts: {
+    /** stores without fsync, as a throwaway dev home (for benches that build long chains) */
+    dev?: DevChainOptions;
+    /** the genesis block gas limit (default 100M: room for ~1,000 ERC20 transfers per block) */
+    maxGas?: bigint;
+  } = {},
 ): Promise<{ node: ChainNode; config: NodeConfig; genesis: Genesis }> {
   const accounts = wallets.map((w) => accountFromPrivateKey(bytes(w.privateKey)));
   initHome({
@@ -48,7 +53,7 @@ export async function startBenchNode(
   });
   const genesisPath = join(home, 'config', 'genesis.json');
   const g = JSON.parse(readFileSync(genesisPath, 'utf8'));
-  g.consensus_params.block.max_gas = String(maxGas);
+  g.consensus_params.block.max_gas = String(opts.maxGas ?? 100_000_000n);
   writeFileSync(genesisPath, JSON.stringify(g));
   const { config } = loadConfig({
     home,
@@ -60,7 +65,13 @@ export async function startBenchNode(
     },
   });
   const genesis = parseGenesis(readFileSync(genesisPath, 'utf8'));
-  const node = new ChainNode({ home, config, genesis, logger: silentLogger });
+  const node = new ChainNode({
+    home,
+    config,
+    genesis,
+    logger: silentLogger,
+    ...(opts.dev && { dev: opts.dev }),
+  });
   await node.start();
   await node.modules.engine.producer!.stop();
   return { node, config, genesis };

@@ -42,7 +42,7 @@ try {
     home,
     wallets,
     { 'state-store.ss-async-write-buffer': '0', 'mempool.size': '10000' },
-    BLOCK_GAS,
+    { maxGas: BLOCK_GAS },
   );
   node = started.node;
   const n = node;

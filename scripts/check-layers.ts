@@ -112,7 +112,7 @@ export const LAYERS: Layer[][] = [
       parts: [
         {
           folder: 'execution/tracing',
-          owns: "debug_trace* tracers in geth 1.14's formats (struct logger, callTracer, flatCallTracer, prestateTracer, 4byteTracer, noopTracer), eth_simulateV1's ERC-7528 transfer logs (`transfer-logs.ts`), fed by EVM listeners that exist only while a tracer is attached (`BlockExecutor.execute`/`Simulation.run` take an optional tracer); trace deadline and abort",
+          owns: "debug_trace* tracers in geth 1.14's formats (struct logger, callTracer, flatCallTracer, prestateTracer, 4byteTracer, noopTracer), the trace_* tracer (`parity-tracer.ts`: the callTracer's tree rendered in the Parity format by `parity.ts`, the one rendering flatCallTracer uses too, and OpenEthereum's stateDiff, `state-diff.ts`), eth_simulateV1's ERC-7528 transfer logs (`transfer-logs.ts`), fed by EVM listeners that exist only while a tracer is attached (`BlockExecutor.execute`/`Simulation.run` take an optional tracer); trace deadline and abort",
           mustNot: 'know blocks, stores or RPC; register EVM hooks for untraced execution',
         },
         {
@@ -170,7 +170,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'rpc/server',
-      owns: "the node:http JSON-RPC transport (envelope, batches, limits, CORS, gzip, deny list; plain keep-alive POSTs answered on a fast path from the socket's bytes with each turn's answers written together, every other request by node:http) and the WebSocket transport (same dispatcher, per-connection methods, geth's `eth_subscription` envelope, a notification never overtakes its answer, slow clients dropped), the one dispatcher that decodes params before any handler runs, the one ChainError → JSON-RPC code table, per-method RPC metrics (recorded only in the dispatcher), what an RPC reader thread answers itself and what it forwards (`reader-payloads.ts`), a connection cap that threads sharing a port count together",
+      owns: "the node:http JSON-RPC transport (envelope, batches, limits, CORS, gzip, deny list, disabled namespaces; plain keep-alive POSTs answered on a fast path from the socket's bytes with each turn's answers written together, every other request by node:http) and the WebSocket transport (same dispatcher, per-connection methods, geth's `eth_subscription` envelope, a notification never overtakes its answer, slow clients dropped), the one dispatcher that decodes params before any handler runs, the one ChainError → JSON-RPC code table, per-method RPC metrics (recorded only in the dispatcher), what an RPC reader thread answers itself and what it forwards (`reader-payloads.ts`), a connection cap that threads sharing a port count together",
       mustNot:
         "know any method but `rpc_modules`, which the dispatcher answers from its own table, as geth's server does",
     },
@@ -178,7 +178,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'rpc/evm',
-      owns: "eth_/net_/web3_ method tables over the narrow `ChainReader`/`TxPool` interfaces of `backend.ts`; which heights may be served is decided once, in `resolve.ts`; eth_simulateV1's geth rules (block order and gaps, gas, error codes, result shape) in `simulate-v1.ts`; polling filters tracked by height (`filters*.ts`) and subscriptions (`subscriptions.ts`: each committed height reported once, in order); debug_trace* (`debug.ts`: geth TraceConfig codec, and every trace limit — timeout cap, concurrency, lookback — in `Tracing`, which the legacy chain_trace* methods reuse); eth_sendRawTransactionSync waits for the committed block holding a tx, each ended by that block, its timeout or the node stopping (`send-sync.ts`)",
+      owns: "eth_/net_/web3_ method tables over the narrow `ChainReader`/`TxPool` interfaces of `backend.ts`; which heights may be served is decided once, in `resolve.ts`; eth_simulateV1's geth rules (block order and gaps, gas, error codes, result shape) in `simulate-v1.ts`; polling filters tracked by height (`filters*.ts`) and subscriptions (`subscriptions.ts`: each committed height reported once, in order); debug_trace* (`debug.ts`: geth TraceConfig codec, and every trace limit — timeout cap, concurrency, lookback — in `Tracing`, which the legacy chain_trace* methods and trace_* reuse); trace_* in the Parity format over the narrow `ParityTraceBackend` of `trace-backend.ts` (`trace.ts`; `trace-filter.ts`: trace_filter's matching and pagination over a `TraceFilterSource` of candidate txs, which an address index may implement); eth_sendRawTransactionSync waits for the committed block holding a tx, each ended by that block, its timeout or the node stopping (`send-sync.ts`)",
       mustNot: 'import storage/ (node/adapters/evm-*.ts implement its interfaces)',
     },
     {

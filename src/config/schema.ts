@@ -280,7 +280,12 @@ export const APP_TOML = {
     ),
     trace_timeout: duration('30s', 'Time limit of one debug_trace* call'),
     max_concurrent_trace_calls: int(10, 'debug_trace* calls served at once', 1),
-    max_trace_lookback_blocks: int(10000, 'How far back debug_trace* may trace', 1),
+    max_trace_lookback_blocks: int(10000, 'How far back debug_trace* and trace_* may trace', 1),
+    max_trace_filter_blocks: int(
+      10000,
+      'Widest block range of one trace_filter call (a wider one is refused with an error naming this key)',
+      1,
+    ),
     max_trace_response_bytes: int(
       16 * 1024 * 1024,
       'Bytes of output one debug_trace* answer may hold (struct logs with their stack, memory and storage; call frames); a trace that passes them stops with an error naming this key (0: no limit)',
@@ -300,6 +305,10 @@ export const APP_TOML = {
     ),
     enabled_legacy_chain_apis: strList(DEFAULT_LEGACY_APIS, 'Deprecated chain_*/chain2_* methods to serve'),
     deny_list: strList([], 'JSON-RPC methods this node refuses'),
+    disabled_namespaces: strList(
+      [],
+      'JSON-RPC namespaces this node refuses whole, by the part of a method name before its first _ (e.g. trace, ots, debug): their methods answer -32601 naming this key, and rpc_modules leaves them out',
+    ),
   },
 } satisfies FileSchema;
 

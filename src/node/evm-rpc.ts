@@ -1,6 +1,6 @@
 /**
  * The EVM JSON-RPC (`[evm]`): one ChainReader with its caches, one Tracing (so
- * max_concurrent_trace_calls counts debug_trace* and chain_trace* together), one filter store and one
+ * max_concurrent_trace_calls counts debug_trace*, trace_* and chain_trace* together), one filter store and one
  * dispatcher for the HTTP and WebSocket transports; the HTTP dispatcher adds the deprecated
  * chain_/chain2_ surface (HTTP-only), whose synthetic views keep a filter table of their own.
  */
@@ -37,6 +37,7 @@ import type { Registry } from 'prom-client';
 import { clientVersion, NodeChainReader } from './adapters/evm-chain-reader.ts';
 import { NodeProofs } from './adapters/evm-proofs.ts';
 import { NodeSimulation } from './adapters/evm-simulation.ts';
+import { NodeParityTracer } from './adapters/evm-parity-tracer.ts';
 import { nativeSimulator } from '../execution/simulation/native-binding.ts';
 import { NodeTracer } from './adapters/evm-tracer.ts';
 import { evmTxPool } from './adapters/evm-tx-pool.ts';
@@ -139,20 +140,26 @@ export class EvmRpc {
       },
       { chain, reader, pending: m.pending },
     );
-    const tracing = (this.tracing = new Tracing(
-      new NodeTracer({ chain, ss: m.ss, simulation, maxTraceBytes: evm.maxTraceResponseBytes }),
-      reader,
-      {
-        timeoutMs: evm.traceTimeout,
-        maxConcurrent: evm.maxConcurrentTraceCalls,
-        maxLookback: evm.maxTraceLookbackBlocks,
-      },
-    ));
+    const nodeTracer = new NodeTracer({
+      chain,
+      ss: m.ss,
+      simulation,
+      maxTraceBytes: evm.maxTraceResponseBytes,
+    });
+    const tracing = (this.tracing = new Tracing(nodeTracer, reader, {
+      timeoutMs: evm.traceTimeout,
+      maxConcurrent: evm.maxConcurrentTraceCalls,
+      maxLookback: evm.maxTraceLookbackBlocks,
+    }));
     const methods = evmMethods(this.backend, {
       filters: this.filters,
       simulation,
       proofs: new NodeProofs(m.sc),
       tracing,
+      parity: {
+        backend: new NodeParityTracer(nodeTracer, simulation, evm.maxTraceResponseBytes),
+        maxFilterBlocks: evm.maxTraceFilterBlocks,
+      },
       waits: this.waits,
     });
     // a dev chain's own answers (eth_accounts, web3_clientVersion) take the place of the eth_ ones
@@ -161,6 +168,7 @@ export class EvmRpc {
       whyNotServed: (name) =>
         whyEvmMethodNotServed(name) ?? (m.dev ? undefined : whyDevMethodNotServed(name)),
       denyList: evm.denyList,
+      disabledNamespaces: evm.disabledNamespaces,
       maxResponseBytes: evm.maxResponseBytes,
       concurrency: [
         {

@@ -219,7 +219,11 @@ async function main(): Promise<void> {
   let nextId = 0;
   const waiting = new Map<number, { resolve: (a: ForwardedAnswer) => void; reject: (e: Error) => void }>();
   const payloads = new ReaderPayloads({
-    local: new Dispatcher(table, { denyList: d.evm.denyList, maxResponseBytes: d.evm.maxResponseBytes }),
+    local: new Dispatcher(table, {
+      denyList: d.evm.denyList,
+      disabledNamespaces: d.evm.disabledNamespaces,
+      maxResponseBytes: d.evm.maxResponseBytes,
+    }),
     localMethods: new Set(READER_LOCAL_METHODS),
     ready,
     onLocal: () => payloadsServed.inc({ thread, answered: 'local' }),

@@ -17,7 +17,8 @@
 import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { createAccessList2930Tx, createEOACode7702Tx, createFeeMarket1559Tx } from '@ethereumjs/tx';
-import { Address, bigIntToUnpaddedBytes } from '@ethereumjs/util';
+import { Address, bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util';
+import type { DecodedEthTx } from '../transactions.ts';
 import { runTx, type VM } from '@ethereumjs/vm';
 import { toChecksumAddress } from '../../crypto/accounts.ts';
 import { toHex } from '../../primitives/bytes.ts';
@@ -55,6 +56,37 @@ export interface Authorization {
   yParity: bigint;
   r: bigint;
   s: bigint;
+}
+
+/** The message a signed transaction sends (trace_rawTransaction runs it as a simulation). */
+export function messageOfTx(d: DecodedEthTx): CallMessage {
+  const t = d.tx as {
+    accessList?: [Uint8Array, Uint8Array[]][];
+    authorizationList?: Uint8Array[][];
+  };
+  const msg: CallMessage = {
+    from: d.sender,
+    ...(d.to ? { to: d.to } : {}),
+    gas: d.gasLimit,
+    value: d.value,
+    data: d.tx.data,
+    nonce: d.nonce,
+    ...(d.type === 0 || d.type === 1
+      ? { gasPrice: d.maxFeePerGas }
+      : { maxFeePerGas: d.maxFeePerGas, maxPriorityFeePerGas: d.maxPriorityFeePerGas }),
+  };
+  if (t.accessList?.length)
+    msg.accessList = t.accessList.map(([address, storageKeys]) => ({ address, storageKeys }));
+  if (t.authorizationList?.length)
+    msg.authorizationList = t.authorizationList.map(([chainId, address, nonce, yParity, r, s]) => ({
+      chainId: bytesToBigInt(chainId),
+      address,
+      nonce: bytesToBigInt(nonce),
+      yParity: bytesToBigInt(yParity),
+      r: bytesToBigInt(r),
+      s: bytesToBigInt(s),
+    }));
+  return msg;
 }
 
 /** A call as eth_call receives it (decoded); absent fields take geth's defaults. */
@@ -376,7 +408,7 @@ export class Simulation {
   async execute(
     msg: CallMessage,
     gas: bigint,
-    opts: { validation: boolean; traceTransfers: boolean },
+    opts: { validation: boolean; traceTransfers: boolean; tracer?: TxTracer },
   ): Promise<KeptResult> {
     this.deadline.check();
     const from = msg.from ?? ZERO_ADDRESS;
@@ -409,7 +441,9 @@ export class Simulation {
     }
     // a zero-priced message pays nothing: runTx would refuse it under a base fee
     const block = this.buildBlock(checked ? this.env.baseFee : 0n);
-    const tracer = opts.traceTransfers ? new TransferLogTracer() : undefined;
+    // trace_call(Many) bring their own tracer (then logs are not the transfer logs)
+    const transfers = opts.traceTransfers && !opts.tracer ? new TransferLogTracer() : undefined;
+    const tracer = opts.tracer ?? transfers;
     const trace = tracer
       ? attachTracer(this.vm, tracer, txStartOf(tx, from, this.env.coinbase), this.vm.stateManager)
       : undefined;
@@ -434,7 +468,8 @@ export class Simulation {
       let result: KeptResult;
       if (!exec.exceptionError) {
         const logs: EthLog[] =
-          tracer?.result() ?? (exec.logs ?? []).map(([address, topics, data]) => ({ address, topics, data }));
+          transfers?.result() ??
+          (exec.logs ?? []).map(([address, topics, data]) => ({ address, topics, data }));
         result = {
           status: 'success',
           returnData: exec.returnValue,

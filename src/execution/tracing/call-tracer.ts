@@ -50,6 +50,10 @@ export interface CallFrame {
   logs: { address: Uint8Array; topics: Uint8Array[]; data: Uint8Array; position: number }[];
   value?: bigint;
   reverted: boolean;
+  /** the top frame only: the gas its execution got (limit less intrinsic gas), as Parity reports it */
+  execGas?: bigint;
+  /** the top frame only: the gas its execution used, before refunds */
+  execGasUsed?: bigint;
 }
 
 export interface CallTracerConfig {
@@ -92,14 +96,20 @@ export class CallTracer extends TxTracer {
       value: e.value,
       reverted: false,
     };
-    if (e.depth === 0) this.top = frame;
+    if (e.depth === 0) {
+      frame.execGas = e.gas;
+      this.top = frame;
+    }
     this.stack.push(frame);
   }
 
   override onExit(e: Exit): void {
     this.charge(2 * e.output.length + (e.error?.length ?? 0));
     if (e.depth === 0) {
-      if (this.stack.length === 1) processOutput(this.stack[0], e);
+      if (this.stack.length === 1) {
+        this.stack[0].execGasUsed = e.gasUsed;
+        processOutput(this.stack[0], e);
+      }
       return;
     }
     this.depth = e.depth - 1;
@@ -137,6 +147,11 @@ export class CallTracer extends TxTracer {
 
   tree(): CallFrameJson | null {
     return this.top ? frameJson(this.top) : null;
+  }
+
+  /** The call tree as recorded (the Parity renderings read it); undefined before the run. */
+  frames(): CallFrame | undefined {
+    return this.top;
   }
 }
 

@@ -46,6 +46,9 @@ export { StructLogger, type StructLoggerResult } from './struct-logger.ts';
 export { CallTracer, type CallFrameJson } from './call-tracer.ts';
 export { FlatCallTracer, type FlatCallFrameJson } from './flat-call-tracer.ts';
 export { PrestateTracer } from './prestate-tracer.ts';
+export { ParityTracer, type ParityTraceResult, type ParityTraceType } from './parity-tracer.ts';
+export type { LocalizedTraceJson, ParityTraceJson } from './parity.ts';
+export type { StateDiffJson } from './state-diff.ts';
 export { FourByteTracer, NoopTracer } from './simple-tracers.ts';
 
 /** geth's TraceConfig, already decoded from JSON by rpc/. */

@@ -21,7 +21,7 @@ import { generateAddress, generateAddress2 } from '@ethereumjs/util';
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util';
 import { equalBytes } from '../../primitives/bytes.ts';
 
-interface Account {
+export interface Account {
   address: Uint8Array;
   balance?: bigint;
   nonce: bigint;
@@ -39,13 +39,14 @@ export interface AccountJson {
 }
 
 export class PrestateTracer extends TxTracer {
-  readonly name = 'prestateTracer';
+  readonly name: string = 'prestateTracer';
   private readonly diffMode: boolean;
-  private readonly pre = new Map<string, Account>();
+  /** every touched account as it was before the transaction, with the slots it read or wrote */
+  protected readonly pre = new Map<string, Account>();
   private readonly post = new Map<string, Account>();
   private readonly created = new Set<string>();
   private readonly deleted = new Set<string>();
-  private state?: TraceState;
+  protected state?: TraceState;
 
   constructor(raw: Record<string, unknown> | undefined, ctx: TraceTxContext) {
     super(ctx);

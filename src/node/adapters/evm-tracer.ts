@@ -35,7 +35,7 @@ import type { NodeSimulation } from './evm-simulation.ts';
  * The deadline between the txs of a replay (the tracer checks it on every traced opcode): expiry, and
  * a macrotask turn every few milliseconds, since untraced txs before the traced one never yield.
  */
-function pacer(deadline: TraceDeadline): () => Promise<void> {
+export function pacer(deadline: TraceDeadline): () => Promise<void> {
   let lastYield = performance.now();
   return async () => {
     if (deadline.expired()) throw new TraceTimeoutError();
@@ -76,6 +76,10 @@ export class NodeTracer implements TraceBackend {
   constructor(d: TracerModules) {
     this.d = d;
     this.replayer = new TraceReplayer(d.chain, d.ss);
+  }
+
+  get chain(): Chain {
+    return this.d.chain;
   }
 
   /**

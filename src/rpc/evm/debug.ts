@@ -105,7 +105,11 @@ export class Tracing {
     return cap > 0 ? Math.min(asked, cap) : asked;
   }
 
-  private async limited<T>(
+  /**
+   * Runs a trace of block `height` (or, with `replaysBlock` false, a call on the state after it) under
+   * every limit; `run` gets the time it may take. The trace_* methods use it too.
+   */
+  async limited<T>(
     height: number,
     options: TraceOptions,
     run: (timeoutMs: number) => Promise<T>,
@@ -124,7 +128,7 @@ export class Tracing {
     if (this.running >= this.limits.maxConcurrent) {
       throw new TraceLimitError(
         'TRACE_BUSY',
-        `busy: ${this.running} debug_trace* calls are running, the most this node serves at once ` +
+        `busy: ${this.running} trace calls (debug_trace*, trace_*) are running, the most this node serves at once ` +
           `(max_concurrent_trace_calls = ${this.limits.maxConcurrent}); try again later`,
       );
     }

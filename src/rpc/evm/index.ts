@@ -18,6 +18,9 @@ import type { InclusionWaits } from './send-sync.ts';
 import { txBySenderMethods } from './tx-by-sender.ts';
 import { txMethods } from './txs.ts';
 import { txpoolMethods } from './txpool.ts';
+import { traceMethods } from './trace.ts';
+import type { ParityTraceBackend } from './trace-backend.ts';
+import { BlockWalkSource, type TraceFilterSource } from './trace-filter.ts';
 
 export type {
   ChainReader,
@@ -45,10 +48,29 @@ export {
   type TraceOptions,
   Tracing,
 } from './debug.ts';
+export type {
+  BlockReplay,
+  LocalizedTrace,
+  ParityTrace,
+  ParityTraceBackend,
+  ReplayedTrace,
+  TraceResults,
+  TraceType,
+} from './trace-backend.ts';
+export { BlockWalkSource, type TraceCandidate, type TraceFilterSource } from './trace-filter.ts';
+
+/** The trace_* methods' backend and trace_filter's bounds (served with `tracing`). */
+export interface ParityTracing {
+  backend: ParityTraceBackend;
+  /** which txs trace_filter replays; absent: every Ethereum tx of the range (BlockWalkSource) */
+  filterSource?: TraceFilterSource;
+  /** `[evm] max_trace_filter_blocks` */
+  maxFilterBlocks: number;
+}
 
 /**
- * `simulation`/`proofs`/`tracing`/`waits`: eth_call & co., eth_getProof, debug_trace* and
- * eth_sendRawTransactionSync, served when given.
+ * `simulation`/`proofs`/`tracing`/`parity`/`waits`: eth_call & co., eth_getProof, debug_trace*,
+ * trace_* (with `tracing`) and eth_sendRawTransactionSync, served when given.
  */
 export function evmMethods(
   backend: EvmBackend,
@@ -57,6 +79,7 @@ export function evmMethods(
     simulation?: SimulationBackend & MultiBlockSimulationBackend;
     proofs?: ProofReader;
     tracing?: Tracing;
+    parity?: ParityTracing;
     waits?: InclusionWaits;
   } = {},
 ): MethodTable {
@@ -76,6 +99,16 @@ export function evmMethods(
     ...(live.simulation ? simulateV1Methods(live.simulation, resolve, backend.options.maxResponseBytes) : {}),
     ...(live.proofs ? proofMethods(live.proofs, resolve) : {}),
     ...(live.tracing ? debugMethods(live.tracing, resolve, backend.chain) : {}),
+    ...(live.tracing && live.parity
+      ? traceMethods(
+          live.tracing,
+          live.parity.backend,
+          resolve,
+          backend.chain,
+          live.parity.filterSource ?? new BlockWalkSource(backend.chain),
+          live.parity.maxFilterBlocks,
+        )
+      : {}),
   };
 }
 

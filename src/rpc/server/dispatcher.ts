@@ -73,6 +73,11 @@ export interface JsonRpcResponse {
 export interface DispatcherOptions {
   /** Methods refused as if they did not exist (`[evm] deny_list`). */
   denyList?: readonly string[];
+  /**
+   * Namespaces refused whole, by the part of a method name before its first `_` (`[evm]
+   * disabled_namespaces`): their methods answer -32601 naming the key, rpc_modules leaves them out.
+   */
+  disabledNamespaces?: readonly string[];
   /** Called with unexpected (non-ChainError) failures, which answer -32603. */
   onInternalError?: (err: unknown, method: string) => void;
   /** Per-method request counts and latencies are recorded here (the node's /metrics registry). */
@@ -111,6 +116,7 @@ export const RESPONSE_TOO_LARGE = -32003;
 export class Dispatcher {
   private readonly methods: Map<string, MethodDef>;
   private readonly denied: Set<string>;
+  private readonly disabled: Set<string>;
   private readonly onInternalError: (err: unknown, method: string) => void;
   private readonly options: DispatcherOptions;
   private readonly metrics: RpcMetrics | undefined;
@@ -133,6 +139,7 @@ export class Dispatcher {
       method([], () => this.modules()),
     );
     this.denied = new Set(options.denyList ?? []);
+    this.disabled = new Set(options.disabledNamespaces ?? []);
     this.onInternalError = options.onInternalError ?? (() => {});
     this.options = options;
     this.gate = options.gate;
@@ -159,9 +166,15 @@ export class Dispatcher {
     );
   }
 
-  /** Names of the methods served (deny-listed ones excluded). */
+  /** Names of the methods served (deny-listed ones and disabled namespaces excluded). */
   get methodNames(): string[] {
-    return [...this.methods.keys()].filter((m) => !this.denied.has(m)).sort();
+    return [...this.methods.keys()].filter((m) => !this.denied.has(m) && !this.isDisabled(m)).sort();
+  }
+
+  private isDisabled(name: string): boolean {
+    if (this.disabled.size === 0) return false;
+    const cut = name.indexOf('_');
+    return cut > 0 && this.disabled.has(name.slice(0, cut));
   }
 
   /**
@@ -194,6 +207,11 @@ export class Dispatcher {
       );
     if (this.denied.has(name))
       throw new MethodNotFoundError(`the method ${name} is not available: it is in this node's deny_list`);
+    if (this.isDisabled(name))
+      throw new MethodNotFoundError(
+        `the method ${name} is not available: the ${name.slice(0, name.indexOf('_'))} namespace is ` +
+          'disabled on this node ([evm] disabled_namespaces)',
+      );
     const args = decodeParams(def.params, params);
     const limit = this.limited.get(name);
     if (!limit) return def.handler(...args);

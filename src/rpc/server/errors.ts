@@ -143,6 +143,7 @@ export const JSONRPC_CODES = Object.freeze({
   TRACE_BLOCK_NOT_FOUND: SERVER_ERROR,
   TRACE_BUSY: SERVER_ERROR,
   TRACE_LOOKBACK: SERVER_ERROR,
+  TRACE_RANGE_TOO_WIDE: SERVER_ERROR,
   TRACE_TX_NOT_FOUND: SERVER_ERROR,
   // EIP-7966's code for eth_sendRawTransactionSync's timeout (geth answers the same)
   RPC_TX_SYNC_TIMEOUT: 4,

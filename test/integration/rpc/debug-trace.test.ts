@@ -574,7 +574,7 @@ test('[evm] max_trace_lookback_blocks, max_concurrent_trace_calls and trace_time
   const busyError = {
     code: -32000,
     message:
-      'busy: 1 debug_trace* calls are running, the most this node serves at once (max_concurrent_trace_calls = 1); try again later',
+      'busy: 1 trace calls (debug_trace*, trace_*) are running, the most this node serves at once (max_concurrent_trace_calls = 1); try again later',
   };
   let refused: Record<string, unknown> = {};
   let longAnswer;

@@ -129,7 +129,7 @@ test('max_concurrent_trace_calls: one more is refused at once, a freed slot is r
   await assert.rejects(tracing.traceCall(10, {}), {
     code: 'TRACE_BUSY',
     message:
-      'busy: 2 debug_trace* calls are running, the most this node serves at once (max_concurrent_trace_calls = 2); try again later',
+      'busy: 2 trace calls (debug_trace*, trace_*) are running, the most this node serves at once (max_concurrent_trace_calls = 2); try again later',
   });
   release.shift()!();
   assert.deepEqual(await a, []);
