@@ -1,0 +1,381 @@
+/**
+ * Ponder, the indexer (examples/ponder, installed by scripts/install-examples.ts), indexing chaind:
+ * an ERC20's Transfer logs with their receipts, the children a factory announces (Ponder's factory
+ * pattern) and their logs, and the call traces into the factory and the children. The example's
+ * scripts/activity.ts deploys and makes one round of activity before `ponder start` (which Ponder
+ * then backfills: eth_getLogs, eth_getBlockReceipts, debug_traceBlockByNumber) and one while it runs
+ * (its live sync: eth_getBlockByNumber polling, debug_traceBlockByHash). What Ponder then serves over
+ * GraphQL must be, row for row, what the chain says when asked directly: eth_getLogs,
+ * eth_getTransactionReceipt and debug_traceTransaction with the callTracer.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { test } from 'node:test';
+import { Interface } from 'ethers';
+import { ChildAbi } from '../../examples/ponder/abis/Child.ts';
+import { FactoryAbi } from '../../examples/ponder/abis/Factory.ts';
+import { TokenAbi } from '../../examples/ponder/abis/Token.ts';
+import { startDev } from '../helpers/dev-banner.ts';
+import { result } from '../helpers/json-rpc.ts';
+import { TestNetwork, cometbftOrSkip } from '../helpers/network.ts';
+import { DEV_ACCOUNTS } from '../helpers/node.ts';
+
+const PROJECT = resolve(import.meta.dirname, '../../examples/ponder');
+const PONDER = join(PROJECT, 'node_modules/ponder/dist/esm/bin/ponder.js');
+const NOT_INSTALLED = existsSync(PONDER)
+  ? false
+  : 'examples/ponder is not installed: run node scripts/install-examples.ts';
+
+/** What Ponder needs past the backfill's start before it backfills at all (its default for an unknown chain). */
+const FINALITY_BLOCKS = 30;
+
+const token = new Interface(TokenAbi as never);
+const factory = new Interface(FactoryAbi as never);
+const child = new Interface(ChildAbi as never);
+
+interface Round {
+  chainId: number;
+  token: string;
+  factory: string;
+  children: string[];
+  startBlock: number;
+  lastBlock: number;
+  transactions: string[];
+}
+
+function collect(child: ChildProcess): { output: () => string } {
+  let output = '';
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  return { output: () => output };
+}
+
+/** One round of the example's scripts/activity.ts against `rpcUrl`: deploys unless given contracts. */
+function activity(rpcUrl: string, key: string, args: string[] = []): Promise<Round> {
+  return new Promise((done, fail) => {
+    const p = spawn(process.execPath, ['scripts/activity.ts', ...args], {
+      cwd: PROJECT,
+      env: { ...process.env, PONDER_RPC_URL: rpcUrl, PRIVATE_KEY: key },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const { output } = collect(p);
+    p.on('close', (code) => {
+      if (code !== 0) return fail(new Error(`scripts/activity.ts exited ${code}:\n${output()}`));
+      done(JSON.parse(output().trim().split('\n').at(-1)!) as Round);
+    });
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((done) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => done(port));
+    });
+  });
+}
+
+/** Polls `check` until it returns a value (not undefined), failing with Ponder's output past `ms`. */
+async function until<T>(
+  what: string,
+  ms: number,
+  check: () => Promise<T | undefined>,
+  log: () => string,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await check().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline)
+      throw new Error(`${what} not within ${ms} ms; Ponder said:\n${log().slice(-6000)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** `ponder start` on a free port with a database of its own, stopped (by pid) after the test. */
+async function startPonder(t: { after(fn: () => unknown): void }, rpcUrl: string, first: Round) {
+  const port = await freePort();
+  const db = mkdtempSync(join(tmpdir(), 'chaind-ponder-'));
+  const p = spawn(
+    process.execPath,
+    [
+      PONDER,
+      '--log-format',
+      'json',
+      '--log-level',
+      'trace',
+      'start',
+      '--schema',
+      'public',
+      '--port',
+      String(port),
+    ],
+    {
+      cwd: PROJECT,
+      env: {
+        ...process.env,
+        PONDER_TELEMETRY_DISABLED: 'true',
+        PONDER_RPC_URL: rpcUrl,
+        PONDER_CHAIN_ID: String(first.chainId),
+        PONDER_TOKEN_ADDRESS: first.token,
+        PONDER_FACTORY_ADDRESS: first.factory,
+        PONDER_START_BLOCK: String(first.startBlock),
+        PONDER_DATABASE_DIR: db,
+        PONDER_POLLING_INTERVAL: '250',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const { output } = collect(p);
+  const exited = new Promise<void>((r) => p.once('exit', () => r()));
+  t.after(async () => {
+    if (p.exitCode === null && p.signalCode === null) {
+      process.kill(p.pid!, 'SIGTERM');
+      const killer = setTimeout(() => p.exitCode === null && process.kill(p.pid!, 'SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(killer);
+    }
+    rmSync(db, { recursive: true, force: true });
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const alive = () => {
+    if (p.exitCode !== null) throw new Error(`ponder start exited ${p.exitCode}:\n${output()}`);
+  };
+  return {
+    url,
+    output,
+    /** /ready answers 200 once the backfill is indexed. */
+    async ready(ms: number) {
+      await until(
+        'ponder /ready',
+        ms,
+        async () => {
+          alive();
+          return (await fetch(`${url}/ready`)).status === 200 ? true : undefined;
+        },
+        output,
+      );
+    },
+    /** Waits for /status to say the chain is indexed through `height`. */
+    async indexed(height: number, ms: number) {
+      await until(
+        `ponder indexing through block ${height}`,
+        ms,
+        async () => {
+          alive();
+          const s = (await (await fetch(`${url}/status`)).json()) as {
+            chaind?: { block?: { number: number } };
+          };
+          return (s.chaind?.block?.number ?? -1) >= height ? true : undefined;
+        },
+        output,
+      );
+    },
+    async graphql(query: string): Promise<any> {
+      const res = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+      const body = (await res.json()) as { data?: any; errors?: unknown };
+      assert.equal(body.errors, undefined, JSON.stringify(body.errors));
+      return body.data;
+    },
+  };
+}
+
+const hex = (n: number | bigint) => '0x' + n.toString(16);
+const lower = (s: string) => s.toLowerCase();
+
+/** The rows Ponder should hold, read from the chain directly. */
+async function fromChain(rpcUrl: string, rounds: Round[]) {
+  const first = rounds[0];
+  const range = { fromBlock: hex(first.startBlock), toBlock: hex(rounds.at(-1)!.lastBlock) };
+  const logs = (address: string | string[], topic: string) =>
+    result(rpcUrl, 'eth_getLogs', [{ ...range, address, topics: [topic] }]) as Promise<any[]>;
+
+  const transfers = new Set<string>();
+  for (const l of await logs(first.token, token.getEvent('Transfer')!.topicHash)) {
+    const { from, to, value } = token.parseLog(l)!.args;
+    const receipt = await result(rpcUrl, 'eth_getTransactionReceipt', [l.transactionHash]);
+    transfers.add(
+      [l.transactionHash, Number(l.logIndex), lower(from), lower(to), value, BigInt(receipt.gasUsed)].join(
+        '|',
+      ),
+    );
+  }
+
+  const children = new Set<string>();
+  const created: string[] = [];
+  for (const l of await logs(first.factory, factory.getEvent('ChildCreated')!.topicHash)) {
+    const args = factory.parseLog(l)!.args;
+    created.push(lower(args.child));
+    children.add([lower(args.child), lower(args.creator), args.label, Number(l.blockNumber)].join('|'));
+    // the log is no claim: the creating transaction's trace must hold the CREATE of that address
+    const trace = await result(rpcUrl, 'debug_traceTransaction', [
+      l.transactionHash,
+      { tracer: 'callTracer' },
+    ]);
+    const creates = (trace.calls ?? []).filter((c: any) => c.type === 'CREATE').map((c: any) => lower(c.to));
+    assert.deepEqual(creates, [lower(args.child)], `the CREATEs of ${l.transactionHash}`);
+  }
+
+  const pokes = new Set<string>();
+  for (const l of await logs(created, child.getEvent('Poked')!.topicHash)) {
+    const { by, amount, total } = child.parseLog(l)!.args;
+    pokes.add([l.transactionHash, Number(l.logIndex), lower(l.address), lower(by), amount, total].join('|'));
+  }
+
+  // every frame of every transaction in the range, numbered depth-first as a tracer's reader walks it
+  const targets = new Map<string, Interface>([
+    [lower(first.factory), factory],
+    ...created.map((c) => [c, child] as const),
+  ]);
+  const calls = new Set<string>();
+  for (let n = first.startBlock; n <= rounds.at(-1)!.lastBlock; n++) {
+    const block = await result(rpcUrl, 'eth_getBlockByNumber', [hex(n), false]);
+    for (const tx of block.transactions as string[]) {
+      const top = await result(rpcUrl, 'debug_traceTransaction', [tx, { tracer: 'callTracer' }]);
+      let index = 0;
+      const walk = (frame: any) => {
+        const i = index++;
+        const abi = frame.to && targets.get(lower(frame.to));
+        const fn =
+          abi && frame.type === 'CALL' && !frame.error ? abi.getFunction(frame.input.slice(0, 10)) : null;
+        if (fn && ['createChild', 'pokeChild', 'poke'].includes(fn.name))
+          calls.add(
+            [
+              tx,
+              i,
+              fn.name,
+              frame.type,
+              lower(frame.from),
+              lower(frame.to),
+              frame.input,
+              frame.output ?? null,
+              BigInt(frame.gasUsed),
+            ].join('|'),
+          );
+        for (const c of frame.calls ?? []) walk(c);
+      };
+      walk(top);
+    }
+  }
+  return { transfers, children, pokes, calls };
+}
+
+/** The rows Ponder serves, in the same shape. */
+async function fromPonder(ponder: Awaited<ReturnType<typeof startPonder>>) {
+  const data = await ponder.graphql(`{
+    transfers(limit: 1000) { items { transactionHash logIndex from to value gasUsed } pageInfo { hasNextPage } }
+    childs(limit: 1000) { items { address creator label blockNumber } pageInfo { hasNextPage } }
+    pokes(limit: 1000) { items { transactionHash logIndex child by amount total } pageInfo { hasNextPage } }
+    calls(limit: 1000) {
+      items { transactionHash traceIndex function type from to input output gasUsed }
+      pageInfo { hasNextPage }
+    }
+  }`);
+  for (const table of ['transfers', 'childs', 'pokes', 'calls'])
+    assert.equal(data[table].pageInfo.hasNextPage, false);
+  const set = (rows: any[], row: (r: any) => unknown[]) => new Set(rows.map((r) => row(r).join('|')));
+  return {
+    transfers: set(data.transfers.items, (r) => [
+      r.transactionHash,
+      r.logIndex,
+      r.from,
+      r.to,
+      BigInt(r.value),
+      BigInt(r.gasUsed),
+    ]),
+    children: set(data.childs.items, (r) => [r.address, r.creator, r.label, Number(r.blockNumber)]),
+    pokes: set(data.pokes.items, (r) => [
+      r.transactionHash,
+      r.logIndex,
+      r.child,
+      r.by,
+      BigInt(r.amount),
+      BigInt(r.total),
+    ]),
+    calls: set(data.calls.items, (r) => [
+      r.transactionHash,
+      r.traceIndex,
+      r.function,
+      r.type,
+      r.from,
+      r.to,
+      r.input,
+      r.output,
+      BigInt(r.gasUsed),
+    ]),
+  };
+}
+
+/**
+ * The scenario on one chain: a round, enough blocks past it for Ponder to backfill it, Ponder started,
+ * a second round while it runs, then Ponder's rows against the chain's.
+ */
+async function indexAndCompare(
+  t: { after(fn: () => unknown): void; diagnostic(msg: string): void },
+  rpcUrl: string,
+  key: string,
+  pastFinality: (height: number) => Promise<void>,
+) {
+  const started = Date.now();
+  const first = await activity(rpcUrl, key);
+  await pastFinality(first.lastBlock + FINALITY_BLOCKS + 1);
+  const ponder = await startPonder(t, rpcUrl, first);
+  await ponder.ready(150_000);
+  const ready = Date.now();
+  const second = await activity(rpcUrl, key, ['--token', first.token, '--factory', first.factory]);
+  await ponder.indexed(second.lastBlock, 60_000);
+  t.diagnostic(
+    `ponder ready ${ready - started} ms after the first round, live round indexed in ${Date.now() - ready} ms`,
+  );
+
+  const want = await fromChain(rpcUrl, [first, second]);
+  const got = await fromPonder(ponder);
+  // what the rounds did, so that equal sets are not two empty ones
+  assert.equal(want.transfers.size, 1 + 3 + 3);
+  assert.equal(want.children.size, 6);
+  assert.equal(want.pokes.size, 12);
+  assert.equal(want.calls.size, 6 + 6 + 12);
+  assert.deepEqual(got, want);
+
+  // (trace logs name each request) both of Ponder's trace paths ran: the backfill's by number and the live sync's by hash
+  const methods = new Set([...ponder.output().matchAll(/"method":"(\w+)"/g)].map((m) => m[1]));
+  t.diagnostic(`Ponder's JSON-RPC methods: ${[...methods].sort().join(', ')}`);
+  for (const m of ['debug_traceBlockByNumber', 'debug_traceBlockByHash', 'eth_getLogs'])
+    assert.ok(methods.has(m), `Ponder never called ${m}: ${[...methods].join(', ')}`);
+}
+
+test(
+  "Ponder indexes transfers, factory children and call traces from chaind dev: its rows equal the chain's",
+  { skip: NOT_INSTALLED, timeout: 300_000 },
+  async (t) => {
+    const { banner } = await startDev(t);
+    await indexAndCompare(t, banner.evmUrl, banner.accounts[0].key, async (height) => {
+      const now = Number(await result(banner.evmUrl, 'eth_blockNumber'));
+      if (now < height) await result(banner.evmUrl, 'anvil_mine', [hex(height - now)]);
+    });
+  },
+);
+
+test(
+  "Ponder indexes transfers, factory children and call traces from a 2-validator network's RPC node: its rows equal the chain's",
+  { skip: NOT_INSTALLED, timeout: 300_000 },
+  async (t) => {
+    if (!cometbftOrSkip(t)) return;
+    const net = await TestNetwork.create(t, { validators: 2, rpcNodes: 1 });
+    net.startAll();
+    await net.waitHeight('rpc0', 2);
+    const key = '0x' + Buffer.from(DEV_ACCOUNTS[0].privateKey).toString('hex');
+    await indexAndCompare(t, net.evmUrl('rpc0'), key, async (height) => {
+      await net.waitHeight('rpc0', height, 120_000);
+    });
+  },
+);
