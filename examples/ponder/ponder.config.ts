@@ -21,6 +21,8 @@ export default createConfig({
     chaind: {
       id: Number(env('PONDER_CHAIN_ID')),
       rpc: env('PONDER_RPC_URL'),
+      // new blocks from eth_subscribe("newHeads") where a WebSocket URL is given, else polled over HTTP
+      ws: process.env.PONDER_WS_URL || undefined,
       // a dev chain makes a block a second or faster: poll at its pace
       pollingInterval: Number(process.env.PONDER_POLLING_INTERVAL ?? 1_000),
     },

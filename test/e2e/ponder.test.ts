@@ -98,7 +98,11 @@ async function until<T>(
 }
 
 /** `ponder start` on a free port with a database of its own, stopped (by pid) after the test. */
-async function startPonder(t: { after(fn: () => unknown): void }, rpcUrl: string, first: Round) {
+async function startPonder(
+  t: { after(fn: () => unknown): void },
+  urls: { rpc: string; ws?: string },
+  first: Round,
+) {
   const port = await freePort();
   const db = mkdtempSync(join(tmpdir(), 'chaind-ponder-'));
   const p = spawn(
@@ -120,7 +124,8 @@ async function startPonder(t: { after(fn: () => unknown): void }, rpcUrl: string
       env: {
         ...process.env,
         PONDER_TELEMETRY_DISABLED: 'true',
-        PONDER_RPC_URL: rpcUrl,
+        PONDER_RPC_URL: urls.rpc,
+        PONDER_WS_URL: urls.ws ?? '',
         PONDER_CHAIN_ID: String(first.chainId),
         PONDER_TOKEN_ADDRESS: first.token,
         PONDER_FACTORY_ADDRESS: first.factory,
@@ -317,18 +322,20 @@ async function fromPonder(ponder: Awaited<ReturnType<typeof startPonder>>) {
 
 /**
  * The scenario on one chain: a round, enough blocks past it for Ponder to backfill it, Ponder started,
- * a second round while it runs, then Ponder's rows against the chain's.
+ * a second round while it runs, then Ponder's rows against the chain's. New blocks reach Ponder over
+ * eth_subscribe("newHeads") where `urls.ws` is given, else by polling eth_getBlockByNumber.
  */
 async function indexAndCompare(
   t: { after(fn: () => unknown): void; diagnostic(msg: string): void },
-  rpcUrl: string,
+  urls: { rpc: string; ws?: string },
   key: string,
   pastFinality: (height: number) => Promise<void>,
 ) {
+  const rpcUrl = urls.rpc;
   const started = Date.now();
   const first = await activity(rpcUrl, key);
   await pastFinality(first.lastBlock + FINALITY_BLOCKS + 1);
-  const ponder = await startPonder(t, rpcUrl, first);
+  const ponder = await startPonder(t, urls, first);
   await ponder.ready(150_000);
   const ready = Date.now();
   const second = await activity(rpcUrl, key, ['--token', first.token, '--factory', first.factory]);
@@ -346,27 +353,38 @@ async function indexAndCompare(
   assert.equal(want.calls.size, 6 + 6 + 12);
   assert.deepEqual(got, want);
 
-  // (trace logs name each request) both of Ponder's trace paths ran: the backfill's by number and the live sync's by hash
+  // both of Ponder's trace paths ran, the backfill's by number and the live sync's by hash (its trace
+  // log names each request it sends)
   const methods = new Set([...ponder.output().matchAll(/"method":"(\w+)"/g)].map((m) => m[1]));
   t.diagnostic(`Ponder's JSON-RPC methods: ${[...methods].sort().join(', ')}`);
   for (const m of ['debug_traceBlockByNumber', 'debug_traceBlockByHash', 'eth_getLogs'])
     assert.ok(methods.has(m), `Ponder never called ${m}: ${[...methods].join(', ')}`);
+  if (urls.ws) {
+    // the live blocks came from the subscription, which never failed (Ponder falls back to polling)
+    assert.match(ponder.output(), /Received successful JSON-RPC WebSocket subscription data/);
+    assert.doesNotMatch(ponder.output(), /Failed JSON-RPC WebSocket|unrecognized JSON-RPC WebSocket/);
+  }
 }
 
 test(
-  "Ponder indexes transfers, factory children and call traces from chaind dev: its rows equal the chain's",
+  "Ponder indexes transfers, factory children and call traces from chaind dev (new blocks over eth_subscribe): its rows equal the chain's",
   { skip: NOT_INSTALLED, timeout: 300_000 },
   async (t) => {
     const { banner } = await startDev(t);
-    await indexAndCompare(t, banner.evmUrl, banner.accounts[0].key, async (height) => {
-      const now = Number(await result(banner.evmUrl, 'eth_blockNumber'));
-      if (now < height) await result(banner.evmUrl, 'anvil_mine', [hex(height - now)]);
-    });
+    await indexAndCompare(
+      t,
+      { rpc: banner.evmUrl, ws: banner.wsUrl },
+      banner.accounts[0].key,
+      async (height) => {
+        const now = Number(await result(banner.evmUrl, 'eth_blockNumber'));
+        if (now < height) await result(banner.evmUrl, 'anvil_mine', [hex(height - now)]);
+      },
+    );
   },
 );
 
 test(
-  "Ponder indexes transfers, factory children and call traces from a 2-validator network's RPC node: its rows equal the chain's",
+  "Ponder indexes transfers, factory children and call traces from a 2-validator network's RPC node (new blocks polled): its rows equal the chain's",
   { skip: NOT_INSTALLED, timeout: 300_000 },
   async (t) => {
     if (!cometbftOrSkip(t)) return;
@@ -374,7 +392,7 @@ test(
     net.startAll();
     await net.waitHeight('rpc0', 2);
     const key = '0x' + Buffer.from(DEV_ACCOUNTS[0].privateKey).toString('hex');
-    await indexAndCompare(t, net.evmUrl('rpc0'), key, async (height) => {
+    await indexAndCompare(t, { rpc: net.evmUrl('rpc0') }, key, async (height) => {
       await net.waitHeight('rpc0', height, 120_000);
     });
   },
