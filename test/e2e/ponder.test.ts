@@ -86,6 +86,8 @@ async function freePort(): Promise<number> {
   });
 }
 
+class PonderExited extends Error {}
+
 /** Polls `check` until it returns a value (not undefined), failing with Ponder's output past `ms`. */
 async function until<T>(
   what: string,
@@ -95,7 +97,11 @@ async function until<T>(
 ): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const v = await check().catch(() => undefined);
+    // a failed check is one more poll, save that Ponder is gone
+    const v = await check().catch((e) => {
+      if (e instanceof PonderExited) throw e;
+      return undefined;
+    });
     if (v !== undefined) return v;
     if (Date.now() > deadline)
       throw new Error(`${what} not within ${ms} ms; Ponder said:\n${log().slice(-6000)}`);
@@ -155,7 +161,8 @@ async function startPonder(
   });
   const url = `http://127.0.0.1:${port}`;
   const alive = () => {
-    if (p.exitCode !== null) throw new Error(`ponder start exited ${p.exitCode}:\n${output()}`);
+    if (p.exitCode !== null)
+      throw new PonderExited(`ponder start exited ${p.exitCode}:\n${output().slice(-6000)}`);
   };
   return {
     url,
@@ -371,6 +378,12 @@ async function indexAndCompare(
   // log names each request it sends)
   const methods = new Set([...ponder.output().matchAll(/"method":"(\w+)"/g)].map((m) => m[1]));
   t.diagnostic(`Ponder's JSON-RPC methods: ${[...methods].sort().join(', ')}`);
+  assert.doesNotMatch(ponder.output(), /Configured chain ID does not match/);
+  // a refusal Ponder retried (a busy trace slot, say) is no failure, but is worth seeing
+  const retried = [...ponder.output().matchAll(/"msg":"Received JSON-RPC error".*?"method":"(\w+)"/g)].map(
+    (m) => m[1],
+  );
+  if (retried.length > 0) t.diagnostic(`Ponder retried ${retried.length} request(s): ${retried.join(', ')}`);
   for (const m of ['debug_traceBlockByNumber', 'debug_traceBlockByHash', 'eth_getLogs'])
     assert.ok(methods.has(m), `Ponder never called ${m}: ${[...methods].join(', ')}`);
   if (opts.logRangeSplit)
