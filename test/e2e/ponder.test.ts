@@ -262,17 +262,20 @@ async function fromChain(rpcUrl: string, rounds: Round[]) {
     ...created.map((c) => [c, child] as const),
   ]);
   const calls = new Set<string>();
+  // the frames Ponder leaves out: a call that reverted (its error says so), and every call under one
+  const reverted: string[] = [];
   for (let n = first.startBlock; n <= last; n++) {
     const block = await result(rpcUrl, 'eth_getBlockByNumber', [hex(n), false]);
     for (const tx of block.transactions as string[]) {
       const top = await result(rpcUrl, 'debug_traceTransaction', [tx, { tracer: 'callTracer' }]);
       let index = 0;
-      const walk = (frame: any) => {
+      const walk = (frame: any, failed: boolean) => {
         const i = index++;
         const abi = frame.to && targets.get(lower(frame.to));
-        const fn =
-          abi && frame.type === 'CALL' && !frame.error ? abi.getFunction(frame.input.slice(0, 10)) : null;
-        if (fn && ['createChild', 'pokeChild', 'poke'].includes(fn.name))
+        const fn = abi && frame.type === 'CALL' ? abi.getFunction(frame.input.slice(0, 10)) : null;
+        failed ||= frame.error !== undefined;
+        if (fn && failed) reverted.push(`${fn.name}: ${frame.error} (${frame.revertReason})`);
+        else if (fn && ['createChild', 'pokeChild', 'tryPokeChild', 'poke'].includes(fn.name))
           calls.add(
             [
               tx,
@@ -286,11 +289,16 @@ async function fromChain(rpcUrl: string, rounds: Round[]) {
               BigInt(frame.gasUsed),
             ].join('|'),
           );
-        for (const c of frame.calls ?? []) walk(c);
+        for (const c of frame.calls ?? []) walk(c, failed);
       };
-      walk(top);
+      walk(top, false);
     }
   }
+  // each round's tryPokeChild(child, 0): the poke under it reverts, the transaction does not
+  assert.deepEqual(reverted, [
+    'poke: execution reverted (nothing to add)',
+    'poke: execution reverted (nothing to add)',
+  ]);
   return { transfers, children, pokes, calls };
 }
 
@@ -371,7 +379,7 @@ async function indexAndCompare(
   assert.equal(want.transfers.size, 1 + 3 + 3);
   assert.equal(want.children.size, 6);
   assert.equal(want.pokes.size, 12);
-  assert.equal(want.calls.size, 6 + 6 + 12);
+  assert.equal(want.calls.size, 6 + 6 + 2 + 12);
   assert.deepEqual(got, want);
 
   // both of Ponder's trace paths ran, the backfill's by number and the live sync's by hash (its trace

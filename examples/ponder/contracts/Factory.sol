@@ -15,13 +15,14 @@ contract Child {
     }
 
     function poke(uint256 amount) external returns (uint256) {
+        require(amount != 0, "nothing to add");
         total += amount;
         emit Poked(msg.sender, amount, total);
         return total;
     }
 }
 
-/// Creates children, and calls into them (a nested call the call tracer records under the factory's).
+/// Creates children, and calls into them (nested calls the call tracer records under the factory's).
 contract Factory {
     address[] public children;
 
@@ -35,6 +36,11 @@ contract Factory {
 
     function pokeChild(address child, uint256 amount) external returns (uint256) {
         return Child(child).poke(amount);
+    }
+
+    /// Calls poke and survives its revert: the transaction succeeds, the inner call frame is reverted.
+    function tryPokeChild(address child, uint256 amount) external returns (bool ok) {
+        (ok, ) = child.call(abi.encodeCall(Child.poke, (amount)));
     }
 
     function childCount() external view returns (uint256) {

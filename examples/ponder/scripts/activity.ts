@@ -1,7 +1,7 @@
 /**
  * Gives the indexer something to index on a running chain: deploys the Token and the Factory (unless
  * given), then in one round sends token transfers, creates children through the factory, and calls
- * into them both directly and through the factory. Prints one JSON line saying what it did, and
+ * into them both directly and through the factory (once with a call that reverts, caught by the factory). Prints one JSON line saying what it did, and
  * (with --env-file) writes the .env.local that ponder.config.ts reads.
  *
  * Usage: node scripts/activity.ts [--env-file] [--token 0x… --factory 0x…]
@@ -123,6 +123,8 @@ const writes = [
     functionName: 'pokeChild',
     args: [child, BigInt(10 * (i + 1))],
   })),
+  // a call into a child that reverts inside a transaction that does not
+  { address: factory, abi: FactoryAbi, functionName: 'tryPokeChild', args: [children[0], 0n] },
 ];
 const hashes: Hash[] = [];
 for (const [i, w] of writes.entries())

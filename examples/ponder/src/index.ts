@@ -36,7 +36,7 @@ ponder.on('Child:Poked', async ({ event, context }) => {
   });
 });
 
-type CallName = 'Factory.createChild()' | 'Factory.pokeChild()' | 'Child.poke()';
+type CallName = 'Factory.createChild()' | 'Factory.pokeChild()' | 'Factory.tryPokeChild()' | 'Child.poke()';
 
 /** A call into the factory or a child, as the call tracer reported it. */
 async function recordCall(fn: string, event: Event<CallName>, context: Context<CallName>) {
@@ -57,4 +57,6 @@ async function recordCall(fn: string, event: Event<CallName>, context: Context<C
 
 ponder.on('Factory.createChild()', ({ event, context }) => recordCall('createChild', event, context));
 ponder.on('Factory.pokeChild()', ({ event, context }) => recordCall('pokeChild', event, context));
+ponder.on('Factory.tryPokeChild()', ({ event, context }) => recordCall('tryPokeChild', event, context));
+// a reverted call (and any call under one) is not indexed: Ponder leaves out frames with an error
 ponder.on('Child.poke()', ({ event, context }) => recordCall('poke', event, context));
