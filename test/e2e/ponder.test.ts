@@ -4,8 +4,8 @@
  * pattern) and their logs, and the call traces into the factory and the children. The example's
  * scripts/activity.ts deploys and makes one round of activity before `ponder start` (which Ponder
  * then backfills: eth_getLogs, eth_getBlockReceipts, debug_traceBlockByNumber) and one while it runs
- * (its live sync: eth_getBlockByNumber polling, debug_traceBlockByHash). What Ponder then serves over
- * GraphQL must be, row for row, what the chain says when asked directly: eth_getLogs,
+ * (its live sync: new blocks over eth_subscribe or polled, debug_traceBlockByHash). What Ponder then
+ * serves over GraphQL must be, row for row, what the chain says when asked directly: eth_getLogs,
  * eth_getTransactionReceipt and debug_traceTransaction with the callTracer.
  */
 import assert from 'node:assert/strict';
@@ -30,7 +30,10 @@ const NOT_INSTALLED = existsSync(PONDER)
   ? false
   : 'examples/ponder is not installed: run node scripts/install-examples.ts';
 
-/** What Ponder needs past the backfill's start before it backfills at all (its default for an unknown chain). */
+/**
+ * Ponder's finality depth for a chain id it does not know: it backfills up to `latest` − 30 and
+ * indexes newer blocks live, so the first round is buried this deep before Ponder starts.
+ */
 const FINALITY_BLOCKS = 30;
 
 /**
