@@ -1,7 +1,7 @@
 /**
- * Installs the example projects' own dependencies (`npm ci` in each of EXAMPLES: Hardhat 3, and
- * Foundry's forge and cast from npm), which the end-to-end tests run against `chaind dev`. Hardhat 3 needs
- * Node ≥ 22, so it is kept out of the root
+ * Installs the example projects' own dependencies (`npm ci` in each of EXAMPLES: Hardhat 3,
+ * Foundry's forge and cast from npm, and the Ponder indexer), which the end-to-end tests run against
+ * chaind. Hardhat 3 and Ponder need Node ≥ 22, so they are kept out of the root
  * package (whose `npm ci` runs on the system Node) and installed here with the project's Node 24, the
  * `node` this script runs on. A no-op for a project whose lockfile is already installed.
  *
@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..');
-export const EXAMPLES = ['examples/hardhat', 'examples/foundry'];
+export const EXAMPLES = ['examples/hardhat', 'examples/foundry', 'examples/ponder'];
 
 const ifPossible = process.argv.includes('--if-possible');
 
