@@ -9,6 +9,7 @@ import { feeMethods } from './fees.ts';
 import { filterMethods } from './filters.ts';
 import type { FilterStore } from './filters-store.ts';
 import { logMethods } from './logs.ts';
+import { otsMethods } from './ots.ts';
 import { proofMethods, type ProofReader } from './proof.ts';
 import { Resolver } from './resolve.ts';
 import { simulateMethods, type SimulationBackend } from './simulate.ts';
@@ -20,6 +21,7 @@ import { txMethods } from './txs.ts';
 import { txpoolMethods } from './txpool.ts';
 
 export type {
+  AddressHistory,
   ChainReader,
   EvmBackend,
   EvmRpcOptions,
@@ -68,7 +70,7 @@ export function evmMethods(
     ...stateMethods(backend, resolve),
     ...blockMethods(backend, resolve),
     ...txMethods(backend, resolve, live.waits),
-    ...txBySenderMethods(backend.chain, resolve),
+    ...txBySenderMethods(backend, resolve),
     ...txpoolMethods(backend),
     ...logMethods(backend, resolve),
     ...feeMethods(backend, resolve),
@@ -76,6 +78,7 @@ export function evmMethods(
     ...(live.simulation ? simulateV1Methods(live.simulation, resolve, backend.options.maxResponseBytes) : {}),
     ...(live.proofs ? proofMethods(live.proofs, resolve) : {}),
     ...(live.tracing ? debugMethods(live.tracing, resolve, backend.chain) : {}),
+    ...otsMethods(backend, resolve, live.tracing),
   };
 }
 
