@@ -348,7 +348,8 @@ interface MessageLike {
   depth: number;
   caller: Address;
   to?: Address;
-  codeAddress?: Address;
+  /** the code run, when it is not `to`'s (DELEGATECALL, CALLCODE); the `codeAddress` getter throws for a creation */
+  _codeAddress?: Address;
 }
 
 /**
@@ -365,7 +366,7 @@ class AddressCollector {
     if (m.depth === 0) return;
     this.note(m.caller.bytes);
     if (m.to) this.note(m.to.bytes);
-    if (m.codeAddress && m.codeAddress !== m.to) this.note(m.codeAddress.bytes);
+    if (m._codeAddress) this.note(m._codeAddress.bytes);
   };
   private readonly onContract = (e: { address: Address }) => {
     this.created.push(e.address.bytes);
