@@ -58,14 +58,20 @@ const blockNumber: ParamCodec<BlockNumberRef> = {
   parse: (v) => (typeof v === 'number' ? { kind: 'number', height: count.parse(v) } : parseBlockNumber(v)),
 };
 
-/** The ots_ receipt: logs and bloom left out (Otterscan reads them elsewhere), the block time added. */
-function otsReceipt(tx: MinedTx, ctx: BlockContext): Record<string, unknown> {
-  return {
-    ...formatReceipt(tx.receipt, ctx),
-    logs: null,
-    logsBloom: null,
-    timestamp: quantity(ctx.timestamp),
-  };
+/** A receipt as the ots_ methods answer it: with its block's time. */
+function timedReceipt(tx: MinedTx, ctx: BlockContext): Record<string, unknown> {
+  return { ...formatReceipt(tx.receipt, ctx), timestamp: quantity(ctx.timestamp) };
+}
+
+/** ots_getBlockTransactions's receipt (Erigon's): logs and bloom left out, Otterscan reads them elsewhere. */
+function slimReceipt(tx: MinedTx, ctx: BlockContext): Record<string, unknown> {
+  return { ...timedReceipt(tx, ctx), logs: null, logsBloom: null };
+}
+
+/** ots_getBlockTransactions's tx (Erigon's and anvil's): the input cut to its 4-byte selector. */
+function slimTx(tx: Record<string, unknown>): Record<string, unknown> {
+  const input = tx.input as string;
+  return input.length > 10 ? { ...tx, input: input.slice(0, 10) } : tx;
 }
 
 /** The frames of a call tree in Otterscan's order (depth first, each frame before its calls). */
@@ -154,7 +160,7 @@ export function otsMethods(backend: EvmBackend, resolve: Resolver, tracing?: Tra
     const minedTxs = txs.map((t) => ({ tx: mined(t), ctx: ctxOf(t.height) }));
     return {
       txs: minedTxs.map(({ tx, ctx }) => formatMinedTx(tx, ctx)),
-      receipts: minedTxs.map(({ tx, ctx }) => otsReceipt(tx, ctx)),
+      receipts: minedTxs.map(({ tx, ctx }) => timedReceipt(tx, ctx)),
       // the newest page is the first one, the oldest the last
       firstPage: direction === 'before' ? blockNum === 0 || blockNum > latest : reachedEnd,
       lastPage: direction === 'before' ? reachedEnd : blockNum === 0,
@@ -192,8 +198,12 @@ export function otsMethods(backend: EvmBackend, resolve: Resolver, tracing?: Tra
       // the block's own fields stay those of the whole block
       const whole = formatBlock(b, false);
       return {
-        fullblock: { ...whole, transactions: full.transactions, transactionCount: b.txs.length },
-        receipts: txs.map((t) => otsReceipt(t, b)),
+        fullblock: {
+          ...whole,
+          transactions: (full.transactions as Record<string, unknown>[]).map(slimTx),
+          transactionCount: b.txs.length,
+        },
+        receipts: txs.map((t) => slimReceipt(t, b)),
       };
     }),
     ots_searchTransactionsBefore: method([p.address, count, count], (address, blockNum, pageSize) =>
