@@ -3,6 +3,7 @@
  * index costs on disk and per block, and what collecting the call-tree addresses costs execution.
  *
  *   npm run bench -- address-index [txs=1000000] [runs=20]
+ *   ADDRESS_INDEX_BENCH_PART=store|exec npm run bench -- address-index …   (one half only)
  *
  * (a) A block store of `txs` synthetic EVM txs (blocks of 1,000 plain transfers: sender and recipient
  *     drawn from 100,000 accounts), written through BlockStore.putBlock (the node's write path) with
@@ -285,5 +286,7 @@ async function collectorFigures(): Promise<void> {
   }
 }
 
-await searchFigures();
-await collectorFigures();
+// ADDRESS_INDEX_BENCH_PART=store|exec runs one half
+const part = process.env.ADDRESS_INDEX_BENCH_PART;
+if (part !== 'exec') await searchFigures();
+if (part !== 'store') await collectorFigures();

@@ -47,7 +47,9 @@ export function appearanceKey(address: Uint8Array, height: number, txIndex: numb
   k[0] = P_ADDRESS_INDEX;
   k.set(address, 1);
   const dv = new DataView(k.buffer);
-  dv.setBigUint64(1 + ADDRESS_BYTES, BigInt(height));
+  // a safe-integer height as two 32-bit halves: no BigInt on the write path
+  dv.setUint32(1 + ADDRESS_BYTES, Math.floor(height / 0x1_0000_0000));
+  dv.setUint32(1 + ADDRESS_BYTES + 4, height >>> 0);
   dv.setUint32(1 + ADDRESS_BYTES + 8, txIndex);
   return k;
 }
@@ -55,7 +57,7 @@ export function appearanceKey(address: Uint8Array, height: number, txIndex: numb
 export function decodeAppearance(key: Uint8Array, value: Uint8Array): Appearance {
   if (key.length !== KEY_BYTES) recordReader(key, 'address index key').fail(`length ${key.length}`);
   const dv = new DataView(key.buffer, key.byteOffset, key.byteLength);
-  const height = Number(dv.getBigUint64(1 + ADDRESS_BYTES));
+  const height = dv.getUint32(1 + ADDRESS_BYTES) * 0x1_0000_0000 + dv.getUint32(1 + ADDRESS_BYTES + 4);
   const txIndex = dv.getUint32(1 + ADDRESS_BYTES + 8);
   const r = recordReader(value, 'address index');
   const flags = r.u8();
@@ -75,8 +77,11 @@ export class AddressIndexBuilder {
     let a = this.byAddress.get(mk);
     if (!a) this.byAddress.set(mk, (a = { address: address.slice(), txs: new Map() }));
     const e = a.txs.get(txIndex);
-    if (!e) a.txs.set(txIndex, { height, txIndex, flags, ...(nonce !== undefined && { nonce }) });
-    else {
+    if (!e) {
+      const entry: Appearance = { height, txIndex, flags };
+      if (nonce !== undefined) entry.nonce = nonce;
+      a.txs.set(txIndex, entry);
+    } else {
       e.flags |= flags;
       if (nonce !== undefined) e.nonce = nonce;
     }
@@ -103,15 +108,19 @@ export class AddressIndexBuilder {
     let i = 0;
     for (const { address, txs } of this.byAddress.values()) {
       list.set(address, i++ * ADDRESS_BYTES);
-      for (const e of txs.values()) {
-        const w = new ByteWriter(e.nonce === undefined ? 1 : 10).u8(e.flags);
-        if (e.nonce !== undefined) w.big(e.nonce);
-        ops.push({ type: 'put', key: appearanceKey(address, height, e.txIndex), value: w.finish() });
-      }
+      for (const e of txs.values())
+        ops.push({ type: 'put', key: appearanceKey(address, height, e.txIndex), value: entryValue(e) });
     }
     ops.push({ type: 'put', key: addressListKey(height), value: list });
     return ops;
   }
+}
+
+/** `flags ‖ uvarint nonce` (ByteWriter.big's encoding), the nonce only on a sender's entry. */
+function entryValue(e: Appearance): Uint8Array {
+  if (e.nonce === undefined) return Uint8Array.of(e.flags);
+  if (e.nonce < 0x80n) return Uint8Array.of(e.flags, Number(e.nonce));
+  return new ByteWriter(12).u8(e.flags).big(e.nonce).finish();
 }
 
 /** Appends the deletes of every appearance of `height` and of its address list. */

@@ -45,6 +45,8 @@ test('address index keys: one address is one key range in height, then tx order;
       [256, 1],
     ],
   );
+  const far = appearanceKey(a, 2 ** 40 + 5, 7);
+  assert.deepEqual(decodeAppearance(far, Uint8Array.of(2)), { height: 2 ** 40 + 5, txIndex: 7, flags: 2 });
   const b = new AddressIndexBuilder();
   b.add(a, 5, 0, APPEARANCE.sender, 300n);
   b.add(a, 5, 0, APPEARANCE.internal);
