@@ -132,8 +132,11 @@ test('eth_sendRawTransactionSync, headers, eth_getAccount, raw tx and receipts',
       // the default [evm] enabled_legacy_chain_apis lets a few chain_ methods through
       chain: '1.0',
       debug: '1.0',
+      // Otterscan's namespace and the one Erigon method it asks for
+      erigon: '1.0',
       eth: '1.0',
       net: '1.0',
+      ots: '1.0',
       rpc: '1.0',
       txpool: '1.0',
       web3: '1.0',
