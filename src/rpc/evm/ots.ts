@@ -8,7 +8,7 @@
  * (ots_traceTransaction, ots_getInternalOperations, the creator of ots_getContractCreator) come from
  * the callTracer's frames under debug_trace*'s limits (`Tracing`): one call tree for every format.
  */
-import type { BlockNumberRef } from '../codecs/block-ref.ts';
+import type { BlockNumberRef, BlockRef } from '../codecs/block-ref.ts';
 import { parseBlockNumber } from '../codecs/block-ref.ts';
 import { formatBlock, formatHeader, formatMinedTx, formatReceipt } from '../codecs/format.ts';
 import { data, hash32, jsonKind, parseSmallQuantity, quantity } from '../codecs/hex.ts';
@@ -50,6 +50,18 @@ const count: ParamCodec<number> = {
     if (typeof v === 'string') return parseSmallQuantity(v);
     throw new CodecError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type uint64`);
   },
+};
+
+/** A nonce: a JSON number (what Otterscan sends) or a hex quantity. */
+const nonceParam: ParamCodec<bigint> = {
+  optional: false,
+  parse: (v) => (typeof v === 'number' ? BigInt(count.parse(v)) : p.uint64.parse(v)),
+};
+
+/** A block reference as eth_ methods take it, or a JSON number (an Otterscan block tag may be one). */
+const blockRef: ParamCodec<BlockRef> = {
+  optional: false,
+  parse: (v) => (typeof v === 'number' ? { kind: 'number', height: count.parse(v) } : p.blockRef.parse(v)),
 };
 
 /** A block number as a JSON number, hex quantity or tag. */
@@ -145,7 +157,9 @@ export function otsMethods(backend: EvmBackend, resolve: Resolver, tracing?: Tra
     const latest = chain.latestHeight();
     const since = h.indexedSince();
     // 0: from the newest block (before) or the oldest (after)
-    const bound = direction === 'before' ? (blockNum === 0 ? latest + 1 : blockNum) : blockNum;
+    // 0, or a number above the head (Otterscan's way to ask for the newest), is from the newest
+    const bound =
+      direction === 'before' ? (blockNum === 0 || blockNum > latest ? latest + 1 : blockNum) : blockNum;
     const page = h.page(address, direction, bound, pageSize);
     // a page cut by the index's start is not the end of the address's history
     if (direction === 'before' && page.reachedEnd && !complete(h))
@@ -169,7 +183,7 @@ export function otsMethods(backend: EvmBackend, resolve: Resolver, tracing?: Tra
 
   const table: MethodTable = {
     ots_getApiLevel: method([], () => OTS_API_LEVEL),
-    ots_hasCode: method([p.address, p.blockRef], async (address, ref) => {
+    ots_hasCode: method([p.address, blockRef], async (address, ref) => {
       const code = await chain.stateAt(resolve.state(ref)).code(address);
       return code.length > 0;
     }),
@@ -212,7 +226,7 @@ export function otsMethods(backend: EvmBackend, resolve: Resolver, tracing?: Tra
     ots_searchTransactionsAfter: method([p.address, count, count], (address, blockNum, pageSize) =>
       search(address, 'after', blockNum, pageSize),
     ),
-    ots_getTransactionBySenderAndNonce: method([p.address, p.uint64], async (sender, nonce) => {
+    ots_getTransactionBySenderAndNonce: method([p.address, nonceParam], async (sender, nonce) => {
       const at = await txBySenderAndNonce(backend, sender, nonce);
       return at ? hash32(mined(at).receipt.txHash) : null;
     }),

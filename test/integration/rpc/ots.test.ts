@@ -263,6 +263,13 @@ test('ots_* over the address index and the callTracer', async (t) => {
     for (const [i, h] of paged.entries())
       assert.equal(await call('ots_getTransactionBySenderAndNonce', sender, hex(i)), h);
     assert.equal(await call('ots_getTransactionBySenderAndNonce', sender, hex(paged.length)), null);
+    // Otterscan sends numbers: a nonce, and a block number far above the head for "the newest"
+    assert.equal(await call('ots_getTransactionBySenderAndNonce', sender, 2), paged[2]);
+    assert.deepEqual(
+      (await call('ots_searchTransactionsBefore', sender, 2 ** 40, 3)).txs,
+      (await call('ots_searchTransactionsBefore', sender, 0, 3)).txs,
+    );
+    assert.equal(await call('ots_hasCode', probeAt, Number(await call('eth_blockNumber'))), true);
   });
 
   await t.test('rollback removes the rolled-back heights from the index', async () => {
