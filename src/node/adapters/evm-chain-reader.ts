@@ -104,7 +104,7 @@ export class NodeChainReader implements ChainReader {
 
   constructor(d: ChainReaderModules) {
     this.d = d;
-    this.addressHistory = addressHistoryOf(d.blocks);
+    this.addressHistory = addressHistoryOf(d.blocks, Number(d.genesis.initial_height));
     this.pendingState = pendingStateAt(d.chain, d.pending);
     this.chainId = BigInt(d.genesis.app_state.evm.params.chain_id);
     this.genesisTime = Math.floor(Date.parse(d.genesis.genesis_time) / 1000);
@@ -305,16 +305,20 @@ function ethTxOf(txRaw: Uint8Array, height: number, index: number): Uint8Array {
 }
 
 /** rpc/'s AddressHistory over the block store's address index. */
-function addressHistoryOf(blocks: BlockStore): AddressHistory {
+function addressHistoryOf(blocks: BlockStore, chainStart: number): AddressHistory {
   const at = (a: { height: number; txIndex: number } | undefined) =>
     a && { height: a.height, evmIndex: a.txIndex };
   return {
+    chainStart,
     indexedSince: () => blocks.addressesIndexedSince(),
     page: (address, direction, height, minTxs) => {
       const { txs, reachedEnd } = blocks.appearancesPage(address, direction, height, minTxs);
       return { txs: txs.map((t) => ({ height: t.height, evmIndex: t.txIndex })), reachedEnd };
     },
-    creation: (address) => at(blocks.firstAppearance(address, APPEARANCE.created)),
+    creations: (address, max) =>
+      blocks
+        .appearancesWith(address, APPEARANCE.created, max)
+        .map((a) => ({ height: a.height, evmIndex: a.txIndex })),
     bySenderAndNonce: (sender, nonce) => at(blocks.txBySenderAndNonce(sender, nonce)),
   };
 }

@@ -54,6 +54,8 @@ export interface EvmTxAt {
 export interface AddressHistory {
   /** The first height whose txs are indexed; undefined while no block was stored with the index. */
   indexedSince(): number | undefined;
+  /** The chain's first block (genesis `initial_height`): an index from there holds all history. */
+  readonly chainStart: number;
   /**
    * The address's txs below height `height` newest first ('before'), or above it oldest first
    * ('after'): at least `minTxs` when there are, the last block read always whole.
@@ -64,8 +66,11 @@ export interface AddressHistory {
     height: number,
     minTxs: number,
   ): { txs: EvmTxAt[]; reachedEnd: boolean };
-  /** The first indexed tx that created `address` (at any depth). */
-  creation(address: Uint8Array): EvmTxAt | undefined;
+  /**
+   * The first `max` indexed txs that created `address` at any depth, in block order (a creation
+   * that failed counts: its constructor reverted, or it ran out of gas).
+   */
+  creations(address: Uint8Array, max: number): EvmTxAt[];
   /** The indexed tx `sender` sent with `nonce`. */
   bySenderAndNonce(sender: Uint8Array, nonce: bigint): EvmTxAt | undefined;
 }

@@ -27,9 +27,13 @@ export const OTS_API_LEVEL = 8;
 /** The most txs one page of ots_searchTransactions* / ots_getBlockTransactions may ask for. */
 export const MAX_OTS_PAGE_SIZE = 1_000;
 
+/** Failed creations of one address looked at before giving up on finding its creator. */
+const MAX_CREATION_ATTEMPTS = 16;
+
 /** A callTracer frame, as debug_traceTransaction answers it. */
 interface Frame {
   type: string;
+  error?: string;
   from: string;
   to?: string;
   value?: string;
@@ -140,10 +144,10 @@ export function otsMethods(backend: EvmBackend, resolve: Resolver, tracing?: Tra
     if (!h) throw new ChainError('RPC_ADDRESS_INDEX_INCOMPLETE', `${what} is not served: no address index`);
     return h;
   };
-  /** The index holds every block of the chain, from the first one on. */
+  /** The index holds every block of the chain, from its first one on. */
   const complete = (h: AddressHistory) => {
     const since = h.indexedSince();
-    return since !== undefined && since <= 1;
+    return since !== undefined && since <= h.chainStart;
   };
 
   const search = (address: Uint8Array, direction: 'before' | 'after', blockNum: number, pageSize: number) => {
@@ -271,26 +275,24 @@ export function otsMethods(backend: EvmBackend, resolve: Resolver, tracing?: Tra
     }),
     ots_getContractCreator: method([p.address], async (address) => {
       const h = searchable('ots_getContractCreator', history);
-      const at = h.creation(address);
-      if (!at || at.height > chain.latestHeight()) {
-        if (complete(h)) return null;
-        // created before the index began, or never: only state can tell which, and it can
-        // tell only that code exists, not who put it there
-        const code = await chain.stateAt(chain.latestHeight()).code(address);
-        if (code.length === 0) return null;
-        throw new AddressIndexIncompleteError('ots_getContractCreator', h.indexedSince());
-      }
-      const txHash = mined(at).receipt.txHash;
-      const tree = (await tracing.traceTransaction(txHash, { tracer: 'callTracer' })) as Frame;
       const target = data(address);
-      for (const { frame } of walk(tree)) {
-        if ((frame.type === 'CREATE' || frame.type === 'CREATE2') && frame.to === target)
-          return { hash: hash32(txHash), creator: frame.from };
+      // a creation that failed (its constructor reverted) is indexed too: the first that succeeded
+      // is the answer
+      for (const at of h.creations(address, MAX_CREATION_ATTEMPTS)) {
+        if (at.height > chain.latestHeight()) break;
+        const txHash = mined(at).receipt.txHash;
+        const tree = (await tracing.traceTransaction(txHash, { tracer: 'callTracer' })) as Frame;
+        for (const { frame } of walk(tree)) {
+          const created = (frame.type === 'CREATE' || frame.type === 'CREATE2') && !frame.error;
+          if (created && frame.to === target) return { hash: hash32(txHash), creator: frame.from };
+        }
       }
-      throw new ChainError(
-        'EXECUTION_INTERNAL',
-        `the address index names tx ${hash32(txHash)} as the creator of ${target}, but its call tree creates no such contract`,
-      );
+      if (complete(h)) return null;
+      // created before the index began, or never: only state can tell which, and it can tell only
+      // that code exists, not who put it there
+      const code = await chain.stateAt(chain.latestHeight()).code(address);
+      if (code.length === 0) return null;
+      throw new AddressIndexIncompleteError('ots_getContractCreator', h.indexedSince());
     }),
   };
 }

@@ -43,6 +43,6 @@ export async function txBySenderAndNonce(
   const at = h.bySenderAndNonce(sender, nonce);
   if (at && at.height <= latest) return at;
   const since = h.indexedSince();
-  if (since !== undefined && since <= 1) return undefined;
+  if (since !== undefined && since <= h.chainStart) return undefined;
   throw new AddressIndexIncompleteError(`the tx of nonce ${nonce}`, since);
 }

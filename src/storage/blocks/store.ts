@@ -523,15 +523,16 @@ export class BlockStore {
     return { txs, reachedEnd: true };
   }
 
-  /** The address's first appearance in the index with any of `flags` (e.g. APPEARANCE.created). */
-  firstAppearance(address: Uint8Array, flags: number): Appearance | undefined {
+  /** The address's first `max` appearances in the index with any of `flags` (e.g. APPEARANCE.created). */
+  appearancesWith(address: Uint8Array, flags: number, max: number): Appearance[] {
     this.assertOpen();
+    const found: Appearance[] = [];
     const range = appearanceRange(address, 0, Number.MAX_SAFE_INTEGER - 1);
     for (const [key, value] of this.kv.iterateSync(range)) {
       const a = decodeAppearance(key, value);
-      if (a.flags & flags) return a;
+      if (a.flags & flags && found.push(a) >= max) break;
     }
-    return undefined;
+    return found;
   }
 
   /**

@@ -146,8 +146,14 @@ test('block store: pages before/after never split a block, sender nonces, rollba
       inner.txs.map((t) => [t.height, t.txIndex, t.flags]),
       blocks.map((_, i) => [i + 1, 2, APPEARANCE.internal]),
     );
-    const created = store.firstAppearance(factoryChild, APPEARANCE.created);
-    assert.deepEqual([created?.height, created?.txIndex], [1, 1]);
+    const created = store.appearancesWith(factoryChild, APPEARANCE.created, 2);
+    assert.deepEqual(
+      created.map((c) => [c.height, c.txIndex]),
+      [
+        [1, 1],
+        [2, 1],
+      ],
+    );
 
     for (let n = 0n; n < 36n; n++) {
       const hit = store.txBySenderAndNonce(sender, n);
@@ -169,7 +175,7 @@ test('block store: pages before/after never split a block, sender nonces, rollba
       store.appearancesPage(internal, 'after', 0, 100).txs.map((t) => t.height),
       [4, 5, 6, 7, 8, 9, 10],
     );
-    assert.equal(store.firstAppearance(factoryChild, APPEARANCE.created)?.height, 4);
+    assert.equal(store.appearancesWith(factoryChild, APPEARANCE.created, 1)[0].height, 4);
     await store.truncateAbove(0);
     assert.equal(store.addressesIndexedSince(), undefined);
     await store.close();
