@@ -254,6 +254,10 @@ test('ots_* on chaind dev answer as anvil does, field by field', async (t) => {
       }),
     );
   const valueTx = await sendBoth(9, { to: banner.accounts[2].evm, value: 7n, gasLimit: 21_000 });
+  // the probe funded through a payable call, then an internal CALL and a CREATE that move value
+  await sendBoth(10, { to: probeAt, value: 3n * 10n ** 18n, data: probe.encodeFunctionData('nested', [7]) });
+  const overdrawTx = await sendBoth(11, { to: probeAt, data: probe.encodeFunctionData('overdraw', []) });
+  const overdrawChild = getCreateAddress({ from: probeAt, nonce: 3 });
   const transferBlock = Number(
     (await result(chaind, 'eth_getTransactionReceipt', [transfers[1]])).blockNumber,
   );
@@ -267,6 +271,10 @@ test('ots_* on chaind dev answer as anvil does, field by field', async (t) => {
     ['ots_hasCode', [childB, 'latest']],
     ['ots_getInternalOperations', [factoryTx]],
     ['ots_getInternalOperations', [nestedTx]],
+    ['ots_getInternalOperations', [overdrawTx]],
+    ['ots_traceTransaction', [overdrawTx]],
+    ['ots_getContractCreator', [overdrawChild]],
+    ['ots_searchTransactionsBefore', [targetAt, 0, 25]],
     ['ots_traceTransaction', [factoryTx]],
     ['ots_traceTransaction', [nestedTx]],
     ['ots_traceTransaction', [failTx]],
@@ -299,6 +307,19 @@ test('ots_* on chaind dev answer as anvil does, field by field', async (t) => {
       differences.push(`${method}(${JSON.stringify(params)})${line}`);
   }
   assert.ok(valueTx);
+  const ops = await result(chaind, 'ots_getInternalOperations', [overdrawTx]);
+  assert.deepEqual(
+    ops.map((o: { type: number; value: string }) => [o.type, o.value]),
+    [
+      [0, '0xde0b6b3a7640000'],
+      [2, '0xde0b6b3a7640000'],
+    ],
+    'an internal CALL and a CREATE, each moving 1 ether',
+  );
+  assert.equal(
+    (await result(chaind, 'ots_getContractCreator', [overdrawChild])).creator,
+    probeAt.toLowerCase(),
+  );
   assert.deepEqual(differences, [], `chaind vs anvil:\n${differences.join('\n')}`);
   assert.deepEqual(
     Object.keys(KNOWN).filter((k) => !used.has(k)),

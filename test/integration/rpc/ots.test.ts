@@ -82,6 +82,20 @@ test('ots_* over the address index and the callTracer', async (t) => {
       }),
     );
 
+  // the probe funded through a payable call, then an internal CALL and a CREATE that move value
+  const fundTx = await send(url, 0, {
+    nonce: 9,
+    to: probeAt,
+    value: 3n * 10n ** 18n,
+    data: probe.encodeFunctionData('nested', [7]),
+  });
+  const overdrawTx = await send(url, 0, {
+    nonce: 10,
+    to: probeAt,
+    data: probe.encodeFunctionData('overdraw', []),
+  });
+  const overdrawChild = getCreateAddress({ from: probeAt, nonce: 3 });
+
   await t.test('api level, hasCode, erigon_getHeaderByNumber', async () => {
     assert.equal(await call('ots_getApiLevel'), 8);
     assert.equal(await call('ots_hasCode', probeAt, 'latest'), true);
@@ -120,6 +134,10 @@ test('ots_* over the address index and the callTracer', async (t) => {
       { type: 1, from: lower(childB), to: lower(d), value: '0x2' },
     ]);
     assert.deepEqual(await call('ots_getInternalOperations', nestedTx), [], 'calls without value');
+    assert.deepEqual(await call('ots_getInternalOperations', overdrawTx), [
+      { type: 0, from: lower(probeAt), to: lower(targetAt), value: '0xde0b6b3a7640000' },
+      { type: 2, from: lower(probeAt), to: lower(overdrawChild), value: '0xde0b6b3a7640000' },
+    ]);
     assert.equal(await call('ots_getInternalOperations', '0x' + '00'.repeat(32)), null);
   });
 
@@ -207,7 +225,7 @@ test('ots_* over the address index and the callTracer', async (t) => {
     const targetTxs = await call('ots_searchTransactionsBefore', targetAt, 0, 25);
     assert.deepEqual(
       targetTxs.txs.map((x: { hash: string }) => x.hash),
-      [failTx, nestedTx, deployTarget],
+      [overdrawTx, fundTx, failTx, nestedTx, deployTarget],
     );
     assert.equal((await error(url, 'ots_searchTransactionsBefore', [tokenAt, 0, 0])).code, -32602);
     assert.equal((await error(url, 'ots_searchTransactionsBefore', ['0x12', 0, 5])).code, -32602);
