@@ -160,8 +160,8 @@ export function otsMethods(backend: EvmBackend, resolve: Resolver, tracing?: Tra
       );
     const latest = chain.latestHeight();
     const since = h.indexedSince();
-    // 0: from the newest block (before) or the oldest (after)
-    // 0, or a number above the head (Otterscan's way to ask for the newest), is from the newest
+    // before: 0, or a number above the head (Otterscan's way to ask for the newest), is from the
+    // newest block; after: 0 is from the first
     const bound =
       direction === 'before' ? (blockNum === 0 || blockNum > latest ? latest + 1 : blockNum) : blockNum;
     const page = h.page(address, direction, bound, pageSize);
