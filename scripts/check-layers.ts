@@ -86,7 +86,7 @@ export const LAYERS: Layer[][] = [
     },
     {
       folder: 'storage/blocks',
-      owns: "blocks by height and hash, EVM and Cosmos tx indexes, receipts with block-wide log indexes, per-block blooms, `getLogs`, the tx event index (`event-index.ts`) and the one definition of an EVM tx's events (`tx-events.ts`); one atomic durable write per height; a read-only opener for another thread of the process (`openBlockStoreReader`)",
+      owns: "blocks by height and hash, EVM and Cosmos tx indexes, receipts with block-wide log indexes, per-block blooms, `getLogs`, the tx event index (`event-index.ts`), the address appearance index (`address-index.ts`: each address's EVM txs in block order, with a per-height list of its addresses for rollback and pruning) and the one definition of an EVM tx's events (`tx-events.ts`); one atomic durable write per height; a read-only opener for another thread of the process (`openBlockStoreReader`)",
       mustNot: 'execute anything; know about SC/SS',
     },
   ],
@@ -107,7 +107,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'execution',
-      owns: "the only user of `@ethereumjs`: chain `Common` (Prague), native ecrecover, KZG for point evaluation (`kzg.ts`: micro-eth-signer over the mainnet trusted setup, loaded on first use), tx decoding/wrapping, signing with a held key (`signing.ts`: a dev chain's transactions, EIP-191 messages and EIP-712 typed data, on micro-eth-signer), `ChainStateManager` (ethereumjs state over the modules), `BlockExecutor` (runTx plus the chain's fee and association rules)",
+      owns: "the only user of `@ethereumjs`: chain `Common` (Prague), native ecrecover, KZG for point evaluation (`kzg.ts`: micro-eth-signer over the mainnet trusted setup, loaded on first use), tx decoding/wrapping, signing with a held key (`signing.ts`: a dev chain's transactions, EIP-191 messages and EIP-712 typed data, on micro-eth-signer), `ChainStateManager` (ethereumjs state over the modules), `BlockExecutor` (runTx plus the chain's fee and association rules; for a block that will be stored, the addresses of each tx's call tree for the address index, from the EVM's `beforeMessage` and `newContract` events: per message, not per opcode, so not a tracer)",
       mustNot: 'write to stores; decide block contents',
       parts: [
         {
@@ -178,7 +178,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'rpc/evm',
-      owns: "eth_/net_/web3_ method tables over the narrow `ChainReader`/`TxPool` interfaces of `backend.ts`; which heights may be served is decided once, in `resolve.ts`; eth_simulateV1's geth rules (block order and gaps, gas, error codes, result shape) in `simulate-v1.ts`; polling filters tracked by height (`filters*.ts`) and subscriptions (`subscriptions.ts`: each committed height reported once, in order); debug_trace* (`debug.ts`: geth TraceConfig codec, and every trace limit — timeout cap, concurrency, lookback — in `Tracing`, which the legacy chain_trace* methods and trace_* reuse); trace_* in the Parity format over the narrow `ParityTraceBackend` of `trace-backend.ts` (`trace.ts`; `trace-filter.ts`: trace_filter's matching and pagination over a `TraceFilterSource` of candidate txs, which an address index may implement); eth_sendRawTransactionSync waits for the committed block holding a tx, each ended by that block, its timeout or the node stopping (`send-sync.ts`)",
+      owns: "eth_/net_/web3_ method tables over the narrow `ChainReader`/`TxPool` interfaces of `backend.ts`; which heights may be served is decided once, in `resolve.ts`; eth_simulateV1's geth rules (block order and gaps, gas, error codes, result shape) in `simulate-v1.ts`; polling filters tracked by height (`filters*.ts`) and subscriptions (`subscriptions.ts`: each committed height reported once, in order); debug_trace* (`debug.ts`: geth TraceConfig codec, and every trace limit — timeout cap, concurrency, lookback — in `Tracing`, which the legacy chain_trace* methods and trace_* reuse); trace_* in the Parity format over the narrow `ParityTraceBackend` of `trace-backend.ts` (`trace.ts`; `trace-filter.ts`: trace_filter's matching and pagination over a `TraceFilterSource` of candidate txs, which an address index may implement); Otterscan's ots_* (`ots.ts`: address history over the block store's address index, call lists and internal operations from the callTracer's frames under `Tracing`'s limits); eth_sendRawTransactionSync waits for the committed block holding a tx, each ended by that block, its timeout or the node stopping (`send-sync.ts`)",
       mustNot: 'import storage/ (node/adapters/evm-*.ts implement its interfaces)',
     },
     {

@@ -30,7 +30,7 @@ import { wrapDevRecord } from '../app/dev-records.ts';
 import { applyDevStatePatch, type DevStateEdit } from '../app/dev-state-patch.ts';
 import { StateOverlay, type StateReader } from '../state/overlay.ts';
 import { logsBloom } from '../storage/blocks/bloom.ts';
-import type { CosmosTxResult, Log, Receipt } from '../storage/blocks/types.ts';
+import type { CosmosTxResult, Log, Receipt, TxAppearances } from '../storage/blocks/types.ts';
 import { ChainError } from '../util/errors.ts';
 import { toHex } from '../primitives/bytes.ts';
 import { type BaseFeeParams, nextBaseFee } from './base-fee.ts';
@@ -115,6 +115,11 @@ export interface ExecutedBlock {
   rejected: { hash: Uint8Array; reason: string }[];
   gasUsed: bigint;
   overlay: StateOverlay;
+  /**
+   * Per EVM tx (by transactionIndex), what the address index needs beyond the receipt; present when
+   * the block ran with `collectAddresses` (a block that will be stored).
+   */
+  appearances?: TxAppearances[];
 }
 
 /** What the executor's run of one tx may take (debug_trace* attaches a tracer). */
@@ -144,6 +149,7 @@ export async function executeBlock(
   mode: 'propose' | 'replay',
   hooks?: ReplayHooks,
   proposal: ProposalOptions = {},
+  collectAddresses = false,
 ): Promise<ExecutedBlock> {
   const now = proposal.now ?? (() => performance.now());
   const budgetMs = proposal.budgetMs ?? PROPOSAL_EXECUTION_BUDGET_MS;
@@ -192,7 +198,12 @@ export async function executeBlock(
       const c = candidates[i];
       if (hooks?.beforeTx) await hooks.beforeTx(i);
       if (c.kind === 'eth') {
-        const r = await executor.execute(c.tx, cosmosGas, hooks?.execOptions?.(i));
+        const traced = hooks?.execOptions?.(i);
+        const r = await executor.execute(
+          c.tx,
+          cosmosGas,
+          collectAddresses ? { ...traced, collectAddresses } : traced,
+        );
         if (isRejection(r)) {
           reject(c.tx.hash, r.reason);
           continue;
@@ -275,5 +286,22 @@ export async function executeBlock(
       ...(o.failedBeforeExecution ? { failedBeforeExecution: true as const } : {}),
     };
   });
-  return { baseFee, txs, receipts, cosmosResults, gasLimits, rejected, gasUsed, overlay };
+  const appearances = collectAddresses
+    ? ethOutcomes.map(({ outcome: o }) => ({
+        nonce: o.tx.nonce,
+        created: o.addresses?.created ?? [],
+        internal: o.addresses?.internal ?? [],
+      }))
+    : undefined;
+  return {
+    baseFee,
+    txs,
+    receipts,
+    cosmosResults,
+    gasLimits,
+    rejected,
+    gasUsed,
+    overlay,
+    ...(appearances && { appearances }),
+  };
 }

@@ -355,7 +355,10 @@ export class Chain {
    * Executes `txs` as the block `header` describes, on the latest committed state unless `over`
    * gives another: every block this node runs (proposed, decided, replayed after a crash, pending,
    * re-executed for a trace) runs here, so the EVM under block execution is chosen in one place.
-   * `propose` leaves out a candidate that cannot be included; `replay` fails on one.
+   * `propose` leaves out a candidate that cannot be included; `replay` fails on one. A block run on
+   * the latest committed state is one that may be stored (proposed, decided, replayed), so it collects
+   * its txs' call-tree addresses for the address index; runs over another state (pending, traces)
+   * are never stored and skip it.
    */
   execute(
     header: ExecutionHeader,
@@ -372,6 +375,7 @@ export class Chain {
       mode,
       over.hooks,
       over.proposal,
+      over.state === undefined,
     );
   }
 
@@ -480,9 +484,11 @@ export class Chain {
     const changes = executed.overlay.changes();
     const t0 = performance.now();
     let t1 = t0;
-    const stored = this.blocks.putBlock(block, executed.receipts, executed.cosmosResults).then(() => {
-      t1 = performance.now();
-    });
+    const stored = this.blocks
+      .putBlock(block, executed.receipts, executed.cosmosResults, executed.appearances)
+      .then(() => {
+        t1 = performance.now();
+      });
     let t2 = t0;
     let t3 = t0;
     const stateWritten = (async () => {

@@ -14,7 +14,7 @@
  */
 import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { Address } from '@ethereumjs/util';
+import { Address, hexToBytes } from '@ethereumjs/util';
 import type { EVM } from '@ethereumjs/evm';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
@@ -76,6 +76,19 @@ export interface EthTxOutcome {
    * nothing ran; `error` holds the reason, status and gas used are 0.
    */
   failedBeforeExecution?: true;
+  /** The addresses of the tx's call tree, when `ExecuteOptions.collectAddresses` asked for them. */
+  addresses?: TxAddresses;
+}
+
+/** What the address index needs of a tx's call tree beyond its receipt. */
+export interface TxAddresses {
+  /** Contracts created at any depth, failed creations included. */
+  created: Uint8Array[];
+  /**
+   * The caller, the callee and the code address of every message below the top one, and the
+   * beneficiaries of the tx's selfdestructs; each address once.
+   */
+  internal: Uint8Array[];
 }
 
 /**
@@ -90,6 +103,11 @@ export interface EthTxRejection {
 export interface ExecuteOptions {
   /** traces this transaction (see tracing/index.ts); without it no EVM hooks are registered */
   tracer?: TxTracer;
+  /**
+   * Collect the addresses of the tx's call tree for the address index (a block that will be stored):
+   * one `beforeMessage` and one `newContract` listener, called per message, never per opcode.
+   */
+  collectAddresses?: boolean;
 }
 
 /**
@@ -224,6 +242,7 @@ export class BlockExecutor {
           this.vm.stateManager,
         )
       : undefined;
+    const collector = opts?.collectAddresses ? new AddressCollector(this.vm.evm as EVM) : undefined;
     // the prestate is read before the sender's first-transaction association moves balances
     await trace?.start();
     this.overlay.checkpoint();
@@ -245,6 +264,7 @@ export class BlockExecutor {
           error: unpaid,
           returnData: new Uint8Array(0),
           failedBeforeExecution: true,
+          ...(collector && { addresses: { created: [], internal: [] } }),
         };
       }
       const result = await runTx(this.vm, {
@@ -269,6 +289,7 @@ export class BlockExecutor {
         logs: (exec.logs ?? []).map(([address, topics, data]) => ({ address, topics, data })),
         error: exec.exceptionError?.error,
         returnData: exec.returnValue,
+        ...(collector && { addresses: collector.result(exec.selfdestruct) }),
       };
     } catch (err) {
       this.pooled.tainted = true;
@@ -282,6 +303,7 @@ export class BlockExecutor {
       return { tx, reason: errorMessage(err) };
     } finally {
       trace?.detach();
+      collector?.detach();
     }
   }
 
@@ -319,6 +341,58 @@ export class BlockExecutor {
     this.bank.transferWei(tx.sender, cosmos, this.bank.wei(tx.sender));
     const account = this.auth.ensureAccount(cosmos);
     if (!account.pubKey) this.auth.setAccount({ ...account, pubKey: publicKey });
+  }
+}
+
+interface MessageLike {
+  depth: number;
+  caller: Address;
+  to?: Address;
+  /** the code run, when it is not `to`'s (DELEGATECALL, CALLCODE); the `codeAddress` getter throws for a creation */
+  _codeAddress?: Address;
+}
+
+/**
+ * The addresses of one tx's call tree, from the EVM's `beforeMessage` (every CALL, CALLCODE,
+ * DELEGATECALL, STATICCALL, CREATE and CREATE2) and `newContract` events: a listener runs per message,
+ * so untraced execution keeps its per-opcode fast paths. Listeners take one argument, so the EVM
+ * calls them without awaiting.
+ */
+class AddressCollector {
+  private readonly evm: EVM;
+  private readonly seen = new Map<string, Uint8Array>();
+  private readonly created: Uint8Array[] = [];
+  private readonly onMessage = (m: MessageLike) => {
+    if (m.depth === 0) return;
+    this.note(m.caller.bytes);
+    if (m.to) this.note(m.to.bytes);
+    if (m._codeAddress) this.note(m._codeAddress.bytes);
+  };
+  private readonly onContract = (e: { address: Address }) => {
+    this.created.push(e.address.bytes);
+  };
+
+  constructor(evm: EVM) {
+    this.evm = evm;
+    evm.events!.on('beforeMessage', this.onMessage as never);
+    evm.events!.on('newContract', this.onContract as never);
+  }
+
+  private note(address: Uint8Array): void {
+    const k = Buffer.from(address.buffer, address.byteOffset, 20).toString('latin1');
+    if (!this.seen.has(k)) this.seen.set(k, address);
+  }
+
+  /** `selfdestructs`: the run's contract → beneficiary map (hex), which holds only kept ones. */
+  result(selfdestructs: Map<string, string> | undefined): TxAddresses {
+    for (const beneficiary of selfdestructs?.values() ?? [])
+      this.note(hexToBytes(beneficiary as `0x${string}`));
+    return { created: this.created, internal: [...this.seen.values()] };
+  }
+
+  detach(): void {
+    this.evm.events!.off('beforeMessage', this.onMessage as never);
+    this.evm.events!.off('newContract', this.onContract as never);
   }
 }
 

@@ -17,6 +17,7 @@ import { pendingStateAt, type PendingStateAt } from '../../chain/pending-state.t
 import { blockEthTransaction } from '../../execution/transactions.ts';
 import type { BlockContext, BlockView, MinedTx } from '../../rpc/codecs/views.ts';
 import type {
+  AddressHistory,
   ChainReader,
   LogMatch,
   LogSearch,
@@ -25,6 +26,7 @@ import type {
 } from '../../rpc/evm/index.ts';
 import { encodeBlock } from '../../storage/blocks/block-codec.ts';
 import type { BlockStore } from '../../storage/blocks/store.ts';
+import { APPEARANCE } from '../../storage/blocks/address-index.ts';
 import type { Block } from '../../storage/blocks/types.ts';
 import type { StateStore } from '../../storage/ss/types.ts';
 import { ChainError } from '../../util/errors.ts';
@@ -98,9 +100,11 @@ export class NodeChainReader implements ChainReader {
   private genesisAppHash: Uint8Array | undefined;
   private genesisHashOnce: Uint8Array | undefined;
   private readonly pendingState: PendingStateAt;
+  readonly addressHistory: AddressHistory;
 
   constructor(d: ChainReaderModules) {
     this.d = d;
+    this.addressHistory = addressHistoryOf(d.blocks, Number(d.genesis.initial_height));
     this.pendingState = pendingStateAt(d.chain, d.pending);
     this.chainId = BigInt(d.genesis.app_state.evm.params.chain_id);
     this.genesisTime = Math.floor(Date.parse(d.genesis.genesis_time) / 1000);
@@ -171,7 +175,10 @@ export class NodeChainReader implements ChainReader {
       baseFeePerGas,
       logsBloom: this.d.blocks.blockBloom(height) ?? EMPTY_BLOOM,
       size: encodeBlock(block).length,
-      txs: receipts.map((receipt) => ({ raw: ethTxOf(block, receipt.blockTxIndex), receipt })),
+      txs: receipts.map((receipt) => ({
+        raw: ethTxOf(block.txs[receipt.blockTxIndex], height, receipt.blockTxIndex),
+        receipt,
+      })),
     };
   }
 
@@ -272,8 +279,9 @@ export class NodeChainReader implements ChainReader {
 
   minedTx(height: number, evmIndex: number): MinedTx | undefined {
     const receipt = this.d.blocks.receipt(height, evmIndex);
-    const block = receipt && this.d.blocks.blockByHeight(height);
-    return receipt && block ? { raw: ethTxOf(block, receipt.blockTxIndex), receipt } : undefined;
+    // one tx of the stored block, without decoding the others
+    const txRaw = receipt && this.d.blocks.txAt(height, receipt.blockTxIndex);
+    return receipt && txRaw ? { raw: ethTxOf(txRaw, height, receipt.blockTxIndex), receipt } : undefined;
   }
 
   getLogs(search: LogSearch): { logs: LogMatch[]; limitExceeded: boolean } {
@@ -285,13 +293,32 @@ export class NodeChainReader implements ChainReader {
   }
 }
 
-function ethTxOf(block: Block, index: number): Uint8Array {
-  const raw = blockEthTransaction(block.txs[index])?.raw;
+function ethTxOf(txRaw: Uint8Array, height: number, index: number): Uint8Array {
+  const raw = blockEthTransaction(txRaw)?.raw;
   if (!raw) {
     throw new ChainError(
       'STORES_INCONSISTENT',
-      `block ${block.header.height} tx ${index} has a receipt but is not an Ethereum transaction`,
+      `block ${height} tx ${index} has a receipt but is not an Ethereum transaction`,
     );
   }
   return raw;
+}
+
+/** rpc/'s AddressHistory over the block store's address index. */
+function addressHistoryOf(blocks: BlockStore, chainStart: number): AddressHistory {
+  const at = (a: { height: number; txIndex: number } | undefined) =>
+    a && { height: a.height, evmIndex: a.txIndex };
+  return {
+    chainStart,
+    indexedSince: () => blocks.addressesIndexedSince(),
+    page: (address, direction, height, minTxs) => {
+      const { txs, reachedEnd } = blocks.appearancesPage(address, direction, height, minTxs);
+      return { txs: txs.map((t) => ({ height: t.height, evmIndex: t.txIndex })), reachedEnd };
+    },
+    creations: (address, max) =>
+      blocks
+        .appearancesWith(address, APPEARANCE.created, max)
+        .map((a) => ({ height: a.height, evmIndex: a.txIndex })),
+    bySenderAndNonce: (sender, nonce) => at(blocks.txBySenderAndNonce(sender, nonce)),
+  };
 }

@@ -29,6 +29,8 @@ export interface ReceiptView {
   type: number;
   logs: LogView[];
   logsBloom: Uint8Array;
+  /** A failed tx's return data (a revert's reason); absent when empty. */
+  revertData?: Uint8Array;
 }
 
 /** What identifies a block in tx, receipt and log objects. */

@@ -41,6 +41,40 @@ export interface LogSearch {
   fromLogIndex?: number;
 }
 
+/** Where an EVM tx is: its height and its index among the block's EVM txs. */
+export interface EvmTxAt {
+  height: number;
+  evmIndex: number;
+}
+
+/**
+ * The address appearance index of the block store: for each address, the EVM txs it took part in
+ * (sent, received, created by, in the call tree of, or emitting a log of), in block order.
+ */
+export interface AddressHistory {
+  /** The first height whose txs are indexed; undefined while no block was stored with the index. */
+  indexedSince(): number | undefined;
+  /** The chain's first block (genesis `initial_height`): an index from there holds all history. */
+  readonly chainStart: number;
+  /**
+   * The address's txs below height `height` newest first ('before'), or above it oldest first
+   * ('after'): at least `minTxs` when there are, the last block read always whole.
+   */
+  page(
+    address: Uint8Array,
+    direction: 'before' | 'after',
+    height: number,
+    minTxs: number,
+  ): { txs: EvmTxAt[]; reachedEnd: boolean };
+  /**
+   * The first `max` indexed txs that created `address` at any depth, in block order (a creation
+   * that failed counts: its constructor reverted, or it ran out of gas).
+   */
+  creations(address: Uint8Array, max: number): EvmTxAt[];
+  /** The indexed tx `sender` sent with `nonce`. */
+  bySenderAndNonce(sender: Uint8Array, nonce: bigint): EvmTxAt | undefined;
+}
+
 export interface ChainReader {
   readonly chainId: bigint;
   /** The fee collector's EVM address (eth_coinbase). */
@@ -67,6 +101,8 @@ export interface ChainReader {
   minedTx(height: number, evmIndex: number): MinedTx | undefined;
   getLogs(search: LogSearch): { logs: LogMatch[]; limitExceeded: boolean };
   stateAt(point: StatePoint): StateAt;
+  /** The address appearance index; absent: the methods that need it are not served. */
+  readonly addressHistory?: AddressHistory;
   /** Base fee of the block after the latest (what a tx must pay to be included next). */
   nextBaseFee(): Promise<bigint>;
   /**

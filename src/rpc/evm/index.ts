@@ -9,6 +9,7 @@ import { feeMethods } from './fees.ts';
 import { filterMethods } from './filters.ts';
 import type { FilterStore } from './filters-store.ts';
 import { logMethods } from './logs.ts';
+import { otsMethods } from './ots.ts';
 import { proofMethods, type ProofReader } from './proof.ts';
 import { Resolver } from './resolve.ts';
 import { simulateMethods, type SimulationBackend } from './simulate.ts';
@@ -23,6 +24,7 @@ import type { ParityTraceBackend } from './trace-backend.ts';
 import { BlockWalkSource, type TraceFilterSource } from './trace-filter.ts';
 
 export type {
+  AddressHistory,
   ChainReader,
   EvmBackend,
   EvmRpcOptions,
@@ -91,7 +93,7 @@ export function evmMethods(
     ...stateMethods(backend, resolve),
     ...blockMethods(backend, resolve),
     ...txMethods(backend, resolve, live.waits),
-    ...txBySenderMethods(backend.chain, resolve),
+    ...txBySenderMethods(backend, resolve),
     ...txpoolMethods(backend),
     ...logMethods(backend, resolve),
     ...feeMethods(backend, resolve),
@@ -109,6 +111,7 @@ export function evmMethods(
           live.parity.maxFilterBlocks,
         )
       : {}),
+    ...otsMethods(backend, resolve, live.tracing),
   };
 }
 

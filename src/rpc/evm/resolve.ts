@@ -35,6 +35,19 @@ export class HeightPrunedError extends ChainError {
   }
 }
 
+/** A question about an address's history whose answer needs heights the address index lacks. */
+export class AddressIndexIncompleteError extends ChainError {
+  constructor(what: string, since: number | undefined) {
+    super(
+      'RPC_ADDRESS_INDEX_INCOMPLETE',
+      since === undefined
+        ? `${what} needs the address index, which holds no block yet`
+        : `${what} needs blocks below ${since}, the first height in this node's address index ` +
+            '(earlier blocks were stored before the index existed, pruned, or lie below a state-sync snapshot)',
+    );
+  }
+}
+
 export class Resolver {
   private readonly chain: ChainReader;
   constructor(chain: ChainReader) {

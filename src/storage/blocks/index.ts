@@ -3,4 +3,5 @@ export * from './bloom.ts';
 export * from './errors.ts';
 export { compileLogFilter, logMatches, MAX_TOPICS } from './log-filter.ts';
 export * from './store.ts';
+export { APPEARANCE, type Appearance } from './address-index.ts';
 export type * from './types.ts';

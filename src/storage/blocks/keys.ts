@@ -15,13 +15,19 @@
  *                               (log-index.ts)
  *   09 ‖ type.key ‖ value ‖ height   event index: the txs whose events hold the attribute
  *                               (event-index.ts)
+ *   0A ‖ address ‖ height ‖ txIndex(u32)   address index: the EVM txs the address took part in, a
+ *                               flags byte (sender, recipient, created, internal, log) and a sender's
+ *                               nonce (address-index.ts)
+ *   0B ‖ height                 the addresses of the height's address index entries (20 bytes each)
  *   00 'I'                      the first height written with its event index (u64); heights below
  *                               it were stored before the index existed
+ *   00 'A'                      the first height written with its address index (u64), likewise
  */
 
 export const META_LATEST = Uint8Array.of(0x00, 0x4c);
 export const META_EARLIEST = Uint8Array.of(0x00, 0x45);
 export const META_EVENTS_INDEXED_FROM = Uint8Array.of(0x00, 0x49);
+export const META_ADDRESSES_INDEXED_FROM = Uint8Array.of(0x00, 0x41);
 export const P_BLOCK = 0x01;
 export const P_HASH = 0x02;
 export const P_BLOOM = 0x03;

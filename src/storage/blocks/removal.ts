@@ -1,7 +1,8 @@
 /**
  * What truncateAbove and pruneBelow delete for one height: the block, its hash entry, receipts,
  * results, bloom record, and the tx-hash, logs-index and event-index entries derived from the block's txs and
- * receipts' logs (re-derived from the stored records, so nothing needs a separate undo list).
+ * receipts' logs (re-derived from the stored records, so nothing needs a separate undo list), and the
+ * address index entries the height's address list names.
  */
 import { sha256 } from '../../crypto/hash.ts';
 import type { KVOp } from '../kv/types.ts';
@@ -20,6 +21,7 @@ import {
 } from './keys.ts';
 import { LogIndexBuilder } from './log-index.ts';
 import { EventIndexBuilder } from './event-index.ts';
+import { collectAddressIndexDeletes } from './address-index.ts';
 import type { SyncReader } from './log-query.ts';
 import { decodeCosmosResults, receiptTxHash, scanReceiptLogs } from './receipt-codec.ts';
 import type { Log } from './types.ts';
@@ -55,6 +57,8 @@ export function collectHeightDeletes(kv: SyncReader, height: number, ops: KVOp[]
   if (results) for (const r of decodeCosmosResults(results)) eventIndex.addTx(r.index, r.events);
   for (const op of logIndex.deletes(height)) ops.push(op);
   for (const op of eventIndex.deletes(height)) ops.push(op);
+  // the address index holds call-tree addresses no stored record has: its per-height list names them
+  collectAddressIndexDeletes(kv, height, ops);
   del(heightKey(P_BLOOM, height));
   del(heightKey(P_RESULTS, height));
 }

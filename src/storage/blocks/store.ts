@@ -29,6 +29,7 @@ import {
   encodeU64,
   hashKey,
   heightKey,
+  META_ADDRESSES_INDEXED_FROM,
   META_EARLIEST,
   META_EVENTS_INDEXED_FROM,
   META_LATEST,
@@ -51,9 +52,18 @@ import {
   eventIndexPrefix,
 } from './event-index.ts';
 import { collectHeightDeletes } from './removal.ts';
+import {
+  AddressIndexBuilder,
+  APPEARANCE,
+  appearanceKey,
+  appearanceRange,
+  decodeAppearance,
+  type Appearance,
+} from './address-index.ts';
 import { queryLogs, type SyncReader } from './log-query.ts';
 import { decodeCosmosResults, decodeReceipt, encodeCosmosResults, encodeReceipt } from './receipt-codec.ts';
 import type {
+  AppearancePage,
   Block,
   CosmosTxResult,
   EvmTxLocation,
@@ -61,6 +71,7 @@ import type {
   LogQueryResult,
   Receipt,
   StoredReceipt,
+  TxAppearances,
   TxLocation,
 } from './types.ts';
 import { validateBlock, validateCosmosResults, validateReceipts } from './validate.ts';
@@ -114,6 +125,7 @@ export class BlockStore {
   private closed = false;
   private readonly logIndexWindow: number | undefined;
   private eventsIndexedFrom: number | undefined;
+  private addressesIndexedFrom: number | undefined;
 
   constructor(kv: KVStore, lock: DirLock | undefined, path: string, logIndexWindow?: number) {
     this.logIndexWindow = logIndexWindow;
@@ -133,6 +145,8 @@ export class BlockStore {
     this.earliest = e ? readHeightAt(e, 0) : undefined;
     const i = kv.getSync(META_EVENTS_INDEXED_FROM);
     this.eventsIndexedFrom = i ? readHeightAt(i, 0) : undefined;
+    const a = kv.getSync(META_ADDRESSES_INDEXED_FROM);
+    this.addressesIndexedFrom = a ? readHeightAt(a, 0) : undefined;
   }
 
   /**
@@ -172,9 +186,16 @@ export class BlockStore {
   /**
    * Stores a block with its receipts (one per EVM tx, in EVM tx order) and the results of its Cosmos
    * txs, all in one atomic, durable write. The height must be latest + 1 (any height ≥ 1 when empty).
-   * Throws InvalidBlockDataError / BlockHeightError before writing anything.
+   * Throws InvalidBlockDataError / BlockHeightError before writing anything. `appearances`: what
+   * execution saw of each EVM tx (by transactionIndex) for the address index; without it a tx is
+   * indexed under the addresses its receipt names only.
    */
-  putBlock(block: Block, receipts: Receipt[] = [], cosmosResults: CosmosTxResult[] = []): Promise<void> {
+  putBlock(
+    block: Block,
+    receipts: Receipt[] = [],
+    cosmosResults: CosmosTxResult[] = [],
+    appearances?: readonly TxAppearances[],
+  ): Promise<void> {
     return this.exclusive(async () => {
       validateBlock(block);
       const height = block.header.height;
@@ -215,14 +236,21 @@ export class BlockStore {
       for (const r of [...cosmosResults].sort((a, b) => a.index - b.index))
         eventIndex.addTx(r.index, r.events);
       for (const op of eventIndex.puts(height)) ops.push(op);
+      const addressIndex = new AddressIndexBuilder();
+      for (const rc of receipts) addressIndex.addTx(height, rc, appearances?.[rc.txIndex]);
+      for (const op of addressIndex.puts(height)) ops.push(op);
       const indexedFrom = this.eventsIndexedFrom ?? height;
       if (this.eventsIndexedFrom === undefined) put(META_EVENTS_INDEXED_FROM, encodeU64(height));
+      // a store written before the address index existed has it from this height on
+      const addressesFrom = this.addressesIndexedFrom ?? height;
+      if (this.addressesIndexedFrom === undefined) put(META_ADDRESSES_INDEXED_FROM, encodeU64(height));
       put(META_LATEST, encodeU64(height));
       if (this.earliest === undefined) put(META_EARLIEST, encodeU64(height));
       await this.kv.write(ops);
       this.latest = height;
       if (this.earliest === undefined) this.earliest = height;
       this.eventsIndexedFrom = indexedFrom;
+      this.addressesIndexedFrom = addressesFrom;
     });
   }
 
@@ -261,12 +289,13 @@ export class BlockStore {
             { type: 'del', key: META_LATEST },
             { type: 'del', key: META_EARLIEST },
             { type: 'del', key: META_EVENTS_INDEXED_FROM },
+            { type: 'del', key: META_ADDRESSES_INDEXED_FROM },
           );
         else ops.push({ type: 'put', key: META_LATEST, value: encodeU64(newLatest) });
         await this.kv.write(ops);
         ops = [];
         this.latest = empty ? undefined : newLatest;
-        if (empty) this.earliest = this.eventsIndexedFrom = undefined;
+        if (empty) this.earliest = this.eventsIndexedFrom = this.addressesIndexedFrom = undefined;
       }
     });
   }
@@ -288,10 +317,14 @@ export class BlockStore {
         // the index's start never lies below what is stored (a pruned store equals one started later)
         const raiseIndexed = this.eventsIndexedFrom !== undefined && this.eventsIndexedFrom < h + 1;
         if (raiseIndexed) ops.push({ type: 'put', key: META_EVENTS_INDEXED_FROM, value: encodeU64(h + 1) });
+        const raiseAddresses = this.addressesIndexedFrom !== undefined && this.addressesIndexedFrom < h + 1;
+        if (raiseAddresses)
+          ops.push({ type: 'put', key: META_ADDRESSES_INDEXED_FROM, value: encodeU64(h + 1) });
         await this.kv.write(ops);
         ops = [];
         this.earliest = h + 1;
         if (raiseIndexed) this.eventsIndexedFrom = h + 1;
+        if (raiseAddresses) this.addressesIndexedFrom = h + 1;
       }
     });
   }
@@ -446,6 +479,97 @@ export class BlockStore {
     }
     if (value === undefined) found.sort((a, b) => a.height - b.height || a.index - b.index);
     return { locations: dedupe(found), truncated };
+  }
+
+  /**
+   * The first height whose EVM txs are in the address index (lower heights were stored before the
+   * index existed, or are pruned, or lie below a state-sync snapshot); undefined while no block was
+   * stored with it.
+   */
+  addressesIndexedSince(): number | undefined {
+    return this.addressesIndexedFrom;
+  }
+
+  /**
+   * An address's txs in the address index, newest first from height `below - 1` down (`direction`
+   * 'before') or oldest first from `above + 1` up ('after'): at least `minTxs` of them when there are,
+   * and then the rest of the last block read, so a page never splits a block. Reads one key range:
+   * the work is the page's size, not the address's history.
+   */
+  appearancesPage(
+    address: Uint8Array,
+    direction: 'before' | 'after',
+    height: number,
+    minTxs: number,
+  ): AppearancePage {
+    this.assertOpen();
+    const txs: AppearancePage['txs'] = [];
+    const range =
+      direction === 'before'
+        ? {
+            gte: appearanceKey(address, 0, 0),
+            lt: appearanceKey(address, Math.max(height, 0), 0),
+            reverse: true,
+          }
+        : {
+            gte: appearanceKey(address, height + 1, 0),
+            lt: appearanceKey(address, Number.MAX_SAFE_INTEGER, 0),
+          };
+    for (const [key, value] of this.kv.iterateSync(range)) {
+      const a = decodeAppearance(key, value);
+      if (txs.length >= minTxs && a.height !== txs[txs.length - 1].height) return { txs, reachedEnd: false };
+      txs.push({ height: a.height, txIndex: a.txIndex, flags: a.flags });
+    }
+    return { txs, reachedEnd: true };
+  }
+
+  /** The address's first `max` appearances in the index with any of `flags` (e.g. APPEARANCE.created). */
+  appearancesWith(address: Uint8Array, flags: number, max: number): Appearance[] {
+    this.assertOpen();
+    const found: Appearance[] = [];
+    const range = appearanceRange(address, 0, Number.MAX_SAFE_INTEGER - 1);
+    for (const [key, value] of this.kv.iterateSync(range)) {
+      const a = decodeAppearance(key, value);
+      if (a.flags & flags && found.push(a) >= max) break;
+    }
+    return found;
+  }
+
+  /**
+   * The tx `sender` sent with `nonce`, found in the index's sender entries (their nonces rise with
+   * height): a bisection over heights, each probe one seek to the first sender entry at or above
+   * it. Undefined when no indexed tx of the sender has that nonce.
+   */
+  txBySenderAndNonce(sender: Uint8Array, nonce: bigint): Appearance | undefined {
+    this.assertOpen();
+    if (this.latest === undefined) return undefined;
+    // the first sender entry at or above height h (with every sender entry of its height)
+    const probe = (h: number): Appearance[] => {
+      const found: Appearance[] = [];
+      for (const [key, value] of this.kv.iterateSync(
+        appearanceRange(sender, h, Number.MAX_SAFE_INTEGER - 1),
+      )) {
+        const a = decodeAppearance(key, value);
+        if (found.length > 0 && a.height !== found[0].height) break;
+        if (a.flags & APPEARANCE.sender && a.nonce !== undefined) found.push(a);
+      }
+      return found;
+    };
+    let lo = 0;
+    let hi = this.latest;
+    while (lo <= hi) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      const at = probe(mid);
+      if (at.length === 0) {
+        hi = mid - 1;
+        continue;
+      }
+      const hit = at.find((a) => a.nonce === nonce);
+      if (hit) return hit;
+      if (at[0].nonce! > nonce) hi = mid - 1;
+      else lo = at[0].height + 1;
+    }
+    return undefined;
   }
 
   /**

@@ -151,3 +151,27 @@ export interface LogQueryResult {
   /** More than `limit` logs matched; `logs` holds the first `limit`. */
   limitExceeded: boolean;
 }
+
+/**
+ * What block execution saw of one EVM tx beyond its receipt, for the address index
+ * (address-index.ts): the tx's nonce and the addresses of its call tree.
+ */
+export interface TxAppearances {
+  /** The tx's nonce (its sender's index entry keeps it). */
+  nonce: bigint;
+  /** Contracts the tx created at any depth (the receipt names only a top-level creation's). */
+  created: Uint8Array[];
+  /**
+   * Every caller and callee of the tx's internal calls and creations (CALL, CALLCODE, DELEGATECALL,
+   * STATICCALL, CREATE, CREATE2: the executing and the code address) and its selfdestructs' beneficiaries.
+   */
+  internal: Uint8Array[];
+}
+
+/** An address's txs, a page at a time (ots_searchTransactionsBefore/After). */
+export interface AppearancePage {
+  /** In the order asked for: newest first when searching before a height, oldest first after. */
+  txs: { height: number; txIndex: number; flags: number }[];
+  /** No tx of the address lies beyond the page in the direction searched. */
+  reachedEnd: boolean;
+}

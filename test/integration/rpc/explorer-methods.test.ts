@@ -132,8 +132,11 @@ test('eth_sendRawTransactionSync, headers, eth_getAccount, raw tx and receipts',
       // the default [evm] enabled_legacy_chain_apis lets a few chain_ methods through
       chain: '1.0',
       debug: '1.0',
+      // Otterscan's namespace and the one Erigon method it asks for
+      erigon: '1.0',
       eth: '1.0',
       net: '1.0',
+      ots: '1.0',
       rpc: '1.0',
       txpool: '1.0',
       web3: '1.0',
@@ -204,4 +207,14 @@ test('with RPC reader threads the calls they forward answer as the main thread: 
   assert.equal(answers[0].transactionHash, keccak256(raw));
   for (const modules of answers.slice(1)) assert.equal(modules.eth, '1.0');
   assert.equal(answers[1].chain, '1.0', 'the HTTP dispatcher, legacy gate included');
+  // the address index's methods too, forwarded from any connection
+  const sender = wallets[0].address;
+  const pages = await Promise.all(
+    Array.from({ length: 4 }, () => result(url, 'ots_searchTransactionsBefore', [sender, 0, 5])),
+  );
+  for (const page of pages)
+    assert.deepEqual(
+      page.txs.map((x: { hash: string }) => x.hash),
+      [keccak256(raw)],
+    );
 });

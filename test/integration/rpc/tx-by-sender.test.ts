@@ -63,7 +63,7 @@ test('eth_getTransactionBySenderAndNonce', async (t) => {
   });
 });
 
-test('a nonce used below the earliest state is the pruned-height error', async (t) => {
+test('a nonce used below the earliest state is still answered: the index needs no state', async (t) => {
   const { node, url } = await rpcNode(t, {
     'state-store.ss-keep-recent': '2',
     'state-store.ss-prune-interval': '1',
@@ -78,17 +78,17 @@ test('a nonce used below the earliest state is the pruned-height error', async (
     maxFeePerGas: 10n * GWEI,
     maxPriorityFeePerGas: GWEI,
   });
-  const { blockNumber } = await result(url, 'eth_sendRawTransactionSync', [raw, 5000]);
+  const { blockNumber, transactionHash } = await result(url, 'eth_sendRawTransactionSync', [raw, 5000]);
   const deadline = Date.now() + 20_000;
   while (node.modules.ss.earliestVersion() - 1 <= Number(blockNumber) + 1) {
     assert.ok(Date.now() < deadline, 'the state store prunes within 20 s');
     await new Promise((r) => setTimeout(r, 50));
   }
-  const e = await error(url, 'eth_getTransactionBySenderAndNonce', [wallets[0].address, '0x0']);
-  assert.equal(e.code, -32000);
-  assert.match(
-    e.message,
-    /^state at height \d+ is not available \(pruned\): the earliest available height is \d+$/,
+  const e = await error(url, 'eth_getBalance', [wallets[0].address, blockNumber]);
+  assert.match(e.message, /not available \(pruned\)/, 'the state of the height of the tx is gone');
+  assert.deepEqual(
+    await result(url, 'eth_getTransactionBySenderAndNonce', [wallets[0].address, '0x0']),
+    await result(url, 'eth_getTransactionByHash', [transactionHash]),
   );
   assert.equal(await result(url, 'eth_getTransactionBySenderAndNonce', [wallets[0].address, '0x1']), null);
 });

@@ -351,3 +351,93 @@ test('a released VM serves the next block with nothing of the last one: its stat
   assert.deepEqual(await runBlock(0xaa), new Uint8Array(32).fill(0xaa));
   assert.deepEqual(await runBlock(0xbb), new Uint8Array(32).fill(0xbb));
 });
+
+test('collectAddresses: every caller, callee and code address below the top call, created contracts, selfdestruct beneficiaries', async () => {
+  const { overlay } = devState();
+  const ex = await executor(overlay);
+  const fee = { type: 2, maxFeePerGas: 3n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 3_000_000 };
+  const w = devWallets[0];
+  const probe = new Interface(artifacts.TraceProbe.abi);
+  const doomed = new Interface(artifacts.ReplayDoomed.abi);
+  const targetAt = getCreateAddress({ from: w.address, nonce: 0 });
+  const probeAt = getCreateAddress({ from: w.address, nonce: 1 });
+  const doomedAt = getCreateAddress({ from: w.address, nonce: 2 });
+  await run(ex, await signed(w, { ...fee, nonce: 0, data: artifacts.TraceTarget.bytecode }));
+  await run(
+    ex,
+    await signed(w, {
+      ...fee,
+      nonce: 1,
+      data: artifacts.TraceProbe.bytecode + probe.encodeDeploy([targetAt]).slice(2),
+    }),
+  );
+  await run(ex, await signed(w, { ...fee, nonce: 2, value: 9n, data: artifacts.ReplayDoomed.bytecode }));
+  const opts = { collectAddresses: true };
+  const decode = (raw: Uint8Array) => decodeEthTransaction(raw, common);
+  const lowerSet = (xs: Uint8Array[] | undefined) => new Set((xs ?? []).map(hex));
+
+  const nested = await ex.execute(
+    decode(await signed(w, { ...fee, nonce: 3, to: probeAt, data: probe.encodeFunctionData('nested', [5]) })),
+    0n,
+    opts,
+  );
+  if (isRejection(nested)) assert.fail(nested.reason);
+  // the DELEGATECALL's message keeps the top call's msg.sender (the wallet) as its caller: an address
+  // of the tree already
+  assert.deepEqual(
+    lowerSet(nested.addresses?.internal),
+    new Set(
+      [probeAt, targetAt, w.address, '0x0000000000000000000000000000000000000002'].map((a) =>
+        a.toLowerCase(),
+      ),
+    ),
+  );
+  assert.deepEqual(nested.addresses?.created, []);
+
+  const beneficiary = '0x' + '5a'.repeat(20);
+  const destroyed = await ex.execute(
+    decode(
+      await signed(w, {
+        ...fee,
+        nonce: 4,
+        to: doomedAt,
+        data: doomed.encodeFunctionData('destroy', [beneficiary]),
+      }),
+    ),
+    0n,
+    opts,
+  );
+  if (isRejection(destroyed)) assert.fail(destroyed.reason);
+  assert.deepEqual(
+    lowerSet(destroyed.addresses?.internal),
+    new Set([beneficiary]),
+    'the beneficiary of a top-level selfdestruct',
+  );
+
+  const salt = '0x' + '33'.repeat(32);
+  const made = await ex.execute(
+    decode(
+      await signed(w, {
+        ...fee,
+        nonce: 5,
+        to: probeAt,
+        value: 3n,
+        data: probe.encodeFunctionData('deploy', [salt]),
+      }),
+    ),
+    0n,
+    opts,
+  );
+  if (isRejection(made)) assert.fail(made.reason);
+  assert.equal(made.addresses?.created.length, 2, 'CREATE and CREATE2 below the top call');
+  assert.ok(
+    lowerSet(made.addresses?.created).has(getCreateAddress({ from: probeAt, nonce: 1 }).toLowerCase()),
+  );
+
+  const plain = await ex.execute(
+    decode(await signed(w, { ...fee, nonce: 6, to: probeAt, data: probe.encodeFunctionData('nested', [6]) })),
+  );
+  if (isRejection(plain)) assert.fail(plain.reason);
+  assert.equal(plain.addresses, undefined, 'nothing collected unless asked');
+  ex.release();
+});
