@@ -21,7 +21,7 @@ import { txMethods } from './txs.ts';
 import { txpoolMethods } from './txpool.ts';
 import { traceMethods } from './trace.ts';
 import type { ParityTraceBackend } from './trace-backend.ts';
-import { BlockWalkSource, type TraceFilterSource } from './trace-filter.ts';
+import { AddressIndexSource, BlockWalkSource, type TraceFilterSource } from './trace-filter.ts';
 
 export type {
   AddressHistory,
@@ -59,7 +59,12 @@ export type {
   TraceResults,
   TraceType,
 } from './trace-backend.ts';
-export { BlockWalkSource, type TraceCandidate, type TraceFilterSource } from './trace-filter.ts';
+export {
+  AddressIndexSource,
+  BlockWalkSource,
+  type TraceCandidate,
+  type TraceFilterSource,
+} from './trace-filter.ts';
 
 /** The trace_* methods' backend and trace_filter's bounds (served with `tracing`). */
 export interface ParityTracing {
@@ -107,7 +112,7 @@ export function evmMethods(
           live.parity.backend,
           resolve,
           backend.chain,
-          live.parity.filterSource ?? new BlockWalkSource(backend.chain),
+          live.parity.filterSource ?? traceFilterSource(backend.chain),
           live.parity.maxFilterBlocks,
         )
       : {}),
@@ -133,4 +138,10 @@ export function whyEvmMethodNotServed(name: string): string | undefined {
         `the keccak-256 of an RLP-encoded Ethereum header, so ${what} would not match the block hash ` +
         'the node serves; use eth_getBlockByNumber / eth_getHeaderByNumber'
     : undefined;
+}
+
+/** trace_filter's candidates: from the address index when the node keeps one, else every tx. */
+function traceFilterSource(chain: EvmBackend['chain']): TraceFilterSource {
+  const walk = new BlockWalkSource(chain);
+  return chain.addressHistory ? new AddressIndexSource(chain.addressHistory, walk) : walk;
 }

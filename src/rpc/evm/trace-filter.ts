@@ -22,7 +22,7 @@ import { InvalidParamsError } from '../server/errors.ts';
 import { toHex } from '../../primitives/bytes.ts';
 import { ChainError } from '../../util/errors.ts';
 import { Pacer } from '../../util/pace.ts';
-import type { ChainReader } from './backend.ts';
+import type { AddressHistory, ChainReader } from './backend.ts';
 import type { Tracing } from './debug.ts';
 import type { Resolver } from './resolve.ts';
 import type { LocalizedTrace, ParityTrace, ParityTraceBackend, TraceType } from './trace-backend.ts';
@@ -60,6 +60,65 @@ export class BlockWalkSource implements TraceFilterSource {
       for (let i = 0; i < n; i++) out.push({ height: h, evmIndex: i });
     }
     return out;
+  }
+}
+
+/** Appearances read from the index per step: a page ends at a block boundary, so it may hold more. */
+const INDEX_PAGE = 1000;
+
+/**
+ * The txs the address index names for the filter's addresses: an address is indexed for every tx
+ * whose call tree it is in (caller, callee, created, self-destruct beneficiary), which is every place
+ * a trace can name it, so the txs it leaves out hold no matching trace. Heights the index does not
+ * cover (a node state-synced or started before the index existed) are walked whole, so the answer is
+ * the same with or without the index. With both lists empty every tx is a candidate: the walk.
+ * `intersection` is not narrowed here (the union is a superset; the matcher decides).
+ */
+export class AddressIndexSource implements TraceFilterSource {
+  private readonly history: AddressHistory;
+  private readonly walk: TraceFilterSource;
+  constructor(history: AddressHistory, walk: TraceFilterSource) {
+    this.history = history;
+    this.walk = walk;
+  }
+
+  async candidates(
+    fromHeight: number,
+    toHeight: number,
+    fromAddresses: readonly Uint8Array[],
+    toAddresses: readonly Uint8Array[],
+  ): Promise<TraceCandidate[]> {
+    if (fromAddresses.length === 0 && toAddresses.length === 0)
+      return this.walk.candidates(fromHeight, toHeight, fromAddresses, toAddresses);
+    const since = this.history.indexedSince();
+    const indexedFrom =
+      since === undefined
+        ? Infinity
+        : since <= this.history.chainStart
+          ? fromHeight
+          : Math.max(fromHeight, since);
+    const out =
+      indexedFrom > fromHeight
+        ? await this.walk.candidates(fromHeight, Math.min(toHeight, indexedFrom - 1), [], [])
+        : [];
+    if (indexedFrom > toHeight) return out;
+    const found = new Map<number, TraceCandidate>();
+    const key = (c: TraceCandidate) => c.height * 2 ** 20 + c.evmIndex;
+    const pace = new Pacer();
+    const addresses = new Map([...fromAddresses, ...toAddresses].map((a) => [toHex(a), a]));
+    for (const address of addresses.values()) {
+      let after = indexedFrom - 1;
+      for (;;) {
+        await pace.tick();
+        const page = this.history.page(address, 'after', after, INDEX_PAGE);
+        for (const tx of page.txs) if (tx.height <= toHeight) found.set(key(tx), tx);
+        const last = page.txs.at(-1);
+        if (page.reachedEnd || !last || last.height >= toHeight) break;
+        after = last.height;
+      }
+    }
+    const indexed = [...found.values()].sort((a, b) => a.height - b.height || a.evmIndex - b.evmIndex);
+    return out.concat(indexed);
   }
 }
 
