@@ -5,7 +5,8 @@
  *   npm run bench -- trace-filter [blocks=10000] [every=10] [runs=2]
  *
  * The chain: `blocks` blocks after the setup, every `every`-th holding 3 txs (a nested call through
- * TraceProbe into TraceTarget, a TraceTarget.store, a value transfer), the others empty (as
+ * TraceProbe into TraceTarget, a TraceTarget.store, a value transfer; every `every * 10`-th one more
+ * value transfer, to a rarely paid address), the others empty (as
  * hardhat_mine leaves them).
  *
  * Figures:
@@ -13,6 +14,9 @@
  *   candidates_walk_ms         the candidate source without an address index (BlockWalkSource): every
  *                              Ethereum tx of the 10,000 blocks, from their receipts
  *   filter_to_address_ms       trace_filter {toAddress: [TraceTarget]} over the range, p50 over `runs`
+ *                              (TraceTarget is in every block with txs: the index narrows nothing)
+ *   filter_rare_address_ms     trace_filter {toAddress: [an address paid in one block of every
+ *                              every * 10]}: the address index names its txs, only their blocks replay
  *   filter_unfiltered_ms       trace_filter over the range with no address, p50
  *   filter_unfiltered_count_ms the same with `count: 100` (the replays stop once 100 traces matched)
  */
@@ -38,6 +42,8 @@ const target = new Interface(artifacts.TraceTarget.abi);
 const probe = new Interface(artifacts.TraceProbe.abi);
 const fee = { chainId: 713714n, type: 2, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: 1n };
 const hex = (n: number) => '0x' + n.toString(16);
+/** an address paid in one block of every `every * 10`: what the address index narrows to */
+const RARE = '0x' + 'be'.repeat(20);
 
 const home = mkdtempSync(join(tmpdir(), 'chaind-bench-trace-filter-'));
 let node: ChainNode | undefined;
@@ -89,6 +95,7 @@ try {
       });
       await submit(deployer, { to: a.address, gasLimit: 21_000, value: 1n });
     }
+    if (i % (EVERY * 10) === 0) await submit(b, { to: RARE, gasLimit: 21_000, value: 1n });
     await producer.produce();
   }
   const last = chain.latestHeight;
@@ -138,6 +145,7 @@ try {
   // one unmeasured pass: the first replays pay for cold state pages and unoptimised code
   await dispatcher.call('trace_filter', [range]);
   await measure('filter_to_address_ms', { ...range, toAddress: [targetAddr] });
+  await measure('filter_rare_address_ms', { ...range, toAddress: [RARE] });
   await measure('filter_unfiltered_ms', range);
   await measure('filter_unfiltered_count_ms', { ...range, count: 100 });
 } finally {
