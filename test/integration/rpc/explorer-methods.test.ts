@@ -138,6 +138,7 @@ test('eth_sendRawTransactionSync, headers, eth_getAccount, raw tx and receipts',
       net: '1.0',
       ots: '1.0',
       rpc: '1.0',
+      trace: '1.0',
       txpool: '1.0',
       web3: '1.0',
     });
