@@ -75,9 +75,11 @@ export function anchorsOf(text: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   for (const m of withoutCode(text).matchAll(/^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$/gm)) {
-    // inline code was blanked; the heading's own text (backticks dropped) gives the slug
-    const start = m.index + m[0].indexOf(m[1]);
-    const base = slug(text.slice(start, start + m[1].length).replace(/`/g, ''));
+    // inline code was blanked (to the same length), so a heading that starts with code was matched
+    // after it: the heading's own line, read again from the text (backticks dropped), gives the slug
+    const line = text.slice(m.index, m.index + m[0].length);
+    const heading = /^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$/.exec(line)?.[1] ?? m[1];
+    const base = slug(heading.replace(/`/g, ''));
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     anchors.add(n === 0 ? base : `${base}-${n}`);

@@ -10,13 +10,15 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { getCreate2Address, getCreateAddress, Interface, keccak256, Wallet } from 'ethers';
 import { artifacts } from '../helpers/dev-chain.ts';
 import { startDev } from '../helpers/dev-banner.ts';
 import { result } from '../helpers/json-rpc.ts';
 
-const ANVIL = new URL('../../examples/foundry/node_modules/.bin/anvil', import.meta.url).pathname;
+// anvil is a dev dependency of the Foundry example (npm run install:examples)
+const ANVIL = join(resolve(import.meta.dirname, '../../examples/foundry'), 'node_modules/.bin/anvil');
 const GWEI = 10n ** 9n;
 const probe = new Interface(artifacts.TraceProbe.abi);
 const target = new Interface(artifacts.TraceTarget.abi);

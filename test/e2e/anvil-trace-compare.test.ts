@@ -28,14 +28,15 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { startDev } from '../helpers/dev-banner.ts';
 import { result } from '../helpers/json-rpc.ts';
 import { CHAIN_ID, DEV_MNEMONIC } from '../helpers/dev-chain.ts';
 import { scenario } from '../unit/execution/tracing/scenario.ts';
 
-const ANVIL = resolve(import.meta.dirname, '../../examples/foundry/node_modules/.bin/anvil');
+// anvil is a dev dependency of the Foundry example (npm run install:examples)
+const ANVIL = join(resolve(import.meta.dirname, '../../examples/foundry'), 'node_modules/.bin/anvil');
 const PRECOMPILE = /^0x0{38}(0[1-9a-f]|1[01])$/;
 
 async function freePort(): Promise<number> {

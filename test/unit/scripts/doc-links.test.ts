@@ -99,9 +99,9 @@ test("headings' anchors are GitHub's", () => {
   assert.deepEqual(
     [
       ...anchorsOf(
-        '# Legacy `chain_*` methods\n## Rollback\n### Rollback\n```\n# not a heading\n```\n<a id="x"></a>',
+        '# Legacy `chain_*` methods\n## `trace_*` (Parity format)\n## Rollback\n### Rollback\n```\n# not a heading\n```\n<a id="x"></a>',
       ),
     ],
-    ['legacy-chain_-methods', 'rollback', 'rollback-1', 'x'],
+    ['legacy-chain_-methods', 'trace_-parity-format', 'rollback', 'rollback-1', 'x'],
   );
 });
