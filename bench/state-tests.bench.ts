@@ -12,12 +12,18 @@
  *   seconds    wall time of the engine's run
  * and, once, `corpus_cases` per fork (labelled `fork`), the post entries the corpus holds.
  * The failures and the slowest cases go to stderr and to `$TMPDIR/state-tests-<engine>.txt`.
+ * The slow files (exclusions.ts) run only with STATE_TESTS_SLOW=1 (minutes per case on ethereumjs).
  * The stock engine runs before the chaind engine (whose patches are process-wide).
  */
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ETHEREUM_TESTS_HOWTO, ethereumTestsDir, listFiles, loadCases } from '../test/helpers/state-tests/corpus.ts';
+import {
+  ETHEREUM_TESTS_HOWTO,
+  ethereumTestsDir,
+  listFiles,
+  loadCases,
+} from '../test/helpers/state-tests/corpus.ts';
 import { ENGINES, type EngineName, loadEngine, runCase } from '../test/helpers/state-tests/runner.ts';
 import { report } from './report.ts';
 
@@ -29,6 +35,7 @@ if (dir === undefined) {
 }
 const engineArg = process.argv[3] ?? 'all';
 const filter = process.argv[4] ?? '';
+const slow = process.env.STATE_TESTS_SLOW === '1';
 const engines: EngineName[] = engineArg === 'all' ? [...ENGINES] : [engineArg as EngineName];
 for (const e of engines)
   if (!ENGINES.includes(e)) {
@@ -44,7 +51,8 @@ for (const file of files)
     forks.set(c.fork, (forks.get(c.fork) ?? 0) + 1);
     if (c.fork === FORK && c.id.includes(filter)) selected++;
   }
-for (const [fork, n] of [...forks].sort((a, b) => b[1] - a[1])) report('state-tests', 'corpus_cases', n, 'cases', { fork });
+for (const [fork, n] of [...forks].sort((a, b) => b[1] - a[1]))
+  report('state-tests', 'corpus_cases', n, 'cases', { fork });
 
 for (const name of engines) {
   const engine = await loadEngine(name);
@@ -59,7 +67,7 @@ for (const name of engines) {
     const cases = loadCases(dir, file, [FORK]).filter((c) => c.id.includes(filter));
     for (const c of cases) {
       const s = performance.now();
-      const v = await runCase(engine, c);
+      const v = await runCase(engine, c, { slow });
       const ms = performance.now() - s;
       slow.push({ id: c.id, ms });
       if (v.status === 'passed') passed++;
@@ -70,8 +78,10 @@ for (const name of engines) {
         lines.push(line);
         console.error(line);
       }
-      if (++done % 1000 === 0)
-        console.error(`${name}: ${done}/${selected} cases, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+      if (++done % 500 === 0)
+        console.error(
+          `${name}: ${done}/${selected} cases, ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+        );
     }
   }
   const seconds = (performance.now() - t0) / 1000;
@@ -80,7 +90,7 @@ for (const name of engines) {
   for (const l of slowest) console.error(l);
   const out = join(tmpdir(), `state-tests-${name}.txt`);
   writeFileSync(out, [...lines, ...slowest].join('\n') + '\n');
-  const labels = { engine: name, fork: FORK, filter, failures: out };
+  const labels = { engine: name, fork: FORK, filter, slow, failures: out };
   report('state-tests', 'cases', passed + failed, 'cases', labels);
   report('state-tests', 'passed', passed, 'cases', labels);
   report('state-tests', 'failed', failed, 'cases', labels);

@@ -153,7 +153,12 @@ export function loadCases(testsDir: string, file: string, forks?: readonly strin
 
 function pickTx(m: TxMatrix, ix: PostEntry['indexes']): CaseTx {
   const { data: _d, gasLimit: _g, value: _v, accessLists, ...rest } = m;
-  const tx: CaseTx = { ...rest, data: m.data[ix.data], gasLimit: m.gasLimit[ix.gas], value: m.value[ix.value] };
+  const tx: CaseTx = {
+    ...rest,
+    data: m.data[ix.data],
+    gasLimit: m.gasLimit[ix.gas],
+    value: m.value[ix.value],
+  };
   // a null entry still makes the tx a typed one with an empty list (the matrix is of one tx type)
   if (accessLists !== undefined) tx.accessList = accessLists[ix.data] ?? [];
   return tx;

@@ -161,7 +161,9 @@ function buildBlock(env: Env, common: Common) {
           postMerge && env.currentRandom !== undefined
             ? setLengthLeft(hexToBytes(hex(env.currentRandom)), 32)
             : undefined,
-        excessBlobGas: common.gteHardfork(Hardfork.Cancun) ? BigInt(env.currentExcessBlobGas ?? '0x00') : undefined,
+        excessBlobGas: common.gteHardfork(Hardfork.Cancun)
+          ? BigInt(env.currentExcessBlobGas ?? '0x00')
+          : undefined,
       },
     },
     { common, skipConsensusFormatValidation: true },
@@ -205,7 +207,12 @@ export async function runOnEthereumjs(c: StateCase, setup: EthereumjsSetup): Pro
     return { stateRoot: await root(), logsHash: logsHash([]), gasUsed: 0n, rejected: `tx: ${message(e)}` };
   }
   if (!tx.isValid()) {
-    return { stateRoot: await root(), logsHash: logsHash([]), gasUsed: 0n, rejected: tx.getValidationErrors().join('; ') };
+    return {
+      stateRoot: await root(),
+      logsHash: logsHash([]),
+      gasUsed: 0n,
+      rejected: tx.getValidationErrors().join('; '),
+    };
   }
   try {
     const r = await runTx(vm, { tx, block: buildBlock(c.env, common) });
@@ -235,7 +242,9 @@ export const stockEngine: Engine = {
   name: 'ethereumjs',
   run(c) {
     if (patchedProcess !== undefined)
-      throw new Error(`the stock engine cannot run after ${patchedProcess} patched this process's ethereumjs`);
+      throw new Error(
+        `the stock engine cannot run after ${patchedProcess} patched this process's ethereumjs`,
+      );
     return runOnEthereumjs(c, { common: (fork) => mainnetCommon(fork) });
   },
 };

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { StateCase } from './corpus.ts';
 import type { Engine, EngineResult } from './engine.ts';
-import { exclusionOf } from './exclusions.ts';
+import { type ExclusionScope, exclusionOf } from './exclusions.ts';
 
 export type EngineName = 'ethereumjs' | 'chaind';
 export const ENGINES: readonly EngineName[] = ['ethereumjs', 'chaind'];
@@ -32,23 +32,33 @@ export function judge(c: StateCase, r: EngineResult): string | undefined {
     return `expected the tx to be rejected (${exception}); it ran, gas used ${r.gasUsed}`;
   if (exception === undefined && r.rejected !== undefined) return `the tx was rejected: ${r.rejected}`;
   if (r.stateRoot !== c.expect.stateRoot)
-    return `state root ${r.stateRoot}, expected ${c.expect.stateRoot}` + (r.rejected ? ` (rejected: ${r.rejected})` : '');
+    return (
+      `state root ${r.stateRoot}, expected ${c.expect.stateRoot}` +
+      (r.rejected ? ` (rejected: ${r.rejected})` : '')
+    );
   if (exception === undefined && r.logsHash !== c.expect.logsHash)
     return `logs hash ${r.logsHash}, expected ${c.expect.logsHash}`;
   return undefined;
 }
 
-export async function runCase(engine: Engine, c: StateCase): Promise<Verdict> {
-  const excluded = exclusionOf(c, engine.name);
+/** `scope`: whether the case is part of the fixed CI sample, and whether slow cases run. */
+export async function runCase(engine: Engine, c: StateCase, scope: ExclusionScope = {}): Promise<Verdict> {
+  const excluded = exclusionOf(c, engine.name, scope);
   if (excluded !== undefined) return { case: c, status: 'excluded', reason: excluded };
   let result: EngineResult;
   try {
     result = await engine.run(c);
   } catch (e) {
-    return { case: c, status: 'failed', reason: `engine threw: ${e instanceof Error ? e.message : String(e)}` };
+    return {
+      case: c,
+      status: 'failed',
+      reason: `engine threw: ${e instanceof Error ? e.message : String(e)}`,
+    };
   }
   const reason = judge(c, result);
-  return reason === undefined ? { case: c, status: 'passed', result } : { case: c, status: 'failed', reason, result };
+  return reason === undefined
+    ? { case: c, status: 'passed', result }
+    : { case: c, status: 'failed', reason, result };
 }
 
 /**
