@@ -35,7 +35,7 @@ if (dir === undefined) {
 }
 const engineArg = process.argv[3] ?? 'all';
 const filter = process.argv[4] ?? '';
-const slow = process.env.STATE_TESTS_SLOW === '1';
+const runSlow = process.env.STATE_TESTS_SLOW === '1';
 const engines: EngineName[] = engineArg === 'all' ? [...ENGINES] : [engineArg as EngineName];
 for (const e of engines)
   if (!ENGINES.includes(e)) {
@@ -60,16 +60,16 @@ for (const name of engines) {
   let failed = 0;
   let excluded = 0;
   const lines: string[] = [];
-  const slow: { id: string; ms: number }[] = [];
+  const times: { id: string; ms: number }[] = [];
   const t0 = performance.now();
   let done = 0;
   for (const file of files) {
     const cases = loadCases(dir, file, [FORK]).filter((c) => c.id.includes(filter));
     for (const c of cases) {
       const s = performance.now();
-      const v = await runCase(engine, c, { slow });
+      const v = await runCase(engine, c, { slow: runSlow });
       const ms = performance.now() - s;
-      slow.push({ id: c.id, ms });
+      times.push({ id: c.id, ms });
       if (v.status === 'passed') passed++;
       else if (v.status === 'excluded') excluded++;
       else {
@@ -85,12 +85,12 @@ for (const name of engines) {
     }
   }
   const seconds = (performance.now() - t0) / 1000;
-  slow.sort((a, b) => b.ms - a.ms);
-  const slowest = slow.slice(0, 15).map((s) => `SLOW ${name} ${s.id}: ${s.ms.toFixed(0)} ms`);
+  times.sort((a, b) => b.ms - a.ms);
+  const slowest = times.slice(0, 15).map((s) => `SLOW ${name} ${s.id}: ${s.ms.toFixed(0)} ms`);
   for (const l of slowest) console.error(l);
   const out = join(tmpdir(), `state-tests-${name}.txt`);
   writeFileSync(out, [...lines, ...slowest].join('\n') + '\n');
-  const labels = { engine: name, fork: FORK, filter, slow, failures: out };
+  const labels = { engine: name, fork: FORK, filter, slow: runSlow, failures: out };
   report('state-tests', 'cases', passed + failed, 'cases', labels);
   report('state-tests', 'passed', passed, 'cases', labels);
   report('state-tests', 'failed', failed, 'cases', labels);
