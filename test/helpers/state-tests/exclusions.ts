@@ -34,6 +34,9 @@ const SLOW_FILES = [
 
 /** Files of several seconds per case: run by the bench, left out of the CI sample. */
 const SAMPLE_SLOW_FILES = [
+  'stAttackTest/ContractCreationSpam.json',
+  'stCallCreateCallCodeTest/Call1024PreCalls.json',
+  'stDelegatecallTestHomestead/Call1024PreCalls.json',
   'stQuadraticComplexityTest/Call50000_ecrec.json',
   'stQuadraticComplexityTest/Call50000_identity.json',
   'stQuadraticComplexityTest/Call50000_identity2.json',
