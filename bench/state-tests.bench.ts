@@ -12,6 +12,7 @@
  *   seconds    wall time of the engine's run
  * and, once, `corpus_cases` per fork (labelled `fork`), the post entries the corpus holds.
  * The failures and the slowest cases go to stderr and to `$TMPDIR/state-tests-<engine>.txt`.
+ * STATE_TESTS_FROM=<file> starts at that file (relative to GeneralStateTests/, in sorted order).
  * The slow files (exclusions.ts) run only with STATE_TESTS_SLOW=1 (minutes per case on ethereumjs).
  * The stock engine runs before the chaind engine (whose patches are process-wide).
  */
@@ -43,7 +44,9 @@ for (const e of engines)
     process.exit(1);
   }
 
-const files = listFiles(dir);
+// STATE_TESTS_FROM=<file>: start at that file (sorted order), to resume a run
+const from = process.env.STATE_TESTS_FROM ?? '';
+const files = listFiles(dir).filter((f) => f >= from);
 const forks = new Map<string, number>();
 let selected = 0;
 for (const file of files)
