@@ -7,18 +7,14 @@
  * reason (docs/operators/otterscan.md lists them). Skips with a message when anvil is absent.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { getCreate2Address, getCreateAddress, Interface, keccak256, Wallet } from 'ethers';
+import { ANVIL, startAnvil } from '../helpers/anvil.ts';
 import { artifacts } from '../helpers/dev-chain.ts';
 import { startDev } from '../helpers/dev-banner.ts';
 import { result } from '../helpers/json-rpc.ts';
 
-// anvil is a dev dependency of the Foundry example (npm run install:examples)
-const ANVIL = join(resolve(import.meta.dirname, '../../examples/foundry'), 'node_modules/.bin/anvil');
 const GWEI = 10n ** 9n;
 const probe = new Interface(artifacts.TraceProbe.abi);
 const target = new Interface(artifacts.TraceTarget.abi);
@@ -116,39 +112,6 @@ function anvilPresent(): boolean {
   return existsSync(ANVIL);
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function startAnvil(t: { after(fn: () => unknown): void }, chainId: bigint): Promise<string> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(
-    ANVIL,
-    ['--port', String(port), '--chain-id', String(chainId), '--hardfork', 'prague', '--silent'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  t.after(() => {
-    child.kill('SIGTERM');
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      await result(url, 'eth_chainId', []);
-      return url;
-    } catch {
-      if (Date.now() > deadline) throw new Error('anvil did not start within 30 s');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
 /** Paths where two answers differ, except the excepted and known fields. */
 function diff(method: string, a: unknown, b: unknown, path = '', key = '', inBlock = false): string[] {
   const name = key;
@@ -186,7 +149,7 @@ test('ots_* on chaind dev answer as anvil does, field by field', async (t) => {
   const { banner } = await startDev(t);
   const chaind = banner.evmUrl;
   const chainId = BigInt(await result(chaind, 'eth_chainId', []));
-  const anvil = await startAnvil(t, chainId);
+  const anvil = await startAnvil(t, ['--chain-id', String(chainId), '--hardfork', 'prague']);
   const wallet = new Wallet(banner.accounts[0].key);
   const d = wallet.address;
   const both = async (method: string, params: unknown[]) => ({

@@ -25,56 +25,15 @@
  *   eth_getCode before and after agree with this node's `{"*": {from, to}}`, then takes that.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
 import { test } from 'node:test';
+import { ANVIL, startAnvil } from '../helpers/anvil.ts';
 import { startDev } from '../helpers/dev-banner.ts';
 import { result } from '../helpers/json-rpc.ts';
 import { CHAIN_ID, DEV_MNEMONIC } from '../helpers/dev-chain.ts';
 import { scenario } from '../unit/execution/tracing/scenario.ts';
 
-// anvil is a dev dependency of the Foundry example (npm run install:examples)
-const ANVIL = join(resolve(import.meta.dirname, '../../examples/foundry'), 'node_modules/.bin/anvil');
 const PRECOMPILE = /^0x0{38}(0[1-9a-f]|1[01])$/;
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
-}
-
-async function startAnvil(t: { after(fn: () => unknown): void }): Promise<string> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(
-    ANVIL,
-    ['--port', String(port), '--chain-id', String(CHAIN_ID), '--mnemonic', DEV_MNEMONIC, '--silent'],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  t.after(() => {
-    if (child.exitCode === null) child.kill('SIGTERM');
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      await result(url, 'eth_chainId');
-      return url;
-    } catch {
-      if (child.exitCode !== null) throw new Error(`anvil exited: ${stderr}`);
-      if (Date.now() > deadline) throw new Error(`anvil did not answer within 30 s: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
 
 async function receiptOf(url: string, hash: string): Promise<any> {
   const deadline = Date.now() + 30_000;
@@ -136,7 +95,10 @@ test(
       : `${ANVIL} not installed: run npm install in examples/foundry (node scripts/install-examples.ts)`,
   },
   async (t) => {
-    const [{ banner }, anvil] = await Promise.all([startDev(t), startAnvil(t)]);
+    const [{ banner }, anvil] = await Promise.all([
+      startDev(t),
+      startAnvil(t, ['--chain-id', String(CHAIN_ID), '--mnemonic', DEV_MNEMONIC]),
+    ]);
     const ours = banner.evmUrl;
     assert.equal(BigInt(await result(ours, 'eth_chainId')), CHAIN_ID);
     const oursCoinbase = (await result(ours, 'eth_coinbase')).toLowerCase();

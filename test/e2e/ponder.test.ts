@@ -11,7 +11,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
@@ -20,6 +19,7 @@ import { ChildAbi } from '../../examples/ponder/abis/Child.ts';
 import { FactoryAbi } from '../../examples/ponder/abis/Factory.ts';
 import { TokenAbi } from '../../examples/ponder/abis/Token.ts';
 import { startDev } from '../helpers/dev-banner.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { result } from '../helpers/json-rpc.ts';
 import { TestNetwork, cometbftOrSkip } from '../helpers/network.ts';
 import { DEV_ACCOUNTS } from '../helpers/node.ts';
@@ -75,16 +75,6 @@ function activity(rpcUrl: string, key: string, args: string[] = []): Promise<Rou
     p.on('close', (code) => {
       if (code !== 0) return fail(new Error(`scripts/activity.ts exited ${code}:\n${output()}`));
       done(JSON.parse(output().trim().split('\n').at(-1)!) as Round);
-    });
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
     });
   });
 }

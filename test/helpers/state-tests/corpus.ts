@@ -44,6 +44,7 @@ interface TxMatrix {
   value: Hex[];
   accessLists?: (AccessListJson | null)[];
   nonce: Hex;
+  /** Empty for a contract creation. */
   to: Hex;
   secretKey: Hex;
   sender?: Hex;
@@ -57,23 +58,13 @@ interface TxMatrix {
 export type AccessListJson = { address: Hex; storageKeys: Hex[] }[];
 
 /** One transaction of the matrix: its data, gas and value picked, and the access list of its data. */
-export interface CaseTx {
+export type CaseTx = Omit<TxMatrix, 'data' | 'gasLimit' | 'value' | 'accessLists'> & {
   data: Hex;
   gasLimit: Hex;
   value: Hex;
   /** Present for a 2930-style (or later) transaction: the access list of this data index. */
   accessList?: AccessListJson;
-  nonce: Hex;
-  /** Empty for a contract creation. */
-  to: Hex;
-  secretKey: Hex;
-  sender?: Hex;
-  gasPrice?: Hex;
-  maxFeePerGas?: Hex;
-  maxPriorityFeePerGas?: Hex;
-  maxFeePerBlobGas?: Hex;
-  blobVersionedHashes?: Hex[];
-}
+};
 
 interface PostEntry {
   hash: Hex;
