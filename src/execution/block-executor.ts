@@ -36,6 +36,9 @@ import type { DecodedEthTx } from './transactions.ts';
 import { useSyncSteps } from './sync-steps.ts';
 import { installWordOpcodes } from './word-opcodes.ts';
 import { dropHardforkListeners, sharedCommon } from './simulation/common.ts';
+import { blockEngine } from './block-engine.ts';
+import { type NativeHost, type NativeSimulator, packBlock } from './simulation/native-binding.ts';
+import { overlayHost, runTxOnRevm } from './revm-tx.ts';
 
 export interface BlockEnv {
   height: bigint;
@@ -163,6 +166,8 @@ export class BlockExecutor {
   private readonly bank: Bank;
   private readonly auth: Auth;
   private gasUsed = 0n;
+  /** revm, when it runs this block's untraced transactions */
+  private readonly native: { sim: NativeSimulator; block: Uint8Array; host: NativeHost } | undefined;
 
   private constructor(
     env: BlockEnv,
@@ -178,6 +183,29 @@ export class BlockExecutor {
     this.evm = new Evm(overlay);
     this.bank = new Bank(overlay);
     this.auth = new Auth(overlay);
+    const engine = blockEngine();
+    if (engine.native) {
+      const common = pooled.common;
+      this.native = {
+        sim: engine.native,
+        block: packBlock({
+          number: env.height,
+          timestamp: env.timestamp,
+          coinbase: env.coinbase,
+          baseFee: env.baseFee,
+          gasLimit: env.gasLimit,
+          prevRandao: env.prevRandao ?? new Uint8Array(32),
+          chainId: common.chainId(),
+          spec: specOf(common.hardfork()),
+        }),
+        host: overlayHost(overlay, env.blockHash),
+      };
+    }
+  }
+
+  /** The EVM that runs this block's untraced transactions. */
+  get engine(): 'revm' | 'ethereumjs' {
+    return this.native ? 'revm' : 'ethereumjs';
   }
 
   static async create(chainCommon: Common, env: BlockEnv, overlay: StateOverlay): Promise<BlockExecutor> {
@@ -267,6 +295,7 @@ export class BlockExecutor {
           ...(collector && { addresses: { created: [], internal: [] } }),
         };
       }
+      if (this.native && !opts?.tracer) return this.executeOnRevm(tx, opts?.collectAddresses === true);
       const result = await runTx(this.vm, {
         tx: tx.tx,
         block: this.block as never,
@@ -305,6 +334,32 @@ export class BlockExecutor {
       trace?.detach();
       collector?.detach();
     }
+  }
+
+  /** The untraced path on revm: as runTx, from inside execute's checkpoint (which this closes). */
+  private executeOnRevm(tx: DecodedEthTx, collect: boolean): EthTxOutcome | EthTxRejection {
+    const n = this.native!;
+    const r = runTxOnRevm(n.sim, tx, n.block, this.overlay, n.host, collect);
+    if (typeof r === 'string') {
+      this.overlay.revert();
+      return { tx, reason: r };
+    }
+    const effectiveGasPrice = effectivePrice(tx, this.env.baseFee);
+    this.bank.addWei(this.evm.balanceAddressOf(this.env.coinbase), r.gasUsed * this.env.baseFee);
+    this.overlay.commit();
+    this.gasUsed += r.gasUsed;
+    return {
+      tx,
+      status: r.status,
+      gasUsed: r.gasUsed,
+      cumulativeGasUsed: this.gasUsed,
+      effectiveGasPrice,
+      contractAddress: r.createdAddress,
+      logs: r.logs,
+      error: r.error,
+      returnData: r.output,
+      ...(r.addresses && { addresses: r.addresses }),
+    };
   }
 
   /**
@@ -413,6 +468,11 @@ function concatPrefix(key64: Uint8Array): Uint8Array {
   out[0] = 4;
   out.set(key64, 1);
   return out;
+}
+
+function specOf(hardfork: string): 'prague' | 'osaka' | 'cancun' {
+  if (hardfork === 'prague' || hardfork === 'osaka' || hardfork === 'cancun') return hardfork;
+  throw new ChainError('EXECUTION_INTERNAL', `revm runs no blocks of hardfork ${hardfork}`);
 }
 
 export function isRejection(r: EthTxOutcome | EthTxRejection): r is EthTxRejection {

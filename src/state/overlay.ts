@@ -50,6 +50,13 @@ const slotId = (store: string, key: Uint8Array) =>
     ? String.fromCharCode.apply(null, key as unknown as number[])
     : Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1'));
 
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** A cached base read of a key the base does not hold. */
 const ABSENT = null;
 
@@ -140,12 +147,17 @@ export class StateOverlay implements StateReader {
   }
 
   /**
-   * The block's writes per store, keys sorted: the order State Commit applies them in (the IAVL shape
-   * depends on write order, so every node must apply the same order).
+   * The block's changes per store: the written keys whose value differs from the base's, sorted, the
+   * order State Commit applies them in (the IAVL shape depends on write order, so every node must
+   * apply the same order).
    */
   changes(): StoreChanges[] {
     const byStore = new Map<string, StoreWrite[]>();
-    for (const e of this.entries.values()) {
+    for (const [id, e] of this.entries) {
+      // a key left as the committed state holds it is no change (the chain's rule: a write of the
+      // same value would still give its IAVL leaf a new version, and so a new hash, and the two EVMs
+      // differ in which unchanged keys they rewrite)
+      if (sameBytes(e.value, this.baseValue(id, e.store, e.key))) continue;
       let list = byStore.get(e.store);
       if (!list) byStore.set(e.store, (list = []));
       list.push({ key: e.key, value: e.value });
@@ -153,6 +165,12 @@ export class StateOverlay implements StateReader {
     return [...byStore.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([store, writes]) => ({ store, writes: writes.sort((a, b) => compareBytes(a.key, b.key)) }));
+  }
+
+  private baseValue(id: string, store: string, key: Uint8Array): Uint8Array | undefined {
+    const cached = this.reads?.get(id);
+    if (cached !== undefined) return cached ?? undefined;
+    return this.base.get(store, key);
   }
 
   get size(): number {

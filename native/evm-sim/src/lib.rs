@@ -35,8 +35,10 @@ use revm::primitives::{
 use revm::state::{AccountInfo, Bytecode};
 use revm::{ExecuteEvm, MainBuilder, MainnetEvm};
 
+mod block;
+
 /// The layouts and statuses below; the binding refuses an addon of another version (a stale build).
-const ABI_VERSION: u32 = 2;
+const ABI_VERSION: u32 = 3;
 
 /// What `call` expects and answers (see ABI_VERSION).
 #[napi]
@@ -48,7 +50,7 @@ pub fn abi_version() -> u32 {
 const TX_LEN: usize = 97;
 /// `block`: number[8] timestamp[8] coinbase[20] basefee[8] gasLimit[8] prevrandao[32] chainId[8]
 /// spec[1] (0 Prague, 1 Osaka), big-endian.
-const BLOCK_LEN: usize = 93;
+pub(crate) const BLOCK_LEN: usize = 93;
 /// An account from the `account` callback: balance[32] nonce[8] codeHash[32].
 const ACCOUNT_LEN: usize = 72;
 /// Code kept at most, in bytes (a contract is up to 24 KB, its analysis a bit more); the whole
@@ -61,10 +63,10 @@ thread_local! {
 }
 
 #[derive(Debug)]
-struct HostError {
+pub(crate) struct HostError {
     /// the JS callback threw: its exception is pending and is what the caller gets
-    js: bool,
-    message: String,
+    pub(crate) js: bool,
+    pub(crate) message: String,
 }
 impl fmt::Display for HostError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -74,25 +76,25 @@ impl fmt::Display for HostError {
 impl std::error::Error for HostError {}
 impl DBErrorMarker for HostError {}
 
-fn fault(message: String) -> HostError {
+pub(crate) fn fault(message: String) -> HostError {
     HostError { js: false, message }
 }
 
 /// The JS side of one call: its env and the four callbacks, valid only while that call runs (the
 /// values live in its handle scope). Raw handles, so the EVM holding them can outlive the call.
 #[derive(Clone, Copy)]
-struct Callbacks {
-    env: sys::napi_env,
+pub(crate) struct Callbacks {
+    pub(crate) env: sys::napi_env,
     /// the caller's scratch array (off-heap, so it stays put): a callback's arguments go here
-    scratch: *mut u8,
-    account: sys::napi_value,
-    code: sys::napi_value,
-    storage: sys::napi_value,
-    block_hash: sys::napi_value,
+    pub(crate) scratch: *mut u8,
+    pub(crate) account: sys::napi_value,
+    pub(crate) code: sys::napi_value,
+    pub(crate) storage: sys::napi_value,
+    pub(crate) block_hash: sys::napi_value,
 }
 
 impl Callbacks {
-    const NONE: Callbacks = Callbacks {
+    pub(crate) const NONE: Callbacks = Callbacks {
         env: ptr::null_mut(),
         scratch: ptr::null_mut(),
         account: ptr::null_mut(),
@@ -176,12 +178,15 @@ impl Callbacks {
 }
 
 /// revm's database: every read is a JS callback.
-struct Host {
-    js: Callbacks,
+pub(crate) struct Host {
+    pub(crate) js: Callbacks,
     /// addresses whose code hash was not in the cache, by hash (for code_by_hash)
-    uncached: HashMap<B256, Address>,
+    pub(crate) uncached: HashMap<B256, Address>,
     /// callbacks made in this call
-    reads: u32,
+    pub(crate) reads: u32,
+    /// the code hash each account had when first read (absent accounts: none), so a block's
+    /// transaction reports code only where it changed
+    pub(crate) loaded_code: HashMap<Address, B256>,
 }
 
 impl Database for Host {
@@ -204,6 +209,7 @@ impl Database for Host {
         let Some((balance, nonce, code_hash)) = info else {
             return Ok(None);
         };
+        self.loaded_code.insert(address, code_hash);
         let code = if code_hash == KECCAK_EMPTY {
             Some(Bytecode::default())
         } else {
@@ -273,7 +279,7 @@ impl Database for Host {
     }
 }
 
-type SimCtx = Context<BlockEnv, TxEnv, CfgEnv, Host, Journal<Host>, ()>;
+pub(crate) type SimCtx = Context<BlockEnv, TxEnv, CfgEnv, Host, Journal<Host>, ()>;
 type SimEvm = MainnetEvm<SimCtx>;
 
 /// How long one call may hold the JS thread. The JS EVM yields to the event loop every 8 ms of a
@@ -293,7 +299,7 @@ const GIVE_UP_SLOW: u8 = 4;
 
 /// The spec's precompiles, point evaluation (0x0a) included: revm's own, pure-Rust (arkworks) KZG
 /// verification answers as the JS EVM's does (the parity test covers valid and bad inputs).
-fn precompiles(spec: SpecId) -> &'static Precompiles {
+pub(crate) fn precompiles(spec: SpecId) -> &'static Precompiles {
     match spec {
         SpecId::PRAGUE => Precompiles::prague(),
         _ => Precompiles::osaka(),
@@ -338,12 +344,12 @@ thread_local! {
     static EVMS: RefCell<Vec<(SpecId, SimEvm)>> = const { RefCell::new(Vec::new()) };
 }
 
-fn be_u64(b: &[u8]) -> u64 {
+pub(crate) fn be_u64(b: &[u8]) -> u64 {
     u64::from_be_bytes(b.try_into().unwrap())
 }
 
 /// A Uint8Array holding a copy of `bytes` (a plain one: a Node Buffer costs a prototype change).
-unsafe fn uint8_array(env: sys::napi_env, bytes: &[u8]) -> napi::Result<sys::napi_value> {
+pub(crate) unsafe fn uint8_array(env: sys::napi_env, bytes: &[u8]) -> napi::Result<sys::napi_value> {
     let mut data = ptr::null_mut();
     let mut buffer = ptr::null_mut();
     check(sys::napi_create_arraybuffer(
@@ -367,7 +373,7 @@ unsafe fn uint8_array(env: sys::napi_env, bytes: &[u8]) -> napi::Result<sys::nap
     Ok(array)
 }
 
-unsafe fn string(env: sys::napi_env, s: &str) -> napi::Result<sys::napi_value> {
+pub(crate) unsafe fn string(env: sys::napi_env, s: &str) -> napi::Result<sys::napi_value> {
     let mut v = ptr::null_mut();
     check(sys::napi_create_string_utf8(
         env,
@@ -379,7 +385,7 @@ unsafe fn string(env: sys::napi_env, s: &str) -> napi::Result<sys::napi_value> {
 }
 
 /// The bytes of a Uint8Array, writable: the caller's scratch array, which only this call uses while it runs.
-unsafe fn bytes_of<'a>(env: sys::napi_env, value: sys::napi_value) -> napi::Result<&'a mut [u8]> {
+pub(crate) unsafe fn bytes_of<'a>(env: sys::napi_env, value: sys::napi_value) -> napi::Result<&'a mut [u8]> {
     let (mut ty, mut len, mut data, mut buffer, mut offset) =
         (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
     check(sys::napi_get_typedarray_info(
@@ -421,7 +427,7 @@ fn write_outcome(scratch: &mut [u8], status: u8, reads: u32, gas_used: u64) {
 }
 
 /// The smallest scratch array: the outcome, or a storage callback's address and slot.
-const SCRATCH_LEN: usize = 64;
+pub(crate) const SCRATCH_LEN: usize = 64;
 
 /// Runs one message (see the layouts above) and undoes it. The callbacks take no arguments: each
 /// finds its own in `scratch` (account, code: the address in [0..20]; storage: the address, then the
@@ -519,6 +525,7 @@ pub fn call(
         js,
         uncached: HashMap::new(),
         reads: 0,
+        loaded_code: HashMap::new(),
     };
     JUMPS.with(|j| j.set(0));
     GIVE_UP.with(|g| g.set(0));
@@ -575,6 +582,7 @@ fn new_evm(spec: SpecId) -> SimEvm {
         js: Callbacks::NONE,
         uncached: HashMap::new(),
         reads: 0,
+        loaded_code: HashMap::new(),
     };
     let mut cfg = CfgEnv::new_with_spec(spec);
     cfg.disable_nonce_check = true;

@@ -47,7 +47,7 @@ export interface NativeCallOutput {
 }
 
 /** The crate's ABI_VERSION this binding speaks. */
-const ABI_VERSION = 2;
+const ABI_VERSION = 3;
 
 /** The addon's own signatures (native/evm-sim/src/lib.rs). */
 interface Addon {
@@ -56,6 +56,18 @@ interface Addon {
     tx: Uint8Array,
     block: Uint8Array,
     data: Uint8Array,
+    scratch: Uint8Array,
+    account: () => Uint8Array | undefined,
+    code: () => Uint8Array,
+    storage: () => Uint8Array,
+    blockHash: () => Uint8Array | undefined,
+  ): Uint8Array | string;
+  execute(
+    tx: Uint8Array,
+    data: Uint8Array,
+    lists: Uint8Array,
+    block: Uint8Array,
+    collect: boolean,
     scratch: Uint8Array,
     account: () => Uint8Array | undefined,
     code: () => Uint8Array,
@@ -82,7 +94,8 @@ export interface NativeBlock {
   gasLimit: bigint;
   prevRandao: Uint8Array;
   chainId: bigint;
-  spec: 'prague' | 'osaka';
+  /** `cancun` for the Ethereum state tests' expected post-states only (block execution, not `call`) */
+  spec: 'prague' | 'osaka' | 'cancun';
 }
 
 const STATUS = ['success', 'revert', 'halt', 'invalid', 'slow'] as const;
@@ -158,6 +171,41 @@ export class NativeSimulator {
       this.host = outer;
     }
   }
+
+  /**
+   * Runs a block's transaction over `host`'s state without applying it: the packed changes (the
+   * crate's `execute` layout), or revm's reason when the transaction cannot be included.
+   */
+  execute(tx: NativeTx, block: Uint8Array, collect: boolean, host: NativeHost): Uint8Array | string {
+    const outer = this.host;
+    this.host = host;
+    try {
+      return this.addon.execute(
+        tx.header,
+        tx.data,
+        tx.lists,
+        block,
+        collect,
+        this.scratch,
+        this.account,
+        this.code,
+        this.storage,
+        this.blockHash,
+      );
+    } finally {
+      this.host = outer;
+    }
+  }
+}
+
+/**
+ * A block transaction for `NativeSimulator.execute`: the crate's EXEC_TX_LEN header, the data, and
+ * the access and authorization lists packed as its `read_lists` reads them.
+ */
+export interface NativeTx {
+  header: Uint8Array;
+  data: Uint8Array;
+  lists: Uint8Array;
 }
 
 /** The block context packed for `NativeSimulator.call` (one per block context; calls may share it). */
@@ -171,7 +219,7 @@ export function packBlock(b: NativeBlock): Uint8Array {
   putUint(v, 44, 8, b.gasLimit);
   out.set(b.prevRandao, 52);
   putUint(v, 84, 8, b.chainId);
-  out[92] = b.spec === 'prague' ? 0 : 1;
+  out[92] = b.spec === 'prague' ? 0 : b.spec === 'osaka' ? 1 : 2;
   return out;
 }
 
@@ -186,7 +234,7 @@ export function packAccount(balance: bigint, nonce: bigint, codeHash: Uint8Array
 }
 
 /** Writes `n` big-endian into `len` bytes (a multiple of 8) at `at`; it must fit. */
-function putUint(v: DataView, at: number, len: number, n: bigint): void {
+export function putUint(v: DataView, at: number, len: number, n: bigint): void {
   if (n < 0n || n >> BigInt(len * 8) !== 0n) throw new RangeError(`${n} does not fit in ${len} bytes`);
   for (let i = len - 8; i >= 0; i -= 8) {
     v.setBigUint64(at + i, BigInt.asUintN(64, n));

@@ -87,7 +87,7 @@ const big = (s: string | undefined): bigint | undefined => (s === undefined ? un
  * BLOCKHASH in state tests, as the filling clients answer it: keccak256 of the block number written
  * in decimal (there is no chain behind the env).
  */
-function testBlockHash(n: number): Uint8Array {
+export function testBlockHash(n: number): Uint8Array {
   return keccak_256(new TextEncoder().encode(String(n)));
 }
 
@@ -99,7 +99,7 @@ const blockchain = {
   },
 };
 
-function buildTx(c: StateCase, common: Common): TypedTransaction {
+export function buildTx(c: StateCase, common: Common): TypedTransaction {
   const t = c.tx;
   const base = {
     nonce: big(t.nonce),
@@ -170,7 +170,7 @@ function buildBlock(env: Env, common: Common) {
   );
 }
 
-async function putPreState(sm: MerkleStateManager, c: StateCase): Promise<void> {
+export async function putPreState(sm: MerkleStateManager, c: StateCase): Promise<void> {
   await sm.checkpoint();
   for (const [addr, a] of Object.entries(c.pre)) {
     const address = new Address(hexToBytes(hex(addr)));

@@ -79,7 +79,12 @@ export interface ExclusionScope {
   slow?: boolean;
 }
 
+/** Why revm runs no type-3 transaction: chaind's blocks carry none, and its native ABI has no blob fields. */
+export const BLOB_TX_ON_REVM =
+  'a blob (type-3) transaction: chaind accepts none, so the native engine is given no blob fields';
+
 export function exclusionOf(c: StateCase, engine: string, scope: ExclusionScope = {}): string | undefined {
+  if (engine === 'revm' && c.tx.blobVersionedHashes !== undefined) return BLOB_TX_ON_REVM;
   for (const e of scope.inSample === true ? SAMPLE_EXCLUSIONS : EXCLUSIONS) {
     if (e.file !== c.file) continue;
     if (e.test !== undefined && e.test !== c.test) continue;

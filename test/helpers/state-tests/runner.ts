@@ -8,8 +8,8 @@ import type { StateCase } from './corpus.ts';
 import type { Engine, EngineResult } from './engine.ts';
 import { type ExclusionScope, exclusionOf } from './exclusions.ts';
 
-export type EngineName = 'ethereumjs' | 'chaind';
-export const ENGINES: readonly EngineName[] = ['ethereumjs', 'chaind'];
+export type EngineName = 'ethereumjs' | 'chaind' | 'revm';
+export const ENGINES: readonly EngineName[] = ['ethereumjs', 'chaind', 'revm'];
 
 /**
  * The engine of that name. The chaind engine patches every interpreter of the process when loaded, so
@@ -18,6 +18,7 @@ export const ENGINES: readonly EngineName[] = ['ethereumjs', 'chaind'];
 export async function loadEngine(name: EngineName): Promise<Engine> {
   if (name === 'ethereumjs') return (await import('./engine.ts')).stockEngine;
   if (name === 'chaind') return (await import('./chaind-engine.ts')).chaindEngine;
+  if (name === 'revm') return (await import('./revm-engine.ts')).revmEngine;
   throw new Error(`unknown engine ${String(name)}: one of ${ENGINES.join(', ')}`);
 }
 
