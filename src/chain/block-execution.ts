@@ -15,6 +15,7 @@
 import type { Common } from '../execution/chain-config.ts';
 import { readDecimal, decimal } from '../app/state-access.ts';
 import { evmKeys, STORES } from '../app/store-keys.ts';
+import type { BlockEngine } from '../execution/block-engine.ts';
 import {
   BlockExecutor,
   isRejection,
@@ -43,6 +44,8 @@ export interface ProposalOptions {
   budgetMs?: number;
   /** performance.now unless given (tests). */
   now?: () => number;
+  /** The EVM that runs the block's untraced transactions: the process's (blockEngine()) unless given. */
+  engine?: BlockEngine;
 }
 
 /** The base fee of the next block, kept in state so that replay and every node derive the same one. */
@@ -173,6 +176,7 @@ export async function executeBlock(
       blockHash: ctx.blockHash,
     },
     overlay,
+    proposal.engine,
   );
   const cosmosCtx: CosmosTxContext = { chainId: ctx.chainId, maxBlockGas: gasLimit };
   const txs: Uint8Array[] = [];

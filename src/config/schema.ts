@@ -266,7 +266,12 @@ export const APP_TOML = {
     simulation_evm_timeout: duration('60s', 'Time limit of one eth_call or eth_estimateGas'),
     native_simulator: bool(
       true,
-      'eth_call runs on the native simulator (revm, built by `npm run build:native-sim`) when it is built and the call is one it runs exactly; false: always the JS EVM. Block execution never uses it',
+      'eth_call runs on the native simulator (revm, built by `npm run build:native-sim`) when it is built and the call is one it runs exactly; false: always the JS EVM',
+    ),
+    block_engine: oneOf(
+      ['auto', 'revm', 'ethereumjs'] as const,
+      'auto',
+      'The EVM that runs blocks (proposals, finalized and replayed blocks, the pending block): "auto" revm when the native addon is built (`npm run build:native-sim`), else ethereumjs; "revm" refuses to start without the addon; "ethereumjs" always the JS EVM. Both give the same blocks and app hashes, so nodes of a network may differ in this; tracing always runs on ethereumjs',
     ),
     max_concurrent_simulations: int(
       4,

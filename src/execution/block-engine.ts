@@ -6,6 +6,10 @@
  */
 import { nativeSimulator, type NativeSimulator } from './simulation/native-binding.ts';
 
+/** How a node that runs blocks on ethereumjs gets revm. */
+export const REVM_HOWTO =
+  'install Rust (https://rustup.rs), then `npm run build:native-sim` (npm ci builds it when cargo is present) and restart';
+
 export type BlockEngineSetting = 'auto' | 'revm' | 'ethereumjs';
 
 export interface BlockEngine {

@@ -36,7 +36,7 @@ import type { DecodedEthTx } from './transactions.ts';
 import { useSyncSteps } from './sync-steps.ts';
 import { installWordOpcodes } from './word-opcodes.ts';
 import { dropHardforkListeners, sharedCommon } from './simulation/common.ts';
-import { blockEngine } from './block-engine.ts';
+import { type BlockEngine, blockEngine } from './block-engine.ts';
 import { type NativeHost, type NativeSimulator, packBlock } from './simulation/native-binding.ts';
 import { overlayHost, runTxOnRevm } from './revm-tx.ts';
 
@@ -174,6 +174,7 @@ export class BlockExecutor {
     overlay: StateOverlay,
     pooled: BlockVm,
     block: ReturnType<typeof createBlock>,
+    engine: BlockEngine,
   ) {
     this.env = env;
     this.overlay = overlay;
@@ -183,7 +184,6 @@ export class BlockExecutor {
     this.evm = new Evm(overlay);
     this.bank = new Bank(overlay);
     this.auth = new Auth(overlay);
-    const engine = blockEngine();
     if (engine.native) {
       const common = pooled.common;
       this.native = {
@@ -208,7 +208,13 @@ export class BlockExecutor {
     return this.native ? 'revm' : 'ethereumjs';
   }
 
-  static async create(chainCommon: Common, env: BlockEnv, overlay: StateOverlay): Promise<BlockExecutor> {
+  /** `engine`: the EVM for untraced transactions (the process's unless given). */
+  static async create(
+    chainCommon: Common,
+    env: BlockEnv,
+    overlay: StateOverlay,
+    engine: BlockEngine = blockEngine(),
+  ): Promise<BlockExecutor> {
     // each VM, EVM and header would otherwise merge its parameter set into the Common again (a JSON
     // deep copy and a params-cache rebuild apiece)
     const common = sharedCommon(chainCommon);
@@ -230,7 +236,7 @@ export class BlockExecutor {
       },
       { common, setHardfork: false, skipConsensusFormatValidation: true },
     );
-    return new BlockExecutor(env, overlay, pooled, block);
+    return new BlockExecutor(env, overlay, pooled, block, engine);
   }
 
   /** Gives the VM back for the next block; the executor runs nothing after this. */

@@ -40,6 +40,7 @@ import { dataDirOf, type DevChainOptions, type NodeOptions, type NodeSetup } fro
 import type { RpcReaders } from './rpc-readers.ts';
 import { refuseUnsupportedConfig } from './start-checks.ts';
 import { openChain, openStores, type Stores } from './stores.ts';
+import { chooseBlockEngine, REVM_HOWTO } from '../execution/block-engine.ts';
 
 export { dataDirOf, type NodeOptions };
 
@@ -125,6 +126,13 @@ export class ChainNode {
       'starting node',
     );
     refuseUnsupportedConfig(o);
+    const blocks = chooseBlockEngine(config.app.evm.blockEngine);
+    this.log.info(
+      blocks.name === 'revm'
+        ? { engine: 'revm' }
+        : { engine: 'ethereumjs', reason: blocks.reason, revm: REVM_HOWTO },
+      'block execution engine',
+    );
     const lc = this.lifecycle;
     const stores = await openStores(lc, {
       dataDir: o.dataDir,
