@@ -7,7 +7,7 @@
  * fails, say so and exit 0; what uses the addon then falls back or skips, naming this command)
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NATIVE_SIM_PATH } from '../src/execution/simulation/native-binding.ts';
@@ -32,7 +32,10 @@ const t0 = performance.now();
 const build = spawnSync('cargo', ['build', '--release', '--locked'], { cwd: CRATE, stdio: 'inherit' });
 if (build.status !== 0) fail(`cargo build failed (exit ${build.status})`);
 mkdirSync(dirname(NATIVE_SIM_PATH), { recursive: true });
-copyFileSync(join(CRATE, 'target', 'release', 'libchaind_evm_sim.so'), NATIVE_SIM_PATH);
+// a new file moved into place: a running node keeps the library it mapped (overwriting it in place
+// would crash that node)
+copyFileSync(join(CRATE, 'target', 'release', 'libchaind_evm_sim.so'), `${NATIVE_SIM_PATH}.tmp`);
+renameSync(`${NATIVE_SIM_PATH}.tmp`, NATIVE_SIM_PATH);
 console.log(
   `native simulator built in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${NATIVE_SIM_PATH}`,
 );

@@ -27,7 +27,7 @@ use revm::interpreter::interpreter::EthInterpreter;
 use revm::interpreter::{
     Instruction, InstructionContext, InstructionExecResult, InstructionResult,
 };
-use revm::precompile::Precompiles;
+use revm::precompile::{PrecompileSpecId, Precompiles};
 use revm::primitives::hardfork::SpecId;
 use revm::primitives::{
     Address, Bytes, StorageKey, StorageValue, TxKind, B256, KECCAK_EMPTY, U256,
@@ -300,10 +300,7 @@ const GIVE_UP_SLOW: u8 = 4;
 /// The spec's precompiles, point evaluation (0x0a) included: revm's own, pure-Rust (arkworks) KZG
 /// verification answers as the JS EVM's does (the parity test covers valid and bad inputs).
 pub(crate) fn precompiles(spec: SpecId) -> &'static Precompiles {
-    match spec {
-        SpecId::PRAGUE => Precompiles::prague(),
-        _ => Precompiles::osaka(),
-    }
+    Precompiles::new(PrecompileSpecId::from_spec_id(spec))
 }
 
 /// Every loop jumps: the clock is read every 1024th jump, as deadline.ts does. Past the slice every
