@@ -17,6 +17,7 @@ import { ChainError } from '../util/errors.ts';
 import { initHome } from './init.ts';
 import { startNode } from './start.ts';
 import type { ChainNode } from '../node/node.ts';
+import { blockEngine, REVM_HOWTO } from '../execution/block-engine.ts';
 
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
 export const DEV_ACCOUNT_COUNT = 10;
@@ -154,6 +155,7 @@ export function devBanner(
     ...forkLines(node),
     ...rows.filter(([, url]) => url).map(([name, url]) => `  ${name.padEnd(14)} ${url}`),
     miningLine(mining),
+    ...engineLines(),
     '',
     `Accounts (${DEV_TOKENS_PER_ACCOUNT} tokens each; one secp256k1 key per account signs for both its addresses):`,
     ...accounts.map(
@@ -170,6 +172,13 @@ export function devBanner(
     rule,
     '',
   ].join('\n');
+}
+
+/** Which EVM runs blocks, and on ethereumjs how to get revm. */
+function engineLines(): string[] {
+  const e = blockEngine();
+  if (e.name === 'revm') return ['  block EVM      revm (native)'];
+  return [`  block EVM      ethereumjs (${e.reason})`, `                 for revm: ${REVM_HOWTO}`];
 }
 
 export interface DevOptions {

@@ -30,7 +30,11 @@ export function chooseBlockEngine(setting: BlockEngineSetting = 'auto'): BlockEn
   const env = process.env.CHAIND_BLOCK_ENGINE;
   const wanted = setting === 'auto' && (env === 'revm' || env === 'ethereumjs') ? env : setting;
   if (wanted === 'ethereumjs') {
-    chosen = { name: 'ethereumjs', reason: setting === 'ethereumjs' ? '[evm] block_engine = "ethereumjs"' : 'CHAIND_BLOCK_ENGINE=ethereumjs' };
+    chosen = {
+      name: 'ethereumjs',
+      reason:
+        setting === 'ethereumjs' ? '[evm] block_engine = "ethereumjs"' : 'CHAIND_BLOCK_ENGINE=ethereumjs',
+    };
     return chosen;
   }
   const native = nativeSimulator();

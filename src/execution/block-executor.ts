@@ -39,6 +39,9 @@ import { dropHardforkListeners, sharedCommon } from './simulation/common.ts';
 import { type BlockEngine, blockEngine } from './block-engine.ts';
 import { type NativeHost, type NativeSimulator, packBlock } from './simulation/native-binding.ts';
 import { overlayHost, runTxOnRevm } from './revm-tx.ts';
+import type { EthLog, TxAddresses } from './outcome.ts';
+
+export type { EthLog, TxAddresses } from './outcome.ts';
 
 export interface BlockEnv {
   height: bigint;
@@ -54,12 +57,6 @@ export interface BlockEnv {
   parentAppHash: Uint8Array;
   /** Hash of an earlier block, for BLOCKHASH (undefined when unknown or out of range). */
   blockHash(height: bigint): Uint8Array | undefined;
-}
-
-export interface EthLog {
-  address: Uint8Array;
-  topics: Uint8Array[];
-  data: Uint8Array;
 }
 
 export interface EthTxOutcome {
@@ -81,17 +78,6 @@ export interface EthTxOutcome {
   failedBeforeExecution?: true;
   /** The addresses of the tx's call tree, when `ExecuteOptions.collectAddresses` asked for them. */
   addresses?: TxAddresses;
-}
-
-/** What the address index needs of a tx's call tree beyond its receipt. */
-export interface TxAddresses {
-  /** Contracts created at any depth, failed creations included. */
-  created: Uint8Array[];
-  /**
-   * The caller, the callee and the code address of every message below the top one, and the
-   * beneficiaries of the tx's selfdestructs; each address once.
-   */
-  internal: Uint8Array[];
 }
 
 /**

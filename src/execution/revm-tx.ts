@@ -10,7 +10,7 @@ import { Bank } from '../app/bank.ts';
 import { EMPTY_CODE_HASH, Evm } from '../app/evm.ts';
 import { evmKeys, STORES } from '../app/store-keys.ts';
 import type { StateOverlay } from '../state/overlay.ts';
-import type { EthLog, TxAddresses } from './block-executor.ts';
+import type { EthLog, TxAddresses } from './outcome.ts';
 import {
   type NativeHost,
   type NativeSimulator,
@@ -92,7 +92,8 @@ function packLists(tx: DecodedEthTx): Uint8Array {
   for (const [chainId, address, nonce, yParity, r, s] of auths) {
     // a field too long for its slot cannot be a valid authorization: yParity 2 makes revm skip it,
     // as ethereumjs skips one it cannot recover
-    const fits = chainId.length <= 32 && nonce.length <= 8 && yParity.length <= 1 && r.length <= 32 && s.length <= 32;
+    const fits =
+      chainId.length <= 32 && nonce.length <= 8 && yParity.length <= 1 && r.length <= 32 && s.length <= 32;
     if (fits) {
       out.set(chainId, at + 32 - chainId.length);
       out.set(address, at + 32);
@@ -110,7 +111,10 @@ function packLists(tx: DecodedEthTx): Uint8Array {
 }
 
 /** State reads over the block's overlay: what the JS engine's state manager reads. */
-export function overlayHost(overlay: StateOverlay, blockHash: (h: bigint) => Uint8Array | undefined): NativeHost {
+export function overlayHost(
+  overlay: StateOverlay,
+  blockHash: (h: bigint) => Uint8Array | undefined,
+): NativeHost {
   const evm = new Evm(overlay);
   const bank = new Bank(overlay);
   return {
@@ -147,7 +151,12 @@ export function runTxOnRevm(
   return applyChanges(answer, overlay, tx, collect);
 }
 
-function applyChanges(b: Uint8Array, overlay: StateOverlay, tx: DecodedEthTx, collect: boolean): RevmTxResult {
+function applyChanges(
+  b: Uint8Array,
+  overlay: StateOverlay,
+  tx: DecodedEthTx,
+  collect: boolean,
+): RevmTxResult {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const evm = new Evm(overlay);
   const bank = new Bank(overlay);
@@ -158,7 +167,8 @@ function applyChanges(b: Uint8Array, overlay: StateOverlay, tx: DecodedEthTx, co
   const output = b.slice(at + 4, at + 4 + outLen);
   at += 4 + outLen;
   const errLen = v.getUint16(at);
-  const error = errLen === 0 ? undefined : Buffer.from(b.buffer, b.byteOffset + at + 2, errLen).toString('latin1');
+  const error =
+    errLen === 0 ? undefined : Buffer.from(b.buffer, b.byteOffset + at + 2, errLen).toString('latin1');
   at += 2 + errLen;
   const logs: EthLog[] = [];
   const logCount = v.getUint32(at);
@@ -202,7 +212,8 @@ function applyChanges(b: Uint8Array, overlay: StateOverlay, tx: DecodedEthTx, co
     }
     const slots = v.getUint32(at);
     at += 4;
-    for (let s = 0; s < slots; s++, at += 64) evm.setStorage(address, b.subarray(at, at + 32), b.subarray(at + 32, at + 64));
+    for (let s = 0; s < slots; s++, at += 64)
+      evm.setStorage(address, b.subarray(at, at + 32), b.subarray(at + 32, at + 64));
   }
   let addresses: TxAddresses | undefined;
   if (collect) {

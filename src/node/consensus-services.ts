@@ -32,6 +32,7 @@ import type { Lifecycle } from './lifecycle.ts';
 import type { NodeSetup } from './node-options.ts';
 import { MetricsServer, type ThreadMetrics } from './metrics-server.ts';
 import { registerNodeMetrics } from './node-metrics.ts';
+import { blockEngine } from '../execution/block-engine.ts';
 
 export const APP_VERSION: string = JSON.parse(
   readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
@@ -142,7 +143,7 @@ export async function startMetrics(
       atNetworkHeight: () => !notCurrent(consensus.sync()) && lagBlocks() <= lagThreshold,
     }),
   );
-  registerNodeMetrics(registry, ns, { lagBlocks, dataDir: m.dataDir });
+  registerNodeMetrics(registry, ns, { lagBlocks, dataDir: m.dataDir, blockEngine: blockEngine().name });
   const { host, port } = listenAddress(instr.prometheusListenAddr, 'instrumentation.prometheus-listen-addr');
   const server = new MetricsServer(
     registry,

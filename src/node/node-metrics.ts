@@ -3,7 +3,8 @@
  * `<ns>_consensus_lag_blocks`, how many blocks the node is behind the highest height it knows of
  * (what `/lag_status` reports), and `<ns>_storage_size_bytes{store}`, the disk each store under the
  * data directory takes (allocated blocks, as `du` counts them: LMDB's map file is sparse, so its
- * length says nothing). Documented in docs/metrics.md.
+ * length says nothing), and `<ns>_block_engine_info{engine}`, the EVM that runs blocks. Documented in
+ * docs/metrics.md.
  */
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,6 +15,8 @@ export interface NodeMetricsSource {
   lagBlocks(): number;
   /** The data directory; each directory in it is a store (blockstore, state_commit, the SS backend). */
   dataDir: string;
+  /** The EVM that runs blocks: 'revm' or 'ethereumjs'. */
+  blockEngine: string;
 }
 
 /** Bytes allocated on disk to the files under `dir`; files removed while walking are skipped. */
@@ -38,6 +41,12 @@ export function registerNodeMetrics(registry: Registry, namespace: string, sourc
       this.set(source.lagBlocks());
     },
   });
+  new Gauge({
+    name: `${namespace}_block_engine_info`,
+    help: 'The EVM that runs blocks (label engine: revm or ethereumjs); always 1.',
+    labelNames: ['engine'],
+    registers,
+  }).set({ engine: source.blockEngine }, 1);
   new Gauge({
     name: `${namespace}_storage_size_bytes`,
     help: 'Disk allocated to each store under the data directory.',

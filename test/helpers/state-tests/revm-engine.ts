@@ -66,7 +66,11 @@ async function rootOf(state: Map<string, Acct>, fork: string): Promise<string> {
 }
 
 function decodedOf(tx: TypedTransaction): DecodedEthTx {
-  const t = tx as TypedTransaction & { maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint; gasPrice?: bigint };
+  const t = tx as TypedTransaction & {
+    maxFeePerGas?: bigint;
+    maxPriorityFeePerGas?: bigint;
+    gasPrice?: bigint;
+  };
   const legacy = tx instanceof LegacyTx;
   const v = legacy ? (tx.v ?? 0n) : 0n;
   const chainId = legacy ? (v >= 35n ? (v - 35n) / 2n : undefined) : tx.common.chainId();
@@ -142,7 +146,12 @@ function apply(b: Uint8Array, state: Map<string, Acct>): { logs: unknown[]; gasU
     if (flags & 1) state.delete(id);
     else {
       const prev = state.get(id);
-      state.set(id, { nonce, balance, code: code ?? prev?.code ?? new Uint8Array(0), storage: prev?.storage ?? new Map() });
+      state.set(id, {
+        nonce,
+        balance,
+        code: code ?? prev?.code ?? new Uint8Array(0),
+        storage: prev?.storage ?? new Map(),
+      });
     }
     const slots = v.getUint32(at);
     at += 4;
@@ -171,7 +180,12 @@ export const revmEngine: Engine = {
     try {
       tx = buildTx(c, common);
     } catch (e) {
-      return { stateRoot: await rootOf(state, c.fork), logsHash: logsHash([]), gasUsed: 0n, rejected: `tx: ${String(e)}` };
+      return {
+        stateRoot: await rootOf(state, c.fork),
+        logsHash: logsHash([]),
+        gasUsed: 0n,
+        rejected: `tx: ${String(e)}`,
+      };
     }
     if (!tx.isValid()) {
       const rejected = tx.getValidationErrors().join('; ');
@@ -190,8 +204,17 @@ export const revmEngine: Engine = {
     });
     const answer = native.execute(packTx(decodedOf(tx)), block, false, host(state));
     if (typeof answer === 'string')
-      return { stateRoot: await rootOf(state, c.fork), logsHash: logsHash([]), gasUsed: 0n, rejected: answer };
+      return {
+        stateRoot: await rootOf(state, c.fork),
+        logsHash: logsHash([]),
+        gasUsed: 0n,
+        rejected: answer,
+      };
     const { logs, gasUsed } = apply(answer, state);
-    return { stateRoot: await rootOf(state, c.fork), logsHash: logsHash(logs), gasUsed } satisfies EngineResult;
+    return {
+      stateRoot: await rootOf(state, c.fork),
+      logsHash: logsHash(logs),
+      gasUsed,
+    } satisfies EngineResult;
   },
 };
