@@ -5,10 +5,14 @@
  *
  *   npm run bench -- chain [txs=20000] [senders=200] [kind=erc20|transfer|both]
  *   CHAIN_BENCH_WAVE=5000 npm run bench -- chain …   (admit and produce in waves of 5,000 txs)
+ *   CHAIN_BENCH_ENGINES=revm,ethereumjs (the default: each kind on both block EVMs, in this order)
  *
  * Figures: admission tx/s, end-to-end tx/s (admission through commit), block commit time p50/p99
  * and txs per block, the p50 of each commit step (block store, SS, SC), main-thread CPU time per
- * tx (wall figures are noisy on a shared machine; CPU time is not), heap and RSS growth.
+ * tx (wall figures are noisy on a shared machine; CPU time is not), heap and RSS growth; gas/s of
+ * execution alone (a block's production minus its commit steps) and of execute+commit. Every figure
+ * is labelled with the block EVM (`engine`); with both engines, `revm_speedup_*` gives ethereumjs's
+ * figure ÷ revm's for the same kind in the same run.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,13 +27,20 @@ const SENDERS = Number(process.argv[4] ?? 200);
 const WAVE = Number(process.env.CHAIN_BENCH_WAVE ?? 0);
 const cpuUs = (a: NodeJS.CpuUsage, b: NodeJS.CpuUsage) => b.user - a.user + (b.system - a.system);
 const KINDS = (process.argv[5] ?? 'both') === 'both' ? ['erc20', 'transfer'] : [process.argv[5]];
+const ENGINES = (process.env.CHAIN_BENCH_ENGINES ?? 'revm,ethereumjs').split(',');
 const GWEI = 10n ** 9n;
 const artifacts = JSON.parse(
   readFileSync(new URL('../test/fixtures/contracts/artifacts.json', import.meta.url), 'utf8'),
 );
 const token = new Interface(artifacts.TestToken.abi);
 
-async function run(kind: string): Promise<void> {
+interface EngineFigures {
+  blockCpuUsPerTx: number;
+  execGasPerS: number;
+  execCommitGasPerS: number;
+}
+
+async function run(kind: string, engine: string): Promise<EngineFigures> {
   const home = mkdtempSync(join(tmpdir(), 'chaind-bench-'));
   try {
     const wallets = benchWallets(SENDERS + 1);
@@ -39,6 +50,7 @@ async function run(kind: string): Promise<void> {
       'mempool.ttl-num-blocks': '0',
       'mempool.size': String(TOTAL + 10),
       'mempool.cache-size': String(TOTAL + 10),
+      'evm.block_engine': engine,
     });
     const mempool = node.modules.mempool;
 
@@ -105,10 +117,14 @@ async function run(kind: string): Promise<void> {
     }
 
     const steps = { blockStore: [] as number[], stateStore: [] as number[], stateCommit: [] as number[] };
-    node.modules.chain.onBlock(({ timings }) => {
+    let gas = 0n;
+    let commitMs = 0;
+    node.modules.chain.onBlock(({ timings, executed }) => {
       steps.blockStore.push(timings.blockStore * 1000);
       steps.stateStore.push(timings.stateStore * 1000);
       steps.stateCommit.push(timings.stateCommit * 1000);
+      commitMs += (timings.blockStore + timings.stateStore + timings.stateCommit) * 1000;
+      gas += executed.gasUsed;
     });
     global.gc?.();
     const profiler = process.env.BENCH_PROFILE ? await startProfile() : undefined;
@@ -146,7 +162,15 @@ async function run(kind: string): Promise<void> {
     global.gc?.();
     const heap1 = process.memoryUsage();
     const rss1 = rssSplit();
-    const labels = { kind, txs: TOTAL, senders: SENDERS, ...(WAVE > 0 ? { wave: WAVE } : {}) };
+    const labels = { kind, engine, txs: TOTAL, senders: SENDERS, ...(WAVE > 0 ? { wave: WAVE } : {}) };
+    const producingMs = blockMs.reduce((a, b) => a + b, 0);
+    const figures: EngineFigures = {
+      blockCpuUsPerTx: (cpuUs(cpu0, cpu1) - admissionCpuUs) / included,
+      execGasPerS: Number(gas) / ((producingMs - commitMs) / 1000),
+      execCommitGasPerS: Number(gas) / (producingMs / 1000),
+    };
+    report('chain', 'exec_gas_per_s', figures.execGasPerS, 'gas/s', labels);
+    report('chain', 'exec_commit_gas_per_s', figures.execCommitGasPerS, 'gas/s', labels);
     report('chain', 'admission_tx_per_s', (TOTAL / admissionMs) * 1000, 'tx/s', labels);
     report('chain', 'end_to_end_tx_per_s', (included / (t1 - t0)) * 1000, 'tx/s', labels);
     report('chain', 'block_ms_p50', percentile(blockMs, 50), 'ms', {
@@ -165,7 +189,7 @@ async function run(kind: string): Promise<void> {
       labels,
     );
     report('chain', 'admission_cpu_us_per_tx', admissionCpuUs / TOTAL, 'us', labels);
-    report('chain', 'block_cpu_us_per_tx', (cpuUs(cpu0, cpu1) - admissionCpuUs) / included, 'us', labels);
+    report('chain', 'block_cpu_us_per_tx', figures.blockCpuUsPerTx, 'us', labels);
     report('chain', 'end_to_end_cpu_tx_per_s', (included / cpuUs(cpu0, cpu1)) * 1e6, 'tx/s', labels);
     for (const [step, ms] of Object.entries(steps)) {
       report('chain', `${step}_ms_p50`, percentile(ms, 50), 'ms', labels);
@@ -181,6 +205,7 @@ async function run(kind: string): Promise<void> {
     }
     if (included !== TOTAL) report('chain', 'missing_txs', TOTAL - included, 'txs', labels);
     await node.stop();
+    return figures;
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
@@ -213,4 +238,21 @@ async function startProfile() {
   };
 }
 
-for (const kind of KINDS) await run(kind);
+for (const kind of KINDS) {
+  const byEngine = new Map<string, EngineFigures>();
+  for (const engine of ENGINES) byEngine.set(engine, await run(kind, engine));
+  const revm = byEngine.get('revm');
+  const ejs = byEngine.get('ethereumjs');
+  if (revm && ejs) {
+    const labels = { kind, txs: TOTAL };
+    report('chain', 'revm_speedup_block_cpu', ejs.blockCpuUsPerTx / revm.blockCpuUsPerTx, 'x', labels);
+    report('chain', 'revm_speedup_exec_gas_per_s', revm.execGasPerS / ejs.execGasPerS, 'x', labels);
+    report(
+      'chain',
+      'revm_speedup_exec_commit_gas_per_s',
+      revm.execCommitGasPerS / ejs.execCommitGasPerS,
+      'x',
+      labels,
+    );
+  }
+}

@@ -2,7 +2,7 @@
  * The Ethereum GeneralStateTests (ethereum/tests, at the folder `ETHEREUM_TESTS` names) on chaind's
  * EVM engines: every Cancun case of the corpus, or those whose id contains `filter`.
  *
- *   npm run bench -- state-tests [engine=all|ethereumjs|chaind] [filter]
+ *   npm run bench -- state-tests [engine=all|ethereumjs|revm|chaind] [filter]
  *
  * Figures (per engine):
  *   cases      cases run (Cancun post entries, excluded ones not counted)
@@ -15,6 +15,10 @@
  * STATE_TESTS_FROM=<file> starts at that file (relative to GeneralStateTests/, in sorted order).
  * The slow files (exclusions.ts) run only with STATE_TESTS_SLOW=1 (minutes per case on ethereumjs).
  * The stock engine runs before the chaind engine (whose patches are process-wide).
+ *
+ * STATE_TESTS_FORK=Prague runs the same cases under Prague, chaind's fork, for which the corpus has no
+ * expected post-states: stock ethereumjs runs first as the reference, and every other engine's root,
+ * logs hash, gas used and rejection must equal it (figures `agreed`, `differed`, `excluded`).
  */
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +29,16 @@ import {
   listFiles,
   loadCases,
 } from '../test/helpers/state-tests/corpus.ts';
-import { ENGINES, type EngineName, loadEngine, runCase } from '../test/helpers/state-tests/runner.ts';
+import type { EngineResult } from '../test/helpers/state-tests/engine.ts';
+import {
+  CHAIN_FORK,
+  difference,
+  ENGINES,
+  type EngineName,
+  loadEngine,
+  runCase,
+  runUnderChainRules,
+} from '../test/helpers/state-tests/runner.ts';
 import { report } from './report.ts';
 
 const FORK = 'Cancun';
@@ -56,6 +69,55 @@ for (const file of files)
   }
 for (const [fork, n] of [...forks].sort((a, b) => b[1] - a[1]))
   report('state-tests', 'corpus_cases', n, 'cases', { fork });
+
+const reference = new Map<string, EngineResult>();
+if (process.env.STATE_TESTS_FORK === CHAIN_FORK) {
+  if (engines[0] !== 'ethereumjs') engines.unshift('ethereumjs');
+  for (const name of engines) await compareUnderChainRules(name);
+  process.exit(0);
+}
+
+/** Every selected case under chaind's fork on `name`, against the stock engine's results. */
+async function compareUnderChainRules(name: EngineName): Promise<void> {
+  const engine = await loadEngine(name);
+  const counts = { agreed: 0, differed: 0, excluded: 0 };
+  const lines: string[] = [];
+  const t0 = performance.now();
+  let done = 0;
+  for (const file of files)
+    for (const c of loadCases(dir!, file, [FORK]).filter((c) => c.id.includes(filter))) {
+      const r = await runUnderChainRules(engine, c, { slow: runSlow });
+      const ref = reference.get(c.id);
+      let d: string | undefined;
+      if ('excluded' in r) counts.excluded++;
+      else if ('threw' in r) d = `engine threw: ${r.threw}`;
+      else if (name === 'ethereumjs') reference.set(c.id, r);
+      else if (ref === undefined) counts.excluded++;
+      else d = difference(ref, r);
+      if (d !== undefined) {
+        counts.differed++;
+        const line = `DIFF ${name} ${c.id} under ${CHAIN_FORK}: ${d}`;
+        lines.push(line);
+        console.error(line);
+      } else if (!('excluded' in r) && (name === 'ethereumjs' || ref !== undefined)) counts.agreed++;
+      if (++done % 500 === 0)
+        console.error(
+          `${name} (${CHAIN_FORK}): ${done}/${selected} cases, ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+        );
+    }
+  const out = join(tmpdir(), `state-tests-${name}-${CHAIN_FORK}.txt`);
+  writeFileSync(out, lines.join('\n') + '\n');
+  const labels = {
+    engine: name,
+    fork: CHAIN_FORK,
+    against: 'ethereumjs',
+    filter,
+    slow: runSlow,
+    failures: out,
+  };
+  for (const [figure, n] of Object.entries(counts)) report('state-tests', figure, n, 'cases', labels);
+  report('state-tests', 'seconds', (performance.now() - t0) / 1000, 's', labels);
+}
 
 for (const name of engines) {
   const engine = await loadEngine(name);

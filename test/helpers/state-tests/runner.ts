@@ -9,7 +9,8 @@ import type { Engine, EngineResult } from './engine.ts';
 import { type ExclusionScope, exclusionOf } from './exclusions.ts';
 
 export type EngineName = 'ethereumjs' | 'chaind' | 'revm';
-export const ENGINES: readonly EngineName[] = ['ethereumjs', 'chaind', 'revm'];
+/** In the order a process runs them: the chaind engine's patches are process-wide, so it comes last. */
+export const ENGINES: readonly EngineName[] = ['ethereumjs', 'revm', 'chaind'];
 
 /**
  * The engine of that name. The chaind engine patches every interpreter of the process when loaded, so
@@ -60,6 +61,43 @@ export async function runCase(engine: Engine, c: StateCase, scope: ExclusionScop
   return reason === undefined
     ? { case: c, status: 'passed', result }
     : { case: c, status: 'failed', reason, result };
+}
+
+/** The fork of chaind's own rules, under which the engines are compared with each other. */
+export const CHAIN_FORK = 'Prague';
+
+/** The case as it runs under chaind's fork (its pre-state, env and transaction unchanged). */
+export function underChainRules(c: StateCase): StateCase {
+  return { ...c, fork: CHAIN_FORK, id: c.id.replace(`:${c.fork}:`, `:${CHAIN_FORK}:`) };
+}
+
+/**
+ * Runs `c` under chaind's fork on `engine`: its result, or why it was not run (an exclusion) or
+ * could not be (the engine threw).
+ */
+export async function runUnderChainRules(
+  engine: Engine,
+  c: StateCase,
+  scope: ExclusionScope = {},
+): Promise<EngineResult | { excluded: string } | { threw: string }> {
+  const excluded = exclusionOf(c, engine.name, scope);
+  if (excluded !== undefined) return { excluded };
+  try {
+    return await engine.run(underChainRules(c));
+  } catch (e) {
+    return { threw: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** How two engines' results of one case differ (undefined: they agree on root, logs, gas and rejection). */
+export function difference(reference: EngineResult, other: EngineResult): string | undefined {
+  if ((reference.rejected === undefined) !== (other.rejected === undefined))
+    return `rejected: ${reference.rejected ?? 'no'} vs ${other.rejected ?? 'no'}`;
+  if (reference.stateRoot !== other.stateRoot)
+    return `state root ${reference.stateRoot} vs ${other.stateRoot}`;
+  if (reference.logsHash !== other.logsHash) return `logs hash ${reference.logsHash} vs ${other.logsHash}`;
+  if (reference.gasUsed !== other.gasUsed) return `gas used ${reference.gasUsed} vs ${other.gasUsed}`;
+  return undefined;
 }
 
 /**
