@@ -107,7 +107,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'execution',
-      owns: "the only user of `@ethereumjs`: chain `Common` (Prague), native ecrecover, KZG for point evaluation (`kzg.ts`: micro-eth-signer over the mainnet trusted setup, loaded on first use), tx decoding/wrapping, signing with a held key (`signing.ts`: a dev chain's transactions, EIP-191 messages and EIP-712 typed data, on micro-eth-signer), `ChainStateManager` (ethereumjs state over the modules), `BlockExecutor` (runTx plus the chain's fee and association rules; for a block that will be stored, the addresses of each tx's call tree for the address index, from the EVM's `beforeMessage` and `newContract` events: per message, not per opcode, so not a tracer)",
+      owns: "the only user of `@ethereumjs`: chain `Common` (Prague), native ecrecover, KZG for point evaluation (`kzg.ts`: micro-eth-signer over the mainnet trusted setup, loaded on first use), tx decoding/wrapping, signing with a held key (`signing.ts`: a dev chain's transactions, EIP-191 messages and EIP-712 typed data, on micro-eth-signer), `ChainStateManager` (ethereumjs state over the modules), `BlockExecutor` (a block's transactions on the process's block EVM, `block-engine.ts`: revm through the native addon, `revm-tx.ts`, whose changes it writes into the overlay, or ethereumjs's runTx; plus the chain's fee and association rules, for both; for a block that will be stored, the addresses of each tx's call tree for the address index, from the EVM's `beforeMessage` and `newContract` events: per message, not per opcode, so not a tracer)",
       mustNot: 'write to stores; decide block contents',
       parts: [
         {
@@ -117,9 +117,9 @@ export const LAYERS: Layer[][] = [
         },
         {
           folder: 'execution/simulation',
-          owns: "eth_call, eth_estimateGas, eth_createAccessList and eth_simulateV1's runs: `Simulation` (`simulate.ts`; for eth_simulateV1, messages whose effects stay, block after block, with geth's precompile overrides) over pooled VMs (`pool.ts`), state and block overrides over a read-only view of a height (`state.ts`), the simulation deadline (`deadline.ts`), gas estimation and access lists (`estimate.ts`); the optional native simulator for eth_call (`native-binding.ts`: revm via N-API, built from `native/evm-sim` by `npm run build:native-sim`), which hands the JS EVM every call it cannot answer exactly",
+          owns: "eth_call, eth_estimateGas, eth_createAccessList and eth_simulateV1's runs: `Simulation` (`simulate.ts`; for eth_simulateV1, messages whose effects stay, block after block, with geth's precompile overrides) over pooled VMs (`pool.ts`), state and block overrides over a read-only view of a height (`state.ts`), the simulation deadline (`deadline.ts`), gas estimation and access lists (`estimate.ts`); the native binding (`native-binding.ts`: revm via N-API, built from `native/evm-sim` by `npm run build:native-sim` or `npm ci`): eth_call's native path, which hands the JS EVM every call it cannot answer exactly, and the `execute` block execution calls",
           mustNot:
-            'write to stores; share a VM with block execution; let anything but eth_call depend on the native simulator',
+            'write to stores; share a VM with block execution; let a simulation other than eth_call depend on the native simulator',
         },
       ],
     },
