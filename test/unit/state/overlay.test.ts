@@ -46,18 +46,32 @@ test('changes come per store in name order with keys sorted, deletes included', 
   o.set('z', b(1), b(1));
   o.set('a', b(5), b(5));
   o.set('a', b(1, 2), b(2));
-  o.set('a', b(1), undefined);
+  o.set('s', b(1), undefined);
   assert.deepEqual(o.changes(), [
     {
       store: 'a',
       writes: [
-        { key: b(1), value: undefined },
         { key: b(1, 2), value: b(2) },
         { key: b(5), value: b(5) },
       ],
     },
+    { store: 's', writes: [{ key: b(1), value: undefined }] },
     { store: 'z', writes: [{ key: b(1), value: b(1) }] },
   ]);
+});
+
+test('a key left as the base holds it is no change, however often it was written', () => {
+  const o = new StateOverlay(base);
+  o.set('s', b(1), b(9)); // the base's value, written again
+  o.set('a', b(7), undefined); // a delete of a key the base does not hold
+  o.set('a', b(8), b(1));
+  o.set('a', b(8), undefined); // set, then deleted again
+  o.set('s', b(2), b(3));
+  o.set('s', b(2), b(4));
+  assert.deepEqual(o.changes(), [{ store: 's', writes: [{ key: b(2), value: b(4) }] }]);
+  // a write that changes the value is one
+  o.set('s', b(1), b(8));
+  assert.deepEqual(o.changes()[0].writes[0], { key: b(1), value: b(8) });
 });
 
 test('bufferedKeys finds buffered keys by prefix only in the given store', () => {
