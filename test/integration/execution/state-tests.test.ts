@@ -28,7 +28,7 @@ import {
   sample,
 } from '../../helpers/state-tests/runner.ts';
 
-const PER_DIR = 8;
+const PER_DIR = 4;
 const dir = ethereumTestsDir();
 
 // before the sample: the stock engine cannot run once the chaind engine is loaded
