@@ -30,6 +30,9 @@
  *   on every node), eth_getLogs of the token over 100 blocks: req/s, p99, CPU µs of the
  *   node's process tree per request (what a request costs, which other load disturbs far less).
  *   eth_getLogs covers the 100 blocks up to the one that mined the last burst transfer.
+ * - eth_getBalance_random_funded: eth_getBalance latest of a random one of FUNDED (10,000) addresses
+ *   funded first with hardhat_setBalance (the same sequence on every node; a fixed address measures a
+ *   cache, not the node). Left out, with a skip line, where hardhat_setBalance is not served.
  * - wrk (-t1 -c8) on eth_blockNumber, eth_getBalance and eth_getBlockByNumber when wrk is installed.
  * - snapshot_revert, snapshot_revert_1block: evm_snapshot + evm_revert round trips (as loadFixture
  *   makes them), with nothing or one block (evm_mine, not timed) between: round trips/s of the median
@@ -63,6 +66,7 @@ import {
   call,
   hex,
   load,
+  post,
   rawError,
   rawRequest,
   rpcBody,
@@ -104,6 +108,9 @@ const keys = accountsFromMnemonic(
 const deployer = new Wallet(keys[0]);
 const senders = keys.slice(1).map((k) => new Wallet(k));
 const recipientOf = (i: number) => '0x' + (0x1000 + i).toString(16).padStart(40, '0');
+/** Addresses funded for the random-address balance reads (PEERS_FUNDED, 10,000 by default). */
+const FUNDED = Number(process.env.PEERS_FUNDED ?? 10_000);
+const fundedOf = (i: number) => '0x' + (0xf00000 + i).toString(16).padStart(40, '0');
 
 /** The same pseudo-random holder sequence on every node. */
 function holderSequence(n: number, holders: number): number[] {
@@ -455,8 +462,21 @@ async function reads(
       'latest',
     ]),
   };
+  const funded = await fundRandomAddresses(peer);
+  const randomFunded = holderSequence(1 << 16, FUNDED).map((h) =>
+    rpcBody('eth_getBalance', [fundedOf(h), 'latest']),
+  );
   const workloads: { name: string; body: (i: number) => string; labels?: object }[] = [
     ...Object.entries(fixed).map(([name, body]) => ({ name, body: () => body })),
+    ...(funded
+      ? [
+          {
+            name: 'eth_getBalance_random_funded',
+            body: (i: number) => randomFunded[i & 0xffff],
+            labels: { funded: FUNDED },
+          },
+        ]
+      : []),
     {
       name: 'eth_call_balanceOf_random_holder',
       body: (i: number) => randomHolders[i & 0xffff],
@@ -492,6 +512,31 @@ async function reads(
       load_avg: loadavg()[0],
     });
   }
+}
+
+/**
+ * Gives each of the FUNDED addresses a balance of its own (hardhat_setBalance, 8 in flight): true,
+ * or false with a skip line where the node does not serve it (a network node).
+ */
+async function fundRandomAddresses(peer: Peer): Promise<boolean> {
+  if (onlyWorkloads && !onlyWorkloads.includes('eth_getBalance_random_funded')) return false;
+  const probe = await post(peer.url, rpcBody('hardhat_setBalance', [fundedOf(0), hex(1_000_000)]));
+  if (probe.error) {
+    report(BENCH, 'eth_getBalance_random_funded', 0, 'skipped', {
+      node: peer.name,
+      skipped: `hardhat_setBalance: ${probe.error.message}`,
+    });
+    return false;
+  }
+  let next = 1;
+  const worker = async () => {
+    for (let i = next++; i < FUNDED; i = next++) {
+      const r = await post(peer.url, rpcBody('hardhat_setBalance', [fundedOf(i), hex(1_000_000 + i)]));
+      if (r.error) throw new Error(`${peer.name}: hardhat_setBalance: ${r.error.message}`);
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  return true;
 }
 
 /** A started node with its ERC20 deployed and its senders funded. */
