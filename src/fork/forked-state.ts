@@ -169,6 +169,28 @@ export function forkStores(
 ): { sc: CommitStore; ss: StateStore } {
   const { sc, ss } = stores;
   const scLocal: SyncStateRead = (store, key) => sc.get(store, key);
+  /**
+   * A block's changes hold only the keys it changed, so a balance may change in one half (uchain, or
+   * the wei remainder) and not the other; but one local half means the balance is local
+   * (balanceSibling). The other half is written too, with the value it has before the block (read
+   * before either store applies the block: the State Store applies first, then State Commit).
+   */
+  const siblingsOf = (
+    store: string,
+    keys: Uint8Array[],
+  ): { key: Uint8Array; value: Uint8Array | undefined }[] => {
+    const written = new Set(keys.map((k) => Buffer.from(k).toString('latin1')));
+    const out: { key: Uint8Array; value: Uint8Array | undefined }[] = [];
+    for (const key of keys) {
+      const k = forkKeyOf(store, key);
+      const sibling = k && balanceSibling(k);
+      if (!sibling || written.has(Buffer.from(sibling.key).toString('latin1'))) continue;
+      if (scLocal(sibling.store, sibling.key) !== undefined) continue;
+      written.add(Buffer.from(sibling.key).toString('latin1'));
+      out.push({ key: sibling.key, value: fork.readSync(sibling.store, sibling.key, scLocal) });
+    }
+    return out;
+  };
   const forkedSc = withOverrides<CommitStore>(sc, {
     get: (store, key) => fork.readSync(store, key, scLocal),
     applyChangeSets: (version, changeSets, upgrades) =>
@@ -176,9 +198,13 @@ export function forkStores(
         version,
         changeSets.map((cs): ChangeSet => ({
           store: cs.store,
-          pairs: cs.pairs.map((p) =>
-            tombstoned(cs.store, p.key, p.value) ? { key: p.key, value: TOMBSTONE } : p,
-          ),
+          pairs: [
+            ...cs.pairs,
+            ...siblingsOf(
+              cs.store,
+              cs.pairs.map((p) => p.key),
+            ),
+          ].map((p) => (tombstoned(cs.store, p.key, p.value) ? { key: p.key, value: TOMBSTONE } : p)),
         })),
         upgrades,
       ),
@@ -195,13 +221,23 @@ export function forkStores(
       const read = await ss.syncReaderAt?.(version);
       return read && ((store, key) => fork.readSync(store, key, read));
     },
-    applyChangeSet: (version, changes) =>
-      ss.applyChangeSet(
+    applyChangeSet: (version, changes) => {
+      const byStore = new Map<string, Uint8Array[]>();
+      for (const c of changes) {
+        let keys = byStore.get(c.store);
+        if (!keys) byStore.set(c.store, (keys = []));
+        keys.push(c.key);
+      }
+      const siblings = [...byStore].flatMap(([store, keys]) =>
+        siblingsOf(store, keys).map((p): StoreChange => ({ store, key: p.key, value: p.value ?? null })),
+      );
+      return ss.applyChangeSet(
         version,
-        changes.map((c): StoreChange =>
+        [...changes, ...siblings].map((c): StoreChange =>
           tombstoned(c.store, c.key, c.value) ? { ...c, value: TOMBSTONE } : c,
         ),
-      ),
+      );
+    },
   });
   return { sc: forkedSc, ss: forkedSs };
 }
