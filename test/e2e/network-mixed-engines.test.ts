@@ -73,12 +73,15 @@ const hexKey = (k: Uint8Array) => '0x' + Buffer.from(k).toString('hex');
 const dev = (i: number) => new Wallet(hexKey(DEV_ACCOUNTS[i].privateKey));
 const fresh = (tag: string) => new Wallet(id(`mixed engines ${tag}`));
 
-/** What each node's own log says it committed: height → block hash and the app hash after it. */
-function committed(name: string): Map<number, { hash: string; appHash: string }> {
-  const out = new Map<number, { hash: string; appHash: string }>();
+/**
+ * What each node's own log says it committed: height → block hash and the app hash after it (a
+ * block replayed from its own block store at start is logged without its hash).
+ */
+function committed(name: string): Map<number, { hash?: string; appHash: string }> {
+  const out = new Map<number, { hash?: string; appHash: string }>();
   for (const p of runs.get(name)!)
     for (const l of p.lines)
-      if (l.includes('"msg":"committed block"')) {
+      if (l.includes('"msg":"committed block"') || l.includes('"msg":"replayed block"')) {
         const r = json(l);
         out.set(r.height, { hash: r.hash, appHash: r.app_hash });
       }
@@ -133,8 +136,10 @@ async function assertSameChain(names: string[], from: number, to: number): Promi
         assert.deepEqual(await net!.blockId(n, h), evmRef, `${n} (${ENGINES[n]}) EVM block ${h}`);
       }
       const own = logs.get(n)!.get(h);
-      if (!own) continue; // committed by a process whose log is gone (none here) or still ahead
-      assert.equal(own.hash, ref.hash, `${n} (${ENGINES[n]}) logged another block at ${h}`);
+      // (the top height may be served a moment before its line is written)
+      assert.ok(own || h === to, `${n} logged no commit of height ${h}`);
+      if (!own) continue;
+      if (own.hash) assert.equal(own.hash, ref.hash, `${n} (${ENGINES[n]}) logged another block at ${h}`);
       if (next)
         assert.equal(own.appHash, next.appHash, `${n} (${ENGINES[n]}) computed another app hash after ${h}`);
     }
@@ -473,53 +478,75 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * SIGKILLs `victim` while it applies a block, restarts it, and waits until it is past the others'
+ * height at the restart. Says what the restart replayed: the blocks chaind ran again from its own
+ * block store, and those CometBFT's handshake gave it again (both run on the node's engine).
+ */
+async function crashAndRestart(victim: string): Promise<{ replayed: number; text: string }> {
+  const first = runs.get(victim)!.at(-1)!;
+  const from = await net!.height(victim);
+  // between CometBFT's FinalizeBlock and the application's Commit, where a crash leaves the stores
+  // and CometBFT at different heights
+  await first.waitForLine(
+    (l) => l.includes('"msg":"executed block"') && json(l).height >= from + 2,
+    DEADLINE,
+  );
+  const pid = first.child.pid!;
+  const comet = childrenOf(pid);
+  process.kill(pid, 'SIGKILL');
+  assert.equal((await first.exited).signal, 'SIGKILL');
+  await net!.stop(victim); // (already exited: only forgets the process)
+  const before = Math.max(...committed(victim).keys());
+  // its cometbft stops itself once the application's socket is gone; a restart needs its ports
+  const deadline = Date.now() + DEADLINE;
+  while (comet.some(alive)) {
+    assert.ok(Date.now() < deadline, `cometbft ${comet} of the killed node still runs`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  // the three others go on without it (3 of 4 is over two thirds)
+  await waitHeight('validator0', before + 3);
+
+  const again = net!.start(victim);
+  runs.get(victim)!.push(again);
+  const engine = json(await again.waitForLine((l) => l.includes('"msg":"block execution engine"'), DEADLINE));
+  assert.equal(engine.engine, ENGINES[victim]);
+  const opened = json(await again.waitForLine((l) => l.includes('"msg":"chain opened"'), DEADLINE));
+  assert.ok(opened.height >= before, `reopened at ${opened.height}, but ${before} was logged committed`);
+  const fromStore = again.lines.filter((l) => l.includes('"msg":"replayed block"')).length;
+  const handshake = json(await again.waitForLine((l) => l.includes('"msg":"ABCI Replay Blocks"'), DEADLINE));
+  const fromComet = handshake.storeHeight - handshake.appHeight;
+  const top = await net!.height('validator0');
+  await waitHeight(victim, top + 2);
+  // every block since the one it reopened at, it ran itself after the restart
+  const own = committed(victim);
+  for (let h = opened.height + 1; h <= top; h++)
+    assert.ok(own.has(h), `${victim} did not commit ${h} after the restart`);
+  return {
+    replayed: fromStore + fromComet,
+    text:
+      `killed after committing ${before}; reopened at ${opened.height} with ${fromStore} block(s) replayed ` +
+      `from its block store; CometBFT's handshake (app ${handshake.appHeight}, state ` +
+      `${handshake.stateHeight}, store ${handshake.storeHeight}) replayed ${fromComet}; caught up to ${top + 2}`,
+  };
+}
+
 test('a revm validator killed (SIGKILL) while the chain runs replays on restart and rejoins with the same hashes; the ethereumjs RPC node answers as a revm validator', async (t) => {
   if (!readyOrSkip(t)) return;
   const victim = 'validator2';
   assert.equal(ENGINES[victim], 'revm');
   const stop = { now: false };
   const load = backgroundLoad('rpc0', dev(7), stop);
+  load.catch(() => {}); // (awaited below; a failure meanwhile must not end the process)
   try {
-    const first = runs.get(victim)!.at(-1)!;
-    const from = await net!.height(victim);
-    await first.waitForLine(
-      (l) => l.includes('"msg":"committed block"') && json(l).height >= from + 2,
-      DEADLINE,
-    );
-    const pid = first.child.pid!;
-    const comet = childrenOf(pid);
-    process.kill(pid, 'SIGKILL');
-    assert.equal((await first.exited).signal, 'SIGKILL');
-    await net!.stop(victim); // (already exited: only forgets the process)
-    const before = Math.max(...committed(victim).keys());
-    // its cometbft stops itself once the application's socket is gone; a restart needs its ports
-    const deadline = Date.now() + DEADLINE;
-    while (comet.some(alive)) {
-      assert.ok(Date.now() < deadline, `cometbft ${comet} of the killed node still runs`);
-      await new Promise((r) => setTimeout(r, 100));
+    // the kill lands inside a block's commit as a rule, though not always: until one restart replays
+    let replayed = 0;
+    for (let attempt = 1; replayed === 0; attempt++) {
+      assert.ok(attempt <= 3, 'three restarts in a row replayed nothing');
+      const crash = await crashAndRestart(victim);
+      t.diagnostic(crash.text);
+      replayed = crash.replayed;
     }
-    // the three others go on without it (3 of 4 is over two thirds)
-    await waitHeight('validator0', before + 3);
-
-    const again = net!.start(victim);
-    runs.get(victim)!.push(again);
-    const engine = json(
-      await again.waitForLine((l) => l.includes('"msg":"block execution engine"'), DEADLINE),
-    );
-    assert.equal(engine.engine, 'revm');
-    const opened = json(await again.waitForLine((l) => l.includes('"msg":"chain opened"'), DEADLINE));
-    assert.ok(opened.height >= before, `reopened at ${opened.height}, but ${before} was logged committed`);
-    const handshake = await again.waitForLine((l) => l.includes('Completed ABCI Handshake'), DEADLINE);
-    const replayed = again.lines.filter((l) => l.includes('"msg":"replayed block"')).length;
-    const top = await net!.height('validator0');
-    await waitHeight(victim, top + 2);
-    // the blocks it missed, it ran itself (on revm) after the restart
-    const own = committed(victim);
-    for (let h = opened.height + 1; h <= top; h++)
-      assert.ok(own.has(h), `${victim} did not commit ${h} after the restart`);
-    t.diagnostic(
-      `killed at ${before}, reopened at ${opened.height} (${replayed} blocks replayed from its block store; handshake: ${json(handshake).appHeight ?? '?'}), caught up to ${top + 2}`,
-    );
   } finally {
     stop.now = true;
   }
@@ -540,4 +567,8 @@ test('a revm validator killed (SIGKILL) while the chain runs replays on restart 
     );
     assert.deepEqual(await receipt(victim, s.hash), ref, `${victim} after its restart: ${s.label}`);
   }
+});
+after(() => {
+  for (const [n, ps] of runs)
+    writeFileSync(`/tmp/mixed-${n}.log`, ps.map((p) => p.lines.join('\n')).join('\n----RESTART----\n'));
 });
