@@ -568,7 +568,3 @@ test('a revm validator killed (SIGKILL) while the chain runs replays on restart 
     assert.deepEqual(await receipt(victim, s.hash), ref, `${victim} after its restart: ${s.label}`);
   }
 });
-after(() => {
-  for (const [n, ps] of runs)
-    writeFileSync(`/tmp/mixed-${n}.log`, ps.map((p) => p.lines.join('\n')).join('\n----RESTART----\n'));
-});
