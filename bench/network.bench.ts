@@ -261,6 +261,10 @@ async function network(dir: string, label: string, engine?: string): Promise<voi
     if (wrong.length)
       throw new Error(`asked for ${engine}, but nodes run blocks on ${wrong.map((n) => n.engine)}`);
     const rpcNode = nodes[manifest.nodes.findIndex((n) => n.role === 'rpc')];
+    // `node started` comes before CometBFT's RPC listens, which the first send needs: a first block
+    // means it does
+    while (Number(await call(rpcNode.evm, 'eth_blockNumber')) < 1)
+      await new Promise((res) => setTimeout(res, 100));
     await load(label, rpcNode, nodes);
   } finally {
     await stopAll(nodes);
