@@ -82,10 +82,20 @@ async function call(url: string, method: string, params: unknown[] = []): Promis
   return body.result;
 }
 
+/** How long a sent tx may take to be mined before the run gives up on it. */
+const RECEIPT_DEADLINE_MS = 180_000;
+
 async function receipt(url: string, hash: string): Promise<any> {
+  const deadline = Date.now() + RECEIPT_DEADLINE_MS;
   for (;;) {
     const r = await call(url, 'eth_getTransactionReceipt', [hash]);
     if (r) return r;
+    if (Date.now() > deadline)
+      throw new Error(
+        `${hash} was not mined within ${RECEIPT_DEADLINE_MS / 1000} s: the mempool evicts a tx that waited ` +
+          'past [mempool] ttl-duration (5 s) or ttl-num-blocks (10), which a load larger than the chain ' +
+          'keeps up with reaches (fewer txs, or a larger ttl-duration)',
+      );
     await new Promise((res) => setTimeout(res, 50));
   }
 }
