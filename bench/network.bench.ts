@@ -12,7 +12,9 @@
  *
  * `npm run bench -- network [txs] --engines revm,ethereumjs`: the network only, once per engine
  * named, on a fresh testnet each time with every node's `[evm] block_engine` set to it (each node's
- * startup line must confirm it); the same figures per engine, plus CPU per tx per node.
+ * startup line must confirm it); the same figures per engine, plus CPU per tx per node. The mempool
+ * TTLs are off in these runs: on a loaded host the slower engine's backlog outlived the 5 s
+ * ttl-duration and was evicted, which ends a run instead of measuring it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -262,7 +264,9 @@ async function network(dir: string, label: string, engine?: string): Promise<voi
   );
   if (made.status !== 0) throw new Error(made.stderr);
   const manifest = JSON.parse(readFileSync(join(dir, 'testnet.json'), 'utf8')) as TestnetManifest;
-  const flags = engine ? ['--evm.block_engine', engine] : [];
+  const flags = engine
+    ? ['--evm.block_engine', engine, '--mempool.ttl-duration', '0s', '--mempool.ttl-num-blocks', '0']
+    : [];
   const nodes = await Promise.all(
     manifest.nodes.map((n) => startNode(['start', '--home', n.home, ...flags], {})),
   );
@@ -285,7 +289,11 @@ const dir = mkdtempSync(join(tmpdir(), 'chaind-bench-net-'));
 try {
   if (ENGINES.length > 0) {
     for (const engine of ENGINES)
-      await network(join(dir, `net-${engine}`), `cometbft 4 validators + 1 rpc, ${engine}`, engine);
+      await network(
+        join(dir, `net-${engine}`),
+        `cometbft 4 validators + 1 rpc, ${engine}, mempool TTL off`,
+        engine,
+      );
   } else {
     // the embedded dev chain first (one process), then the network (five)
     // the network's block rhythm, not the dev chain's default on-demand mining
