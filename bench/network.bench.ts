@@ -9,6 +9,12 @@
  * Both run with the default consensus timing (timeout-commit 400 ms). Five nodes share this
  * machine's cores, so the network's figures are those of a network on one host, not of a network
  * of machines.
+ *
+ * `npm run bench -- network [txs] --engines revm,ethereumjs`: the network only, once per engine
+ * named, on a fresh testnet each time with every node's `[evm] block_engine` set to it (each node's
+ * startup line must confirm it); the same figures per engine, plus CPU per tx per node. The mempool
+ * TTLs are off in these runs: on a loaded host the slower engine's backlog outlived the 5 s
+ * ttl-duration and was evicted, which ends a run instead of measuring it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -22,7 +28,13 @@ import { accountsFromMnemonic } from '../src/crypto/accounts.ts';
 import { percentile, report } from './report.ts';
 import { CHAIND, FREE_PORT_ENV } from '../test/helpers/chaind.ts';
 
-const TXS = Number(process.argv[3] ?? 2000);
+const args = process.argv.slice(3);
+const enginesAt = args.indexOf('--engines');
+const ENGINES = enginesAt >= 0 ? args.splice(enginesAt, 2)[1].split(',') : [];
+for (const e of ENGINES)
+  if (e !== 'revm' && e !== 'ethereumjs')
+    throw new Error(`--engines ${ENGINES.join(',')}: each is revm or ethereumjs`);
+const TXS = Number(args[0] ?? 2000);
 const SENDERS = 10;
 const CHAIN_ID = 713714n;
 const artifacts = JSON.parse(
@@ -38,6 +50,8 @@ interface Node {
   child: ChildProcess;
   evm: string;
   rpc: string;
+  /** the `engine` of its `block execution engine` line */
+  engine: string;
 }
 
 function startNode(args: string[], env: Record<string, string>): Promise<Node> {
@@ -47,12 +61,14 @@ function startNode(args: string[], env: Record<string, string>): Promise<Node> {
   });
   let evm = '';
   let rpc = '';
+  let engine = '';
   return new Promise((ok, fail) => {
     child.once('exit', (code) => fail(new Error(`chaind ${args.join(' ')} exited with ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (l) => {
       if (l.includes('JSON-RPC server listening')) evm = JSON.parse(l).address;
       if (l.includes('consensus RPC listening')) rpc = JSON.parse(l).address.replace('tcp://', 'http://');
-      if (evm && rpc && l.includes('node started')) ok({ child, evm, rpc });
+      if (l.includes('"msg":"block execution engine"')) engine = JSON.parse(l).engine;
+      if (evm && rpc && l.includes('node started')) ok({ child, evm, rpc, engine });
     });
   });
 }
@@ -68,10 +84,20 @@ async function call(url: string, method: string, params: unknown[] = []): Promis
   return body.result;
 }
 
+/** How long a sent tx may take to be mined before the run gives up on it. */
+const RECEIPT_DEADLINE_MS = 180_000;
+
 async function receipt(url: string, hash: string): Promise<any> {
+  const deadline = Date.now() + RECEIPT_DEADLINE_MS;
   for (;;) {
     const r = await call(url, 'eth_getTransactionReceipt', [hash]);
     if (r) return r;
+    if (Date.now() > deadline)
+      throw new Error(
+        `${hash} was not mined within ${RECEIPT_DEADLINE_MS / 1000} s: the mempool evicts a tx that waited ` +
+          'past [mempool] ttl-duration (5 s) or ttl-num-blocks (10), which a load larger than the chain ' +
+          'keeps up with reaches (fewer txs, or a larger ttl-duration)',
+      );
     await new Promise((res) => setTimeout(res, 50));
   }
 }
@@ -191,6 +217,16 @@ async function load(label: string, target: Node, nodes: Node[]): Promise<void> {
     per_node: cpu.map((c) => Math.round(c * 10) / 10),
     cpu_ms_per_tx_all_nodes: Math.round((cpu.reduce((a, b) => a + b, 0) / total) * 10000) / 10,
   });
+  report(
+    'network',
+    'CPU per tx per node',
+    (cpu.reduce((a, b) => a + b, 0) / cpu.length / total) * 1000,
+    'ms',
+    {
+      engine: label,
+      per_node: cpu.map((c) => Math.round((c / total) * 100_000) / 100),
+    },
+  );
 }
 
 async function stopAll(nodes: Node[]): Promise<void> {
@@ -206,17 +242,8 @@ async function stopAll(nodes: Node[]): Promise<void> {
   );
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'chaind-bench-net-'));
-try {
-  // the embedded dev chain first (one process), then the network (five)
-  // the network's block rhythm, not the dev chain's default on-demand mining
-  const dev = await startNode(['dev', '--home', join(dir, 'dev'), '--block-time', '400ms'], FREE_PORT_ENV);
-  try {
-    await load('embedded', dev, [dev]);
-  } finally {
-    await stopAll([dev]);
-  }
-
+/** A fresh `chaind testnet` of 4 validators and 1 RPC node under `dir`, loaded through the RPC node. */
+async function network(dir: string, label: string, engine?: string): Promise<void> {
   if (!existsSync(installedBinaryPath())) throw new Error('run npm run install:cometbft first');
   const base = 40_000 + 10 * Math.floor(Math.random() * 1000);
   const made = spawnSync(
@@ -229,20 +256,54 @@ try {
       '--rpc-nodes',
       '1',
       '--output',
-      join(dir, 'net'),
+      dir,
       '--base-port',
       String(base),
     ],
     { encoding: 'utf8' },
   );
   if (made.status !== 0) throw new Error(made.stderr);
-  const manifest = JSON.parse(readFileSync(join(dir, 'net', 'testnet.json'), 'utf8')) as TestnetManifest;
-  const nodes = await Promise.all(manifest.nodes.map((n) => startNode(['start', '--home', n.home], {})));
+  const manifest = JSON.parse(readFileSync(join(dir, 'testnet.json'), 'utf8')) as TestnetManifest;
+  const flags = engine
+    ? ['--evm.block_engine', engine, '--mempool.ttl-duration', '0s', '--mempool.ttl-num-blocks', '0']
+    : [];
+  const nodes = await Promise.all(
+    manifest.nodes.map((n) => startNode(['start', '--home', n.home, ...flags], {})),
+  );
   try {
+    const wrong = nodes.filter((n) => engine && n.engine !== engine);
+    if (wrong.length)
+      throw new Error(`asked for ${engine}, but nodes run blocks on ${wrong.map((n) => n.engine)}`);
     const rpcNode = nodes[manifest.nodes.findIndex((n) => n.role === 'rpc')];
-    await load('cometbft 4 validators + 1 rpc', rpcNode, nodes);
+    // `node started` comes before CometBFT's RPC listens, which the first send needs: a first block
+    // means it does
+    while (Number(await call(rpcNode.evm, 'eth_blockNumber')) < 1)
+      await new Promise((res) => setTimeout(res, 100));
+    await load(label, rpcNode, nodes);
   } finally {
     await stopAll(nodes);
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'chaind-bench-net-'));
+try {
+  if (ENGINES.length > 0) {
+    for (const engine of ENGINES)
+      await network(
+        join(dir, `net-${engine}`),
+        `cometbft 4 validators + 1 rpc, ${engine}, mempool TTL off`,
+        engine,
+      );
+  } else {
+    // the embedded dev chain first (one process), then the network (five)
+    // the network's block rhythm, not the dev chain's default on-demand mining
+    const dev = await startNode(['dev', '--home', join(dir, 'dev'), '--block-time', '400ms'], FREE_PORT_ENV);
+    try {
+      await load('embedded', dev, [dev]);
+    } finally {
+      await stopAll([dev]);
+    }
+    await network(join(dir, 'net'), 'cometbft 4 validators + 1 rpc');
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
