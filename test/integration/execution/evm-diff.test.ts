@@ -35,6 +35,7 @@ const EXPECTED: Record<string, 'ok' | 'failed' | 'rejected' | 'unpaid'> = {
   'reject-nonce-too-low': 'rejected',
   'reject-fee-cap-below-base-fee': 'rejected',
   'reject-over-block-gas': 'rejected',
+  'reject-intrinsic-gas': 'rejected',
   'cannot-pay': 'unpaid',
 };
 
