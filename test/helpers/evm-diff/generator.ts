@@ -517,11 +517,11 @@ export class BlockGenerator {
       'proxy-revert': () => call('proxy-revert', c.proxy, I.impl.encodeFunctionData('boom'), 200_000n),
       'reject-nonce-too-high': () => {
         const a = this.anyActor();
-        this.send(a, 'reject-nonce-too-high', { to: a.address, nonce: this.nonceOf(a.address) + 3n }, false);
+        this.send(a, 'reject-nonce-too-high', { to: a.address, nonce: Number(this.nonceOf(a.address) + 3n) }, false);
       },
       'reject-nonce-too-low': () => {
         const a = this.deployer;
-        this.send(a, 'reject-nonce-too-low', { to: a.address, nonce: BigInt(this.int(0, 5)) }, false);
+        this.send(a, 'reject-nonce-too-low', { to: a.address, nonce: this.int(0, 5) }, false);
       },
       'reject-fee-cap-below-base-fee': () =>
         this.send(
@@ -680,7 +680,7 @@ export class BlockGenerator {
   /** A fee cap above the base fee by up to 3 gwei and a tip up to 3 gwei: the cap binds now and then. */
   private fees(base: bigint, req: Partial<TransactionLike<string>>) {
     const maxFeePerGas = req.maxFeePerGas ?? base + BigInt(this.int(0, 3_000)) * 10n ** 6n;
-    const tip = req.maxPriorityFeePerGas ?? BigInt(this.int(0, 3_000)) * 10n ** 6n;
+    const tip = BigInt(req.maxPriorityFeePerGas ?? BigInt(this.int(0, 3_000)) * 10n ** 6n);
     return { maxFeePerGas, maxPriorityFeePerGas: tip < BigInt(maxFeePerGas) ? tip : maxFeePerGas };
   }
 

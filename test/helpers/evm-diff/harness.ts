@@ -131,7 +131,7 @@ export class DiffHarness {
     const eb = await this.execute(b, height, txs);
     const kindOf = new Map(txs.map((t) => [hx(keccakBytes(t.raw)), t.kind]));
     const names: [string, string] = [a.engine.name, b.engine.name];
-    compareBlocks((w, va, vb) => this.tolerate(height, w, va, vb), height, txs, kindOf, names, ea, eb);
+    compareBlocks((f, w, va, vb) => this.tolerate(height, f, w, va, vb), height, txs, kindOf, names, ea, eb);
     await this.compareChanges(height, txs, names, ea, eb);
     for (const [side, executed] of [
       [a, ea],
@@ -167,8 +167,14 @@ export class DiffHarness {
   /** Known differences met so far, by id: how often, and the first. */
   readonly tolerated = new Map<string, { count: number; first: string }>();
 
-  private tolerate(height: number, where: string, a: string, b: string): boolean {
-    const k = this.known.find((d) => d.matches(where, a, b));
+  private tolerate(
+    height: number,
+    field: KnownDifference['field'],
+    where: string,
+    a: string,
+    b: string,
+  ): boolean {
+    const k = this.known.find((d) => d.field === field && d.matches(where, a, b));
     if (!k) return false;
     // by id and wording: one entry may cover several (each precompile has its own error)
     const id = `${k.id}: ${a} vs ${b}`;
@@ -260,7 +266,7 @@ export class DiffHarness {
 }
 
 function compareBlocks(
-  tolerate: (where: string, a: string, b: string) => boolean,
+  tolerate: (field: KnownDifference['field'], where: string, a: string, b: string) => boolean,
   height: number,
   txs: GeneratedTx[],
   kindOf: Map<string, string>,
@@ -290,14 +296,19 @@ function compareBlocks(
         rb ? `rejected: ${rb.reason}` : 'included',
       );
     // the wording is each engine's own (a rejected tx is in no block); the cause must be the same
-    if (rejectionCause(ra.reason) !== rejectionCause(rb.reason))
+    if (
+      rejectionCause(ra.reason) !== rejectionCause(rb.reason) &&
+      !tolerate('rejection cause', txName(ra.hash), ra.reason, rb.reason)
+    )
       fail(txName(ra.hash), 'rejection cause', ra.reason, rb.reason);
   }
   if (ea.receipts.length !== eb.receipts.length)
     fail('receipts', 'count', ea.receipts.length, eb.receipts.length);
   for (let i = 0; i < ea.receipts.length; i++) {
     const where = txName(ea.receipts[i].txHash);
-    compareReceipt(where, ea.receipts[i], eb.receipts[i], fail, (w, va, vb) => tolerate(w, va, vb));
+    compareReceipt(where, ea.receipts[i], eb.receipts[i], fail, (w, va, vb) =>
+      tolerate('vmError', w, va, vb),
+    );
     const aa = ea.appearances?.[i];
     const ab = eb.appearances?.[i];
     if (!aa || !ab) fail(where, 'appearances', aa, ab);
