@@ -517,7 +517,12 @@ export class BlockGenerator {
       'proxy-revert': () => call('proxy-revert', c.proxy, I.impl.encodeFunctionData('boom'), 200_000n),
       'reject-nonce-too-high': () => {
         const a = this.anyActor();
-        this.send(a, 'reject-nonce-too-high', { to: a.address, nonce: Number(this.nonceOf(a.address) + 3n) }, false);
+        this.send(
+          a,
+          'reject-nonce-too-high',
+          { to: a.address, nonce: Number(this.nonceOf(a.address) + 3n) },
+          false,
+        );
       },
       'reject-nonce-too-low': () => {
         const a = this.deployer;
