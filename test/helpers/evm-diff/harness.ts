@@ -129,9 +129,8 @@ export class DiffHarness {
     const [a, b] = this.sides;
     const ea = await this.execute(a, height, txs);
     const eb = await this.execute(b, height, txs);
-    const kindOf = new Map(txs.map((t) => [hx(keccakBytes(t.raw)), t.kind]));
     const names: [string, string] = [a.engine.name, b.engine.name];
-    compareBlocks((f, w, va, vb) => this.tolerate(height, f, w, va, vb), height, txs, kindOf, names, ea, eb);
+    compareBlocks((f, w, va, vb) => this.tolerate(height, f, w, va, vb), height, txs, names, ea, eb);
     await this.compareChanges(height, txs, names, ea, eb);
     for (const [side, executed] of [
       [a, ea],
@@ -269,7 +268,6 @@ function compareBlocks(
   tolerate: (field: KnownDifference['field'], where: string, a: string, b: string) => boolean,
   height: number,
   txs: GeneratedTx[],
-  kindOf: Map<string, string>,
   names: [string, string],
   ea: ExecutedBlock,
   eb: ExecutedBlock,

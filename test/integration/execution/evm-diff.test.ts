@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { nativeSimulator } from '../../../src/execution/simulation/native-binding.ts';
+import { nativeSimulator, type NativeSimulator } from '../../../src/execution/simulation/native-binding.ts';
 import { runCampaign } from '../../../test/helpers/evm-diff/campaign.ts';
+import { BlockDifference } from '../../../test/helpers/evm-diff/harness.ts';
 
 /** The CI seed and length: every kind of tx at least once, ~600 txs. */
 const SEED = 1;
@@ -54,4 +55,33 @@ test('revm and ethereumjs run generated blocks alike: receipts, rejections, stat
   for (const [kind, outcome] of Object.entries(EXPECTED))
     assert.ok((r.kinds.get(kind)?.[outcome] ?? 0) > 0, `a ${kind} tx ended ${outcome}`);
   assert.ok(r.txs >= 300, `${r.txs} txs`);
+});
+
+test('a difference fails the run, naming the height, tx, kind, field and both values', async (t) => {
+  const native = nativeSimulator();
+  if (typeof native === 'string') {
+    t.skip(`the native EVM is ${native}: build it with \`npm run build:native-sim\` to compare the engines`);
+    return;
+  }
+  // revm's answer for the block's fifth tx claims one more gas than it used
+  let calls = 0;
+  const off = Object.create(native) as NativeSimulator;
+  off.execute = (...args) => {
+    const answer = native.execute(...args);
+    if (typeof answer === 'string' || ++calls !== 5) return answer;
+    const bumped = answer.slice();
+    const v = new DataView(bumped.buffer);
+    v.setBigUint64(1, v.getBigUint64(1) + 1n);
+    return bumped;
+  };
+  await assert.rejects(runCampaign({ native: off, seed: SEED, blocks: 1 }), (err: unknown) => {
+    assert.ok(err instanceof BlockDifference);
+    assert.match(
+      err.message,
+      /^block 1, tx 4 \(setup-deploy, 0x[0-9a-f]{64}\): gasUsed differs: revm=(\d+) ethereumjs=(\d+)$/,
+    );
+    const [, a, b] = /revm=(\d+) ethereumjs=(\d+)/.exec(err.message)!;
+    assert.equal(BigInt(a), BigInt(b) + 1n);
+    return true;
+  });
 });
