@@ -18,10 +18,11 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     id: 'precompile-error-vm-error',
     why:
       'a tx sent straight to a precompile with an input it refuses (a bn254 point off the curve, a ' +
-      'point evaluation proof that does not verify) fails on both engines with all its gas used, and ' +
-      'status, gas, logs and state agree; the receipt\'s vmError reads "out of gas" on revm and the ' +
-      'precompile\'s own error on ethereumjs ("revert" for bn254, "kzg proof invalid" for 0x0a). ' +
-      'Found by seed 1 (block 6, tx 18: 0x06; block 16, tx 0: 0x0a).',
+      'point evaluation proof that does not verify, a blake2f final flag other than 0 or 1) fails on ' +
+      "both engines with all its gas used, and status, gas, logs and state agree; the receipt's " +
+      'vmError reads "out of gas" on revm and the precompile\'s own error on ethereumjs ("revert" for ' +
+      'bn254, "kzg proof invalid" for 0x0a, "value out of range" for blake2f). Found by seed 1 ' +
+      '(block 6, tx 18: 0x06; block 16, tx 0: 0x0a; block 37, tx 30: 0x09).',
     field: 'vmError',
     matches: (tx, a, b) => /precompile 0x/.test(tx) && a === 'out of gas' && b !== a,
   },
