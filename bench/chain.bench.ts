@@ -3,7 +3,9 @@
  * through admission (mempool.checkTx: decode + sender recovery + checks) and then blocks are produced
  * back to back (execute → block store → SS → SC commit) until the pool is empty.
  *
- *   npm run bench -- chain [txs=20000] [senders=200] [kind=erc20|transfer|both]
+ *   npm run bench -- chain [txs=20000] [senders=200] [kind=erc20|transfer|swap|both|all]
+ *   (both: erc20 and transfer; all: the three. swap: a Uniswap-v2-style pair's swapIn, a
+ *   transferFrom, a transfer out, two balance reads and the reserves written, alternating directions)
  *   CHAIN_BENCH_WAVE=5000 npm run bench -- chain …   (admit and produce in waves of 5,000 txs)
  *   CHAIN_BENCH_ENGINES=revm,ethereumjs (the default: each kind on both block EVMs, in this order)
  *
@@ -26,13 +28,20 @@ const SENDERS = Number(process.argv[4] ?? 200);
 /** Txs admitted per wave before producing blocks; 0 (default) admits all of them first. */
 const WAVE = Number(process.env.CHAIN_BENCH_WAVE ?? 0);
 const cpuUs = (a: NodeJS.CpuUsage, b: NodeJS.CpuUsage) => b.user - a.user + (b.system - a.system);
-const KINDS = (process.argv[5] ?? 'both') === 'both' ? ['erc20', 'transfer'] : [process.argv[5]];
+const KIND_ARG = process.argv[5] ?? 'both';
+const KINDS =
+  KIND_ARG === 'both'
+    ? ['erc20', 'transfer']
+    : KIND_ARG === 'all'
+      ? ['erc20', 'transfer', 'swap']
+      : [KIND_ARG];
 const ENGINES = (process.env.CHAIN_BENCH_ENGINES ?? 'revm,ethereumjs').split(',');
 const GWEI = 10n ** 9n;
 const artifacts = JSON.parse(
   readFileSync(new URL('../test/fixtures/contracts/artifacts.json', import.meta.url), 'utf8'),
 );
 const token = new Interface(artifacts.TestToken.abi);
+const pair = new Interface(artifacts.DiffPair.abi);
 
 interface EngineFigures {
   blockCpuUsPerTx: number;
@@ -92,6 +101,69 @@ async function run(kind: string, engine: string): Promise<EngineFigures> {
       while (mempool.pending() > 0) await node.modules.engine.producer!.produce();
     }
 
+    // Setup (not measured) for swaps: two tokens, a pair holding liquidity of both, every sender
+    // holding both tokens and having approved the pair for them.
+    let pairAddress = '';
+    if (kind === 'swap') {
+      const deployer = wallets[SENDERS];
+      let nonce = 0;
+      const send = async (tx: object) => {
+        const raw = bytes(
+          await deployer.signTransaction({
+            chainId: 713714n,
+            type: 2,
+            nonce: nonce++,
+            gasLimit: 3_000_000,
+            maxFeePerGas: 100n * GWEI,
+            maxPriorityFeePerGas: 0n,
+            ...tx,
+          }),
+        );
+        await mempool.checkTx(raw);
+        return raw;
+      };
+      const producedAddress = (raw: Uint8Array) =>
+        '0x' +
+        Buffer.from(
+          node.modules.blocks.receiptByEvmHash(node.modules.chain.decode(raw).hash)!.receipt.contractAddress!,
+        ).toString('hex');
+      const t0Deploy = await send({
+        data: artifacts.TestToken.bytecode + token.encodeDeploy(['A', 'A', 10n ** 30n]).slice(2),
+      });
+      const t1Deploy = await send({
+        data: artifacts.TestToken.bytecode + token.encodeDeploy(['B', 'B', 10n ** 30n]).slice(2),
+      });
+      await node.modules.engine.producer!.produce();
+      const tokens = [producedAddress(t0Deploy), producedAddress(t1Deploy)];
+      const pairDeploy = await send({
+        data: artifacts.DiffPair.bytecode + pair.encodeDeploy(tokens).slice(2),
+      });
+      await node.modules.engine.producer!.produce();
+      pairAddress = producedAddress(pairDeploy);
+      for (const t of tokens)
+        await send({ to: t, data: token.encodeFunctionData('transfer', [pairAddress, 10n ** 27n]) });
+      await send({ to: pairAddress, data: pair.encodeFunctionData('sync', []) });
+      for (let i = 0; i < SENDERS; i++)
+        for (const t of tokens)
+          await send({ to: t, data: token.encodeFunctionData('transfer', [wallets[i].address, 10n ** 24n]) });
+      while (mempool.pending() > 0) await node.modules.engine.producer!.produce();
+      for (let i = 0; i < SENDERS; i++)
+        for (const [n, t] of tokens.entries()) {
+          const raw = await wallets[i].signTransaction({
+            chainId: 713714n,
+            type: 2,
+            nonce: n,
+            to: t,
+            gasLimit: 100_000,
+            maxFeePerGas: 100n * GWEI,
+            maxPriorityFeePerGas: 0n,
+            data: token.encodeFunctionData('approve', [pairAddress, 2n ** 255n]),
+          });
+          await mempool.checkTx(bytes(raw));
+        }
+      while (mempool.pending() > 0) await node.modules.engine.producer!.produce();
+    }
+
     const perSender = Math.ceil(TOTAL / SENDERS);
     const raws: Uint8Array[] = [];
     for (let n = 0; n < perSender; n++) {
@@ -100,13 +172,23 @@ async function run(kind: string, engine: string): Promise<EngineFigures> {
         const tx =
           kind === 'erc20'
             ? { to: tokenAddress, data: token.encodeFunctionData('transfer', [to, 1n]), gasLimit: 100_000 } // 100M block gas / 100k = 1,000 txs per block
-            : { to, value: 1n, gasLimit: 21_000 };
+            : kind === 'swap'
+              ? {
+                  to: pairAddress,
+                  data: pair.encodeFunctionData('swapIn', [
+                    (n + i) % 2 === 0,
+                    10n ** 18n,
+                    wallets[i].address,
+                  ]),
+                  gasLimit: 200_000,
+                }
+              : { to, value: 1n, gasLimit: 21_000 };
         raws.push(
           bytes(
             await wallets[i].signTransaction({
               chainId: 713714n,
               type: 2,
-              nonce: kind === 'erc20' ? n : n,
+              nonce: kind === 'swap' ? n + 2 : n,
               maxFeePerGas: 100n * GWEI,
               maxPriorityFeePerGas: 1n,
               ...tx,
@@ -119,12 +201,14 @@ async function run(kind: string, engine: string): Promise<EngineFigures> {
     const steps = { blockStore: [] as number[], stateStore: [] as number[], stateCommit: [] as number[] };
     let gas = 0n;
     let commitMs = 0;
+    let failed = 0;
     node.modules.chain.onBlock(({ timings, executed }) => {
       steps.blockStore.push(timings.blockStore * 1000);
       steps.stateStore.push(timings.stateStore * 1000);
       steps.stateCommit.push(timings.stateCommit * 1000);
       commitMs += (timings.blockStore + timings.stateStore + timings.stateCommit) * 1000;
       gas += executed.gasUsed;
+      failed += executed.receipts.filter((r) => r.status === 0).length;
     });
     global.gc?.();
     const profiler = process.env.BENCH_PROFILE ? await startProfile() : undefined;
@@ -204,6 +288,8 @@ async function run(kind: string, engine: string): Promise<EngineFigures> {
       report('chain', 'rss_file_growth_mb', (rss1.file - rss0.file) / 1024, 'MiB', labels);
     }
     if (included !== TOTAL) report('chain', 'missing_txs', TOTAL - included, 'txs', labels);
+    // a workload whose txs fail measures the failure, not the work
+    if (failed > 0) report('chain', 'failed_txs', failed, 'txs', labels);
     await node.stop();
     return figures;
   } finally {
