@@ -148,18 +148,47 @@ export function runTxOnRevm(
 ): RevmTxResult | string {
   const answer = native.execute(packTx(tx), block, collect, host);
   if (typeof answer === 'string') return answer;
-  return applyChanges(answer, overlay, tx, collect);
+  const r = decodeExecution(answer, collect);
+  applyChanges(overlay, r.accounts);
+  return {
+    status: r.status,
+    gasUsed: r.gasUsed,
+    output: r.output,
+    ...(r.error !== undefined && { error: r.error }),
+    logs: r.logs,
+    createdAddress: tx.to === null ? generateAddress(tx.sender, bigintBytes(tx.nonce)) : null,
+    ...(r.addresses && { addresses: r.addresses }),
+  };
 }
 
-function applyChanges(
-  b: Uint8Array,
-  overlay: StateOverlay,
-  tx: DecodedEthTx,
-  collect: boolean,
-): RevmTxResult {
+/** One touched account of a transaction as the addon answers it. */
+export interface AccountChange {
+  address: Uint8Array;
+  /** selfdestructed in the transaction, or touched and empty (EIP-161): removed */
+  deleted: boolean;
+  balance: bigint;
+  nonce: bigint;
+  /** the new code, when it changed (empty: removed) */
+  code?: Uint8Array;
+  /** changed slots: [key, value], 32 bytes each */
+  slots: [Uint8Array, Uint8Array][];
+}
+
+/** The addon's answer to `execute`, decoded (the crate's layout). */
+export interface DecodedExecution {
+  /** 1 success, 0 reverted or halted */
+  status: 0 | 1;
+  gasUsed: bigint;
+  output: Uint8Array;
+  error?: string;
+  logs: EthLog[];
+  accounts: AccountChange[];
+  addresses?: TxAddresses;
+}
+
+/** Reads `execute`'s answer; `collect`: the call asked for the call tree's addresses. */
+export function decodeExecution(b: Uint8Array, collect: boolean): DecodedExecution {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  const evm = new Evm(overlay);
-  const bank = new Bank(overlay);
   const status = b[0];
   const gasUsed = v.getBigUint64(1);
   let at = 30;
@@ -183,6 +212,7 @@ function applyChanges(
     logs.push({ address, topics, data: b.slice(at + 4, at + 4 + len) });
     at += 4 + len;
   }
+  const accounts: AccountChange[] = [];
   const accountCount = v.getUint32(at);
   at += 4;
   for (let i = 0; i < accountCount; i++) {
@@ -198,34 +228,31 @@ function applyChanges(
       code = b.slice(at + 4, at + 4 + len);
       at += 4 + len;
     }
-    if (flags & FLAG_DELETE) {
-      // as the JS engine's state manager deletes an account (slots written in this block included)
-      evm.setNonce(address, 0n);
-      bank.setWei(evm.balanceAddressOf(address), 0n);
-      evm.setCode(address, new Uint8Array(0));
-      for (const key of overlay.bufferedKeys(STORES.evm, evmKeys.storagePrefix(address)))
-        overlay.delete(STORES.evm, key);
-    } else {
-      evm.setNonce(address, nonce);
-      bank.setWei(evm.balanceAddressOf(address), balance);
-      if (code) evm.setCode(address, code);
-    }
-    const slots = v.getUint32(at);
+    const slots: [Uint8Array, Uint8Array][] = [];
+    const slotCount = v.getUint32(at);
     at += 4;
-    for (let s = 0; s < slots; s++, at += 64)
-      evm.setStorage(address, b.subarray(at, at + 32), b.subarray(at + 32, at + 64));
+    for (let s = 0; s < slotCount; s++, at += 64)
+      slots.push([b.slice(at, at + 32), b.slice(at + 32, at + 64)]);
+    accounts.push({
+      address,
+      deleted: (flags & FLAG_DELETE) !== 0,
+      balance,
+      nonce,
+      ...(code && { code }),
+      slots,
+    });
   }
   let addresses: TxAddresses | undefined;
   if (collect) {
-    const created: Uint8Array[] = [];
-    const n = v.getUint32(at);
-    at += 4;
-    for (let i = 0; i < n; i++, at += 20) created.push(b.slice(at, at + 20));
-    const internal: Uint8Array[] = [];
-    const m = v.getUint32(at);
-    at += 4;
-    for (let i = 0; i < m; i++, at += 20) internal.push(b.slice(at, at + 20));
-    addresses = { created, internal };
+    const list = () => {
+      const n = v.getUint32(at);
+      at += 4;
+      const out: Uint8Array[] = [];
+      for (let i = 0; i < n; i++, at += 20) out.push(b.slice(at, at + 20));
+      return out;
+    };
+    const created = list();
+    addresses = { created, internal: list() };
   }
   return {
     status: status === 0 ? 1 : 0,
@@ -233,9 +260,30 @@ function applyChanges(
     output,
     ...(error !== undefined && { error }),
     logs,
-    createdAddress: tx.to === null ? generateAddress(tx.sender, bigintBytes(tx.nonce)) : null,
+    accounts,
     ...(addresses && { addresses }),
   };
+}
+
+/** Writes a transaction's account changes into the block's overlay, as the JS engine's state manager would leave them. */
+function applyChanges(overlay: StateOverlay, accounts: AccountChange[]): void {
+  const evm = new Evm(overlay);
+  const bank = new Bank(overlay);
+  for (const a of accounts) {
+    if (a.deleted) {
+      // as the JS engine's state manager deletes an account (slots written in this block included)
+      evm.setNonce(a.address, 0n);
+      bank.setWei(evm.balanceAddressOf(a.address), 0n);
+      evm.setCode(a.address, new Uint8Array(0));
+      for (const key of overlay.bufferedKeys(STORES.evm, evmKeys.storagePrefix(a.address)))
+        overlay.delete(STORES.evm, key);
+      continue;
+    }
+    evm.setNonce(a.address, a.nonce);
+    bank.setWei(evm.balanceAddressOf(a.address), a.balance);
+    if (a.code) evm.setCode(a.address, a.code);
+    for (const [key, value] of a.slots) evm.setStorage(a.address, key, value);
+  }
 }
 
 function readUint(v: DataView, at: number, len: number): bigint {

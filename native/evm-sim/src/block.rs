@@ -11,11 +11,10 @@
 use std::collections::HashMap;
 
 use napi::bindgen_prelude::{Function, Unknown};
-use napi::{Error, JsValue, Status};
+use napi::{Error, Status};
 use napi_derive::napi;
 use revm::context::either::Either;
-use revm::context::{BlockEnv, CfgEnv, TxEnv};
-use revm::context_interface::block::BlobExcessGasAndPrice;
+use revm::context::{CfgEnv, TxEnv};
 use revm::context_interface::result::{EVMError, ExecutionResult, HaltReason, OutOfGasError};
 use revm::context_interface::transaction::{
     AccessList, AccessListItem, Authorization, SignedAuthorization,
@@ -28,10 +27,7 @@ use revm::primitives::hardfork::SpecId;
 use revm::primitives::{Address, Bytes, TxKind, B256, KECCAK_EMPTY, U256};
 use revm::{ExecuteEvm, InspectEvm, MainBuilder, MainnetEvm};
 
-use crate::{
-    be_u64, bytes_of, precompiles, string, uint8_array, Callbacks, Host, SimCtx, BLOCK_LEN,
-    SCRATCH_LEN,
-};
+use crate::{be_u64, enter, precompiles, string, uint8_array, Callbacks, Host, SimCtx};
 
 /// `tx`: type[1] from[20] hasTo[1] to[20] value[32] gasLimit[8] maxFee[16] maxPriority[16]
 /// nonce[8] hasChainId[1] chainId[8], big-endian (legacy and EIP-2930 txs: maxFee = maxPriority =
@@ -266,44 +262,18 @@ pub fn execute(
     block_hash: Function<Unknown, Unknown>,
 ) -> napi::Result<Unknown<'static>> {
     let raw_env = env.raw();
-    let scratch = unsafe { bytes_of(raw_env, scratch.raw())? };
-    if tx.len() != EXEC_TX_LEN || block.len() != BLOCK_LEN || scratch.len() < SCRATCH_LEN {
-        return Err(Error::new(
-            Status::InvalidArg,
-            format!(
-                "tx {} / block {} / scratch {} bytes",
-                tx.len(),
-                block.len(),
-                scratch.len()
-            ),
-        ));
-    }
-    let spec = match block[92] {
-        0 => SpecId::PRAGUE,
-        1 => SpecId::OSAKA,
-        2 => SpecId::CANCUN,
-        s => return Err(Error::new(Status::InvalidArg, format!("unknown spec {s}"))),
-    };
+    let (spec, block_env, chain_id, js) = enter(
+        raw_env,
+        (tx, EXEC_TX_LEN),
+        block,
+        &[SpecId::PRAGUE, SpecId::OSAKA, SpecId::CANCUN],
+        scratch,
+        &account,
+        &code,
+        &storage,
+        &block_hash,
+    )?;
     let (access_list, authorization_list) = read_lists(lists)?;
-    let js = Callbacks {
-        env: raw_env,
-        scratch: scratch.as_mut_ptr(),
-        account: account.raw(),
-        code: code.raw(),
-        storage: storage.raw(),
-        block_hash: block_hash.raw(),
-    };
-    let block_env = BlockEnv {
-        number: U256::from(be_u64(&block[0..8])),
-        timestamp: U256::from(be_u64(&block[8..16])),
-        beneficiary: Address::from_slice(&block[16..36]),
-        basefee: be_u64(&block[36..44]),
-        gas_limit: be_u64(&block[44..52]),
-        difficulty: U256::ZERO,
-        prevrandao: Some(B256::from_slice(&block[52..84])),
-        blob_excess_gas_and_price: Some(BlobExcessGasAndPrice::new_with_spec(0, spec)),
-        ..Default::default()
-    };
     let tx_type = tx[0];
     let max_fee = u128::from_be_bytes(tx[82..98].try_into().unwrap());
     let max_priority = u128::from_be_bytes(tx[98..114].try_into().unwrap());
@@ -334,7 +304,6 @@ pub fn execute(
         authorization_list,
         ..Default::default()
     };
-    let chain_id = be_u64(&block[84..92]);
     let mut evm = BLOCK_EVMS
         .with(|e| {
             let mut e = e.borrow_mut();

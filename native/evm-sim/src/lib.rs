@@ -426,41 +426,41 @@ fn write_outcome(scratch: &mut [u8], status: u8, reads: u32, gas_used: u64) {
 /// The smallest scratch array: the outcome, or a storage callback's address and slot.
 pub(crate) const SCRATCH_LEN: usize = 64;
 
-/// Runs one message (see the layouts above) and undoes it. The callbacks take no arguments: each
-/// finds its own in `scratch` (account, code: the address in [0..20]; storage: the address, then the
-/// slot in [20..52]; blockHash: the height in [0..8], big-endian). Answers the return or revert
-/// data (a Uint8Array), or the halt reason / why the message could not run (a string), with the
-/// outcome in scratch (write_outcome). A callback's exception is rethrown.
-#[napi(catch_unwind)]
+/// The checked common arguments of `call` and `execute`: the spec, block env and chain id packed
+/// in `block` (layout above; `specs` the spec bytes the caller serves), and the callbacks with
+/// their scratch array.
 #[allow(clippy::too_many_arguments)]
-pub fn call(
-    env: napi::Env,
-    tx: &[u8],
+pub(crate) fn enter(
+    raw_env: sys::napi_env,
+    tx: (&[u8], usize),
     block: &[u8],
-    data: &[u8],
+    specs: &[SpecId],
     scratch: Unknown,
-    account: Function<Unknown, Unknown>,
-    code: Function<Unknown, Unknown>,
-    storage: Function<Unknown, Unknown>,
-    block_hash: Function<Unknown, Unknown>,
-) -> napi::Result<Unknown<'static>> {
-    let raw_env = env.raw();
+    account: &Function<Unknown, Unknown>,
+    code: &Function<Unknown, Unknown>,
+    storage: &Function<Unknown, Unknown>,
+    block_hash: &Function<Unknown, Unknown>,
+) -> napi::Result<(SpecId, BlockEnv, u64, Callbacks)> {
     let scratch = unsafe { bytes_of(raw_env, scratch.raw())? };
-    if tx.len() != TX_LEN || block.len() != BLOCK_LEN || scratch.len() < SCRATCH_LEN {
+    if tx.0.len() != tx.1 || block.len() != BLOCK_LEN || scratch.len() < SCRATCH_LEN {
         return Err(Error::new(
             Status::InvalidArg,
             format!(
                 "tx {} / block {} / scratch {} bytes",
-                tx.len(),
+                tx.0.len(),
                 block.len(),
                 scratch.len()
             ),
         ));
     }
-    let spec = match block[92] {
-        0 => SpecId::PRAGUE,
-        1 => SpecId::OSAKA,
-        s => return Err(Error::new(Status::InvalidArg, format!("unknown spec {s}"))),
+    let spec = match specs.get(block[92] as usize) {
+        Some(s) => *s,
+        None => {
+            return Err(Error::new(
+                Status::InvalidArg,
+                format!("unknown spec {}", block[92]),
+            ))
+        }
     };
     let js = Callbacks {
         env: raw_env,
@@ -481,6 +481,40 @@ pub fn call(
         blob_excess_gas_and_price: Some(BlobExcessGasAndPrice::new_with_spec(0, spec)),
         ..Default::default()
     };
+    Ok((spec, block_env, be_u64(&block[84..92]), js))
+}
+
+/// Runs one message (see the layouts above) and undoes it. The callbacks take no arguments: each
+/// finds its own in `scratch` (account, code: the address in [0..20]; storage: the address, then the
+/// slot in [20..52]; blockHash: the height in [0..8], big-endian). Answers the return or revert
+/// data (a Uint8Array), or the halt reason / why the message could not run (a string), with the
+/// outcome in scratch (write_outcome). A callback's exception is rethrown.
+#[napi(catch_unwind)]
+#[allow(clippy::too_many_arguments)]
+pub fn call(
+    env: napi::Env,
+    tx: &[u8],
+    block: &[u8],
+    data: &[u8],
+    scratch: Unknown,
+    account: Function<Unknown, Unknown>,
+    code: Function<Unknown, Unknown>,
+    storage: Function<Unknown, Unknown>,
+    block_hash: Function<Unknown, Unknown>,
+) -> napi::Result<Unknown<'static>> {
+    let raw_env = env.raw();
+    let (spec, block_env, chain_id, js) = enter(
+        raw_env,
+        (tx, TX_LEN),
+        block,
+        &[SpecId::PRAGUE, SpecId::OSAKA],
+        scratch,
+        &account,
+        &code,
+        &storage,
+        &block_hash,
+    )?;
+    let scratch = unsafe { slice::from_raw_parts_mut(js.scratch, SCRATCH_LEN) };
     let tx_env = TxEnv {
         tx_type: 0,
         caller: Address::from_slice(&tx[0..20]),
@@ -496,7 +530,6 @@ pub fn call(
         chain_id: None,
         ..Default::default()
     };
-    let chain_id = be_u64(&block[84..92]);
     // intrinsic gas and the EIP-7623 floor are checked here and the floor is then off: the JS EVM's
     // eth_call refuses a gas limit below either, and reports the gas used without the floor
     if let Err(e) = validate_initial_tx_gas(&tx_env, spec, false, false, u64::MAX, None) {

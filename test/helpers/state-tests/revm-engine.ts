@@ -10,7 +10,7 @@ import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { LegacyTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address, bytesToHex, createAccount, hexToBytes, setLengthLeft, unpadBytes } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { packTx } from '../../../src/execution/revm-tx.ts';
+import { type AccountChange, decodeExecution, packTx } from '../../../src/execution/revm-tx.ts';
 import {
   nativeSimulator,
   packAccount,
@@ -107,62 +107,28 @@ function host(state: Map<string, Acct>): NativeHost {
   };
 }
 
-/** Applies `execute`'s answer (the crate's layout) to `state`; returns the logs and gas used. */
-function apply(b: Uint8Array, state: Map<string, Acct>): { logs: unknown[]; gasUsed: bigint } {
-  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  const gasUsed = v.getBigUint64(1);
-  let at = 30;
-  at += 4 + v.getUint32(at);
-  at += 2 + v.getUint16(at);
-  const logs: unknown[] = [];
-  const logCount = v.getUint32(at);
-  at += 4;
-  for (let i = 0; i < logCount; i++) {
-    const address = b.slice(at, at + 20);
-    const n = b[at + 20];
-    at += 21;
-    const topics: Uint8Array[] = [];
-    for (let t = 0; t < n; t++, at += 32) topics.push(b.slice(at, at + 32));
-    const len = v.getUint32(at);
-    logs.push([address, topics, b.slice(at + 4, at + 4 + len)]);
-    at += 4 + len;
-  }
-  const count = v.getUint32(at);
-  at += 4;
-  for (let i = 0; i < count; i++) {
-    const id = hexOf(b.subarray(at, at + 20));
-    const flags = b[at + 20];
-    at += 21;
-    let balance = 0n;
-    for (let k = 0; k < 32; k += 8) balance = (balance << 64n) | v.getBigUint64(at + k);
-    const nonce = v.getBigUint64(at + 32);
-    at += 40;
-    let code: Uint8Array | undefined;
-    if (flags & 2) {
-      const len = v.getUint32(at);
-      code = b.slice(at + 4, at + 4 + len);
-      at += 4 + len;
+/** Applies `execute`'s decoded changes to `state`, as the block executor applies them to an overlay. */
+function apply(accounts: AccountChange[], state: Map<string, Acct>): void {
+  for (const a of accounts) {
+    const id = hexOf(a.address);
+    if (a.deleted) {
+      state.delete(id);
+      continue;
     }
-    if (flags & 1) state.delete(id);
-    else {
-      const prev = state.get(id);
-      state.set(id, {
-        nonce,
-        balance,
-        code: code ?? prev?.code ?? new Uint8Array(0),
-        storage: prev?.storage ?? new Map(),
-      });
-    }
-    const slots = v.getUint32(at);
-    at += 4;
-    const acct = state.get(id);
-    for (let s = 0; s < slots; s++, at += 64) {
-      const value = unpadBytes(b.slice(at + 32, at + 64));
-      if (value.length === 0) acct?.storage.delete(hexOf(b.subarray(at, at + 32)));
-      else acct?.storage.set(hexOf(b.subarray(at, at + 32)), value);
+    const prev = state.get(id);
+    const acct = {
+      nonce: a.nonce,
+      balance: a.balance,
+      code: a.code ?? prev?.code ?? new Uint8Array(0),
+      storage: prev?.storage ?? new Map<string, Uint8Array>(),
+    };
+    state.set(id, acct);
+    for (const [key, word] of a.slots) {
+      const value = unpadBytes(word);
+      if (value.length === 0) acct.storage.delete(hexOf(key));
+      else acct.storage.set(hexOf(key), value);
     }
   }
-  return { logs, gasUsed };
 }
 
 const SPECS: Record<string, 'cancun' | 'prague'> = { Cancun: 'cancun', Prague: 'prague' };
@@ -210,11 +176,13 @@ export const revmEngine: Engine = {
         gasUsed: 0n,
         rejected: answer,
       };
-    const { logs, gasUsed } = apply(answer, state);
+    const r = decodeExecution(answer, false);
+    apply(r.accounts, state);
+    const logs = r.logs.map((l) => [l.address, l.topics, l.data]);
     return {
       stateRoot: await rootOf(state, c.fork),
       logsHash: logsHash(logs),
-      gasUsed,
+      gasUsed: r.gasUsed,
     } satisfies EngineResult;
   },
 };
