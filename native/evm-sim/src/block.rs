@@ -8,8 +8,6 @@
 //! Nothing is timed here: a block's transaction runs to its end, so every node gets the same
 //! result (the eth_call path gives up after a time slice instead).
 
-use std::collections::HashMap;
-
 use napi::bindgen_prelude::{Function, Unknown};
 use napi::{Error, Status};
 use napi_derive::napi;
@@ -27,7 +25,7 @@ use revm::primitives::hardfork::SpecId;
 use revm::primitives::{Address, Bytes, TxKind, B256, KECCAK_EMPTY, U256};
 use revm::{ExecuteEvm, InspectEvm, MainBuilder, MainnetEvm};
 
-use crate::{be_u64, enter, precompiles, string, uint8_array, Callbacks, Host, SimCtx};
+use crate::{be_u64, enter, precompiles, string, take_evm, uint8_array, Callbacks, Host, SimCtx};
 
 /// `tx`: type[1] from[20] hasTo[1] to[20] value[32] gasLimit[8] maxFee[16] maxPriority[16]
 /// nonce[8] hasChainId[1] chainId[8], big-endian (legacy and EIP-2930 txs: maxFee = maxPriority =
@@ -115,12 +113,7 @@ thread_local! {
 }
 
 fn new_block_evm(spec: SpecId) -> BlockEvm {
-    let host = Host {
-        js: Callbacks::NONE,
-        uncached: HashMap::new(),
-        reads: 0,
-        loaded_code: HashMap::new(),
-    };
+    let host = Host::new(Callbacks::NONE);
     let cfg = CfgEnv::new_with_spec(spec);
     let mut evm = SimCtx::new(host, spec)
         .with_cfg(cfg)
@@ -164,7 +157,10 @@ struct Reader<'a> {
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> napi::Result<&'a [u8]> {
         if self.at + n > self.b.len() {
-            return Err(Error::new(Status::InvalidArg, "lists end early".to_string()));
+            return Err(Error::new(
+                Status::InvalidArg,
+                "lists end early".to_string(),
+            ));
         }
         let s = &self.b[self.at..self.at + n];
         self.at += n;
@@ -179,7 +175,10 @@ impl<'a> Reader<'a> {
 /// address[20] nonce[8] yParity[1] r[32] s[32] }…, big-endian.
 fn read_lists(
     lists: &[u8],
-) -> napi::Result<(AccessList, Vec<Either<SignedAuthorization, revm::context_interface::transaction::RecoveredAuthorization>>)> {
+) -> napi::Result<(
+    AccessList,
+    Vec<Either<SignedAuthorization, revm::context_interface::transaction::RecoveredAuthorization>>,
+)> {
     let mut r = Reader { b: lists, at: 0 };
     let mut access = Vec::new();
     for _ in 0..r.u32()? {
@@ -304,21 +303,10 @@ pub fn execute(
         authorization_list,
         ..Default::default()
     };
-    let mut evm = BLOCK_EVMS
-        .with(|e| {
-            let mut e = e.borrow_mut();
-            let i = e.iter().position(|(s, _)| *s == spec)?;
-            Some(e.swap_remove(i).1)
-        })
-        .unwrap_or_else(|| new_block_evm(spec));
+    let mut evm = take_evm(&BLOCK_EVMS, spec, new_block_evm);
     evm.ctx.cfg.chain_id = chain_id;
     evm.ctx.block = block_env;
-    evm.ctx.journaled_state.database = Host {
-        js,
-        uncached: HashMap::new(),
-        reads: 0,
-        loaded_code: HashMap::new(),
-    };
+    evm.ctx.journaled_state.database = Host::new(js);
     evm.inspector = Collector {
         on: collect,
         ..Default::default()
@@ -330,12 +318,7 @@ pub fn execute(
     };
     let host = std::mem::replace(
         &mut evm.ctx.journaled_state.database,
-        Host {
-            js: Callbacks::NONE,
-            uncached: HashMap::new(),
-            reads: 0,
-            loaded_code: HashMap::new(),
-        },
+        Host::new(Callbacks::NONE),
     );
     let collector = std::mem::take(&mut evm.inspector);
     let done = match result {
@@ -407,11 +390,7 @@ pub fn execute(
         out.u32(log.data.data.len());
         out.bytes(&log.data.data);
     }
-    let touched: Vec<_> = done
-        .state
-        .iter()
-        .filter(|(_, a)| a.is_touched())
-        .collect();
+    let touched: Vec<_> = done.state.iter().filter(|(_, a)| a.is_touched()).collect();
     out.u32(touched.len());
     for (address, a) in touched {
         out.bytes(address.as_slice());

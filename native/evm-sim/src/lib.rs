@@ -189,6 +189,33 @@ pub(crate) struct Host {
     pub(crate) loaded_code: HashMap<Address, B256>,
 }
 
+impl Host {
+    pub(crate) fn new(js: Callbacks) -> Host {
+        Host {
+            js,
+            uncached: HashMap::new(),
+            reads: 0,
+            loaded_code: HashMap::new(),
+        }
+    }
+}
+
+/// An EVM of `spec` from `pool` (one kept per spec, reused call after call: building one costs
+/// more than a cheap call), or a new one. Taken out while it runs: a callback that called back in
+/// would find none and build its own.
+pub(crate) fn take_evm<E>(
+    pool: &'static std::thread::LocalKey<RefCell<Vec<(SpecId, E)>>>,
+    spec: SpecId,
+    make: fn(SpecId) -> E,
+) -> E {
+    pool.with(|e| {
+        let mut e = e.borrow_mut();
+        let i = e.iter().position(|(s, _)| *s == spec)?;
+        Some(e.swap_remove(i).1)
+    })
+    .unwrap_or_else(|| make(spec))
+}
+
 impl Database for Host {
     type Error = HostError;
 
@@ -346,7 +373,10 @@ pub(crate) fn be_u64(b: &[u8]) -> u64 {
 }
 
 /// A Uint8Array holding a copy of `bytes` (a plain one: a Node Buffer costs a prototype change).
-pub(crate) unsafe fn uint8_array(env: sys::napi_env, bytes: &[u8]) -> napi::Result<sys::napi_value> {
+pub(crate) unsafe fn uint8_array(
+    env: sys::napi_env,
+    bytes: &[u8],
+) -> napi::Result<sys::napi_value> {
     let mut data = ptr::null_mut();
     let mut buffer = ptr::null_mut();
     check(sys::napi_create_arraybuffer(
@@ -382,7 +412,10 @@ pub(crate) unsafe fn string(env: sys::napi_env, s: &str) -> napi::Result<sys::na
 }
 
 /// The bytes of a Uint8Array, writable: the caller's scratch array, which only this call uses while it runs.
-pub(crate) unsafe fn bytes_of<'a>(env: sys::napi_env, value: sys::napi_value) -> napi::Result<&'a mut [u8]> {
+pub(crate) unsafe fn bytes_of<'a>(
+    env: sys::napi_env,
+    value: sys::napi_value,
+) -> napi::Result<&'a mut [u8]> {
     let (mut ty, mut len, mut data, mut buffer, mut offset) =
         (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
     check(sys::napi_get_typedarray_info(
@@ -541,22 +574,10 @@ pub fn call(
             ))
         };
     }
-    // taken out for the call: a callback that called back in would find none and build its own
-    let mut evm = EVMS
-        .with(|e| {
-            let mut e = e.borrow_mut();
-            let i = e.iter().position(|(s, _)| *s == spec)?;
-            Some(e.swap_remove(i).1)
-        })
-        .unwrap_or_else(|| new_evm(spec));
+    let mut evm = take_evm(&EVMS, spec, new_evm);
     evm.ctx.cfg.chain_id = chain_id;
     evm.ctx.block = block_env;
-    evm.ctx.journaled_state.database = Host {
-        js,
-        uncached: HashMap::new(),
-        reads: 0,
-        loaded_code: HashMap::new(),
-    };
+    evm.ctx.journaled_state.database = Host::new(js);
     JUMPS.with(|j| j.set(0));
     GIVE_UP.with(|g| g.set(0));
     SLICE_END.with(|e| e.set(Some(Instant::now() + SLICE)));
@@ -608,12 +629,7 @@ pub fn call(
 }
 
 fn new_evm(spec: SpecId) -> SimEvm {
-    let host = Host {
-        js: Callbacks::NONE,
-        uncached: HashMap::new(),
-        reads: 0,
-        loaded_code: HashMap::new(),
-    };
+    let host = Host::new(Callbacks::NONE);
     let mut cfg = CfgEnv::new_with_spec(spec);
     cfg.disable_nonce_check = true;
     cfg.disable_balance_check = true;
