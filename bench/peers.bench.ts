@@ -27,7 +27,7 @@
  *   each node's reads.
  * - eth_blockNumber, eth_getBalance latest, eth_getBlockByNumber(latest, false), eth_call balanceOf
  *   latest (one holder; and a random holder of the burst's recipients each call, the same sequence
- *   on every node), eth_getLogs of the token over 100 blocks: req/s, p99, CPU µs of the
+ *   on every node), eth_estimateGas of an ERC20 transfer, eth_getLogs of the token over 100 blocks: req/s, p99, CPU µs of the
  *   node's process tree per request (what a request costs, which other load disturbs far less).
  *   eth_getLogs covers the 100 blocks up to the one that mined the last burst transfer.
  * - eth_getBalance_random_funded: eth_getBalance latest of a random one of FUNDED (10,000) addresses
@@ -459,6 +459,14 @@ async function reads(
     eth_getBlockByNumber_latest: rpcBody('eth_getBlockByNumber', ['latest', false]),
     eth_call_balanceOf: rpcBody('eth_call', [
       { to: tokenAddress, data: token.encodeFunctionData('balanceOf', [senders[0].address]) },
+      'latest',
+    ]),
+    eth_estimateGas_transfer: rpcBody('eth_estimateGas', [
+      {
+        from: senders[0].address,
+        to: tokenAddress,
+        data: token.encodeFunctionData('transfer', [recipientOf(0), 1n]),
+      },
       'latest',
     ]),
   };
