@@ -4,6 +4,7 @@
  */
 import { bigIntToUnpaddedBytes, generateAddress } from '@ethereumjs/util';
 import { compareBytes, equalBytes, toHex } from '../../primitives/bytes.ts';
+import type { NativeSimulator } from './native-binding.ts';
 import {
   SimulationError,
   type AccessListItem,
@@ -20,10 +21,21 @@ export type EstimateResult =
 const TX_GAS = 21_000n;
 const CALL_STIPEND = 2_300n;
 
-/** Runs at `gas`: failed (maybe for lack of gas) or not; other pre-execution errors propagate. */
-async function attempt(sim: Simulation, msg: CallMessage, gas: bigint): Promise<RunResult | undefined> {
+/**
+ * Runs at `gas`: failed (maybe for lack of gas) or not; other pre-execution errors propagate. On the
+ * native simulator when given and the message is one it runs exactly (`Simulation.callNative`): it
+ * succeeds or fails at a gas limit as the JS EVM's run does, and its gas used (before refunds) is
+ * the JS run's gas used plus refund, so the search takes the same steps to the same minimum.
+ */
+async function attempt(
+  sim: Simulation,
+  msg: CallMessage,
+  gas: bigint,
+  native?: NativeSimulator,
+): Promise<RunResult | undefined> {
   try {
-    return await sim.run(msg, gas);
+    const fast = native && (await sim.callNative(native, msg, gas));
+    return fast || (await sim.run(msg, gas));
   } catch (err) {
     // Too little gas to even start: the search raises the limit.
     if (err instanceof SimulationError && err.reason === 'intrinsic_gas') return undefined;
@@ -38,7 +50,11 @@ async function attempt(sim: Simulation, msg: CallMessage, gas: bigint): Promise<
  * (gas used + refund + call stipend) × 64/63 (the 63/64 rule leaves that much for nested calls), then
  * bisection skewed low. Unlike geth no error ratio is allowed: the answer is the exact minimum.
  */
-export async function estimateGas(sim: Simulation, msg: CallMessage): Promise<EstimateResult> {
+export async function estimateGas(
+  sim: Simulation,
+  msg: CallMessage,
+  native?: NativeSimulator,
+): Promise<EstimateResult> {
   let hi = msg.gas !== undefined && msg.gas >= TX_GAS ? msg.gas : sim.env.gasLimit;
   const feeCap = msg.maxFeePerGas ?? msg.gasPrice ?? 0n;
   if (feeCap !== 0n) {
@@ -54,10 +70,10 @@ export async function estimateGas(sim: Simulation, msg: CallMessage): Promise<Es
   // A plain transfer: 21000 if it works (still run: access lists and the like cost more).
   if ((msg.data ?? new Uint8Array(0)).length === 0 && msg.to && (await sim.codeSize(msg.to)) === 0) {
     // any failure here (even an unfundable one) is left to the full run below to report
-    const r = await attempt(sim, msg, TX_GAS).catch(() => undefined);
+    const r = await attempt(sim, msg, TX_GAS, native).catch(() => undefined);
     if (r?.status === 'success') return { status: 'success', gas: TX_GAS };
   }
-  const first = await attempt(sim, msg, hi);
+  const first = await attempt(sim, msg, hi, native);
   if (first === undefined || first.status === 'failure') {
     if (first?.status === 'failure' && first.error !== 'out of gas') return first;
     return { status: 'failure', error: `gas required exceeds allowance (${hi})` };
@@ -67,14 +83,14 @@ export async function estimateGas(sim: Simulation, msg: CallMessage): Promise<Es
   let lo = first.gasUsed - 1n;
   const optimistic = ((first.gasUsed + first.refund + CALL_STIPEND) * 64n) / 63n;
   if (optimistic < hi) {
-    if ((await attempt(sim, msg, optimistic))?.status === 'success') hi = optimistic;
+    if ((await attempt(sim, msg, optimistic, native))?.status === 'success') hi = optimistic;
     else lo = optimistic;
   }
   while (lo + 1n < hi) {
     let mid = (hi + lo) / 2n;
     // most txs need little more than they use: bisect nearer the low end
     if (mid > lo * 2n) mid = lo * 2n;
-    if ((await attempt(sim, msg, mid))?.status === 'success') hi = mid;
+    if ((await attempt(sim, msg, mid, native))?.status === 'success') hi = mid;
     else lo = mid;
   }
   return { status: 'success', gas: hi };

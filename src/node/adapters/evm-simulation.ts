@@ -201,8 +201,9 @@ export class NodeSimulation implements SimulationBackend, MultiBlockSimulationBa
     stateOverrides?: AccountOverride[],
     blockOverrides?: BlockOverrides,
   ) {
+    const native = stateOverrides?.length || blockOverrides ? undefined : this.o.native;
     return this.with(this.open(height, call, stateOverrides, blockOverrides), (sim) =>
-      estimateGas(sim, call),
+      estimateGas(sim, call, native),
     );
   }
 

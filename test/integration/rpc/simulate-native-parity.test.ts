@@ -15,7 +15,8 @@ import { Registry } from 'prom-client';
 import { AbiCoder, Interface, SigningKey, keccak256 } from 'ethers';
 import { parseGenesis } from '../../../src/app/genesis.ts';
 import { loadConfig } from '../../../src/config/load.ts';
-import { nativeSimulator } from '../../../src/execution/simulation/native-binding.ts';
+import { type NativeSimulator, nativeSimulator } from '../../../src/execution/simulation/native-binding.ts';
+import { type EstimateResult, estimateGas } from '../../../src/execution/simulation/estimate.ts';
 import type { CallMessage, RunResult } from '../../../src/execution/simulation/simulate.ts';
 import { NodeChainReader } from '../../../src/node/adapters/evm-chain-reader.ts';
 import { NodeSimulation } from '../../../src/node/adapters/evm-simulation.ts';
@@ -154,9 +155,9 @@ interface Case {
   native: boolean | 'either';
 }
 
-type Outcome = { result: RunResult } | { error: { name: string; code: string; message: string } };
+type Outcome<R = RunResult> = { result: R } | { error: { name: string; code: string; message: string } };
 
-async function outcome(run: () => Promise<RunResult | undefined>): Promise<Outcome | undefined> {
+async function outcome<R = RunResult>(run: () => Promise<R | undefined>): Promise<Outcome<R> | undefined> {
   try {
     const result = await run();
     return result && { result };
@@ -517,6 +518,27 @@ test('eth_call: the native simulator answers exactly as the JS EVM', { skip }, a
       }
     });
   }
+
+  // eth_estimateGas runs its attempts natively where it can: the same estimate (or error) either way
+  await t.test('eth_estimateGas: the same estimates with the native simulator', async () => {
+    const sim = native as NativeSimulator;
+    let answeredNatively = 0;
+    for (const k of cases) {
+      if (k.gas !== undefined) continue;
+      const js = await simulation.open(height, k.msg);
+      const nat = await simulation.open(height, k.msg);
+      try {
+        const a = await outcome<EstimateResult>(() => estimateGas(nat, k.msg, sim));
+        const b = await outcome<EstimateResult>(() => estimateGas(js, k.msg));
+        assert.deepEqual(a, b, k.name);
+        if (k.native === true) answeredNatively++;
+      } finally {
+        js.close();
+        nat.close();
+      }
+    }
+    assert.ok(answeredNatively >= 5, `${answeredNatively} estimates of calls the native simulator runs`);
+  });
 
   // An older height is read from the State Store, asynchronously: a native call that finds a key not
   // loaded yet is run again once it is (up to 8 times), else the JS EVM takes it over.
