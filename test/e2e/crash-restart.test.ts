@@ -21,7 +21,9 @@ test('SIGKILL during block production loses no committed block and changes no ap
   const home = tempHome(t);
   const flags = ['--log_format', 'json', '--consensus.timeout-commit', '20ms'];
   const seen: Committed[] = [];
-  // iavl commitment: every block rewrites the base fee leaf, so every height has its own app hash.
+  // iavl commitment. These blocks are empty: a block that changes no state keeps its parent's app
+  // hash (a block's changes are the keys it changed), so each height is checked against the hash the
+  // next header carries, not against the other heights'.
   let node = new ChaindProcess(['dev', '--home', home, '--state-commitment', 'iavl', ...flags]);
   for (let round = 0; round < 3; round++) {
     if (round > 0) node = new ChaindProcess(['start', '--home', home, ...flags]);
@@ -64,8 +66,13 @@ test('SIGKILL during block production loses no committed block and changes no ap
           `app hash after ${c.height} changed`,
         );
     }
-    const distinct = new Set(seen.map((c) => c.appHash));
-    assert.ok(distinct.size > seen.length / 2, 'app hashes differ between heights');
+    // the checks above ran on real hashes, over every round's heights
+    assert.ok(seen.length >= 15, `${seen.length} committed heights seen`);
+    for (const c of seen) assert.match(c.appHash, /^[0-9A-F]{64}$/, `app hash at ${c.height}`);
+    assert.ok(
+      seen.some((c) => blocks.blockByHeight(c.height + 1) !== undefined),
+      'no height had a next header to compare its app hash with',
+    );
   } finally {
     await blocks.close();
   }
