@@ -63,82 +63,63 @@ async function run(kind: string, engine: string): Promise<EngineFigures> {
     });
     const mempool = node.modules.mempool;
 
-    // Setup (not measured): for ERC20, the deployer mints and funds every sender with tokens.
-    let tokenAddress = '';
-    if (kind === 'erc20') {
-      const deployer = wallets[SENDERS];
-      let nonce = 0;
-      const deploy = await deployer.signTransaction({
-        chainId: 713714n,
-        type: 2,
-        nonce: nonce++,
-        gasLimit: 3_000_000,
-        maxFeePerGas: 100n * GWEI,
-        maxPriorityFeePerGas: 0n,
-        data: artifacts.TestToken.bytecode + token.encodeDeploy(['B', 'B', 10n ** 30n]).slice(2),
-      });
-      await mempool.checkTx(bytes(deploy));
-      await node.modules.engine.producer!.produce();
-      tokenAddress =
-        '0x' +
-        Buffer.from(
-          node.modules.blocks.receiptByEvmHash(node.modules.chain.decode(bytes(deploy)).hash)!.receipt
-            .contractAddress!,
-        ).toString('hex');
-      for (let i = 0; i < SENDERS; i++) {
-        const raw = await deployer.signTransaction({
+    // Setup (not measured), sent by the deployer: its txs, and the address a deploy created.
+    const deployer = wallets[SENDERS];
+    let deployerNonce = 0;
+    const send = async (tx: object) => {
+      const raw = bytes(
+        await deployer.signTransaction({
           chainId: 713714n,
           type: 2,
-          nonce: nonce++,
-          to: tokenAddress,
-          gasLimit: 100_000,
+          nonce: deployerNonce++,
+          gasLimit: 3_000_000,
           maxFeePerGas: 100n * GWEI,
           maxPriorityFeePerGas: 0n,
+          ...tx,
+        }),
+      );
+      await mempool.checkTx(raw);
+      return raw;
+    };
+    const producedAddress = (raw: Uint8Array) =>
+      '0x' +
+      Buffer.from(
+        node.modules.blocks.receiptByEvmHash(node.modules.chain.decode(raw).hash)!.receipt.contractAddress!,
+      ).toString('hex');
+    const deployToken = (symbol: string) =>
+      send({
+        data: artifacts.TestToken.bytecode + token.encodeDeploy([symbol, symbol, 10n ** 30n]).slice(2),
+      });
+    const produceAll = async () => {
+      while (mempool.pending() > 0) await node.modules.engine.producer!.produce();
+    };
+
+    // for ERC20: a token, and every sender funded with it
+    let tokenAddress = '';
+    if (kind === 'erc20') {
+      const deploy = await deployToken('B');
+      await produceAll();
+      tokenAddress = producedAddress(deploy);
+      for (let i = 0; i < SENDERS; i++)
+        await send({
+          to: tokenAddress,
           data: token.encodeFunctionData('transfer', [wallets[i].address, 10n ** 24n]),
         });
-        await mempool.checkTx(bytes(raw));
-      }
-      while (mempool.pending() > 0) await node.modules.engine.producer!.produce();
+      await produceAll();
     }
 
-    // Setup (not measured) for swaps: two tokens, a pair holding liquidity of both, every sender
-    // holding both tokens and having approved the pair for them.
+    // for swaps: two tokens, a pair holding liquidity of both, every sender holding both tokens and
+    // having approved the pair for them
     let pairAddress = '';
     if (kind === 'swap') {
-      const deployer = wallets[SENDERS];
-      let nonce = 0;
-      const send = async (tx: object) => {
-        const raw = bytes(
-          await deployer.signTransaction({
-            chainId: 713714n,
-            type: 2,
-            nonce: nonce++,
-            gasLimit: 3_000_000,
-            maxFeePerGas: 100n * GWEI,
-            maxPriorityFeePerGas: 0n,
-            ...tx,
-          }),
-        );
-        await mempool.checkTx(raw);
-        return raw;
-      };
-      const producedAddress = (raw: Uint8Array) =>
-        '0x' +
-        Buffer.from(
-          node.modules.blocks.receiptByEvmHash(node.modules.chain.decode(raw).hash)!.receipt.contractAddress!,
-        ).toString('hex');
-      const t0Deploy = await send({
-        data: artifacts.TestToken.bytecode + token.encodeDeploy(['A', 'A', 10n ** 30n]).slice(2),
-      });
-      const t1Deploy = await send({
-        data: artifacts.TestToken.bytecode + token.encodeDeploy(['B', 'B', 10n ** 30n]).slice(2),
-      });
-      await node.modules.engine.producer!.produce();
+      const t0Deploy = await deployToken('A');
+      const t1Deploy = await deployToken('B');
+      await produceAll();
       const tokens = [producedAddress(t0Deploy), producedAddress(t1Deploy)];
       const pairDeploy = await send({
         data: artifacts.DiffPair.bytecode + pair.encodeDeploy(tokens).slice(2),
       });
-      await node.modules.engine.producer!.produce();
+      await produceAll();
       pairAddress = producedAddress(pairDeploy);
       for (const t of tokens)
         await send({ to: t, data: token.encodeFunctionData('transfer', [pairAddress, 10n ** 27n]) });
@@ -146,7 +127,7 @@ async function run(kind: string, engine: string): Promise<EngineFigures> {
       for (let i = 0; i < SENDERS; i++)
         for (const t of tokens)
           await send({ to: t, data: token.encodeFunctionData('transfer', [wallets[i].address, 10n ** 24n]) });
-      while (mempool.pending() > 0) await node.modules.engine.producer!.produce();
+      await produceAll();
       for (let i = 0; i < SENDERS; i++)
         for (const [n, t] of tokens.entries()) {
           const raw = await wallets[i].signTransaction({
@@ -161,7 +142,7 @@ async function run(kind: string, engine: string): Promise<EngineFigures> {
           });
           await mempool.checkTx(bytes(raw));
         }
-      while (mempool.pending() > 0) await node.modules.engine.producer!.produce();
+      await produceAll();
     }
 
     const perSender = Math.ceil(TOTAL / SENDERS);
