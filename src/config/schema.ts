@@ -314,6 +314,35 @@ export const APP_TOML = {
       [],
       'JSON-RPC namespaces this node refuses whole, by the part of a method name before its first _ (e.g. trace, ots, debug): their methods answer -32601 naming this key, and rpc_modules leaves them out',
     ),
+    http_api: strList(
+      ['*'],
+      'JSON-RPC namespaces served over HTTP (as geth\'s --http.api), e.g. ["eth", "net", "web3"]; "*" serves every namespace: a method of another answers -32601 naming this key, and rpc_modules over HTTP leaves it out',
+    ),
+    ws_api: strList(
+      ['*'],
+      'JSON-RPC namespaces served over WebSocket (as geth\'s --ws.api); "*" serves every namespace: a method of another answers -32601 naming this key, and rpc_modules over WebSocket leaves it out',
+    ),
+    client_quota: int(
+      500,
+      'Units of work per second one client (IP address) may spend on the EVM JSON-RPC, each method weighing what it costs (eth_blockNumber 1, eth_call 20, debug_trace* 100+); over it: -32005 and HTTP 429 with Retry-After. 0: no quota',
+    ),
+    client_quota_burst: int(
+      2000,
+      'Units one client may spend at once before client_quota paces it (the size of its token bucket)',
+      1,
+    ),
+    quota_loopback: bool(
+      false,
+      'Apply client_quota to loopback clients (127.0.0.0/8, ::1) too; by default they are not charged (a local dev chain, a local indexer)',
+    ),
+    trusted_proxies: strList(
+      [],
+      'Reverse proxies (IPv4 or IPv6 addresses or CIDR networks) whose X-Forwarded-For names the client client_quota charges: the right-most address that is not itself a trusted proxy; from any other peer X-Forwarded-For is ignored',
+    ),
+    jwt_secret_file: str(
+      '',
+      "A file holding a 32-byte hex secret (as geth's --authrpc.jwtsecret): when set, every EVM JSON-RPC HTTP request and WebSocket upgrade needs Authorization: Bearer <HS256 JWT> with iat within 60 s (else 401). Relative to the home directory unless absolute; empty: no authentication",
+    ),
   },
 } satisfies FileSchema;
 

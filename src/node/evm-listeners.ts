@@ -16,6 +16,7 @@ import type { JsonRpcHttpServer } from '../rpc/server/http.ts';
 import type { JsonRpcWsServer } from '../rpc/server/ws.ts';
 import type { CommitStore } from '../storage/sc/commit-store.ts';
 import type { StateStore } from '../storage/ss/index.ts';
+import { admissionShared, type AdmissionShared } from './evm-admission.ts';
 import { EVM_RPC_HOST, EvmRpc } from './evm-rpc.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { NodeSetup } from './node-options.ts';
@@ -60,14 +61,15 @@ export async function openEvmListeners(
     'evm-rpc',
     async () => {
       if (!evm.httpEnabled && !evm.wsEnabled) return undefined;
+      const admission = admissionShared(evm, o.home);
       const rpc = new EvmRpc(
-        { evm, genesis: o.genesis, logger: o.logger, registry },
+        { evm, genesis: o.genesis, logger: o.logger, registry, admission },
         {
           ...m,
           pending: new PendingBlocks(m.chain, { mempool: m.mempool, cosmosPool: m.cosmosPool }, m.now),
         },
       );
-      return { rpc, ...(await openHttp(o, rpc, m.chain, m.forked === true)) };
+      return { rpc, ...(await openHttp(o, rpc, admission, m.chain, m.forked === true)) };
     },
     async (built) => {
       built?.rpc.endWaits();
@@ -92,6 +94,7 @@ export async function openEvmListeners(
 async function openHttp(
   o: NodeSetup,
   rpc: EvmRpc,
+  admission: AdmissionShared,
   chain: Chain,
   forked: boolean,
 ): Promise<Pick<EvmListeners, 'http' | 'readers'>> {
@@ -115,6 +118,7 @@ async function openHttp(
       host: EVM_RPC_HOST,
       port: http.port,
       connectionCount,
+      admission,
       handler: rpc.httpDispatcher,
       chain,
       logger,

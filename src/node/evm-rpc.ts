@@ -28,6 +28,7 @@ import { devMethods, type DevNode, whyDevMethodNotServed } from '../rpc/dev/inde
 import type { LegacyBackend } from '../rpc/legacy/index.ts';
 import { Dispatcher } from '../rpc/server/dispatcher.ts';
 import { JsonRpcHttpServer } from '../rpc/server/http.ts';
+import { quotaMemory } from '../rpc/server/quota.ts';
 import { JsonRpcWsServer } from '../rpc/server/ws.ts';
 import type { CommitStore } from '../storage/sc/commit-store.ts';
 import type { StateStore } from '../storage/ss/types.ts';
@@ -43,6 +44,7 @@ import { NodeTracer } from './adapters/evm-tracer.ts';
 import { evmTxPool } from './adapters/evm-tx-pool.ts';
 import { legacyBackend, legacyHttpDispatcher, webSocketDispatcher } from './adapters/legacy-backend.ts';
 import { evmHttpLimits } from './evm-http-limits.ts';
+import { type AdmissionShared, evmAdmission, servedNamespaces } from './evm-admission.ts';
 import {
   blockTracer,
   createSyntheticLegacy,
@@ -55,6 +57,11 @@ export interface EvmRpcOptions {
   logger: Logger;
   /** The dispatcher records per-method RPC metrics here. */
   registry: Registry;
+  /**
+   * The JWT secret and the quota buckets every thread serving the EVM JSON-RPC shares (absent: no
+   * JWT, and buckets of this EvmRpc's own).
+   */
+  admission?: AdmissionShared;
 }
 
 export interface EvmRpcModules {
@@ -91,9 +98,11 @@ export class EvmRpc {
   private readonly synthetic: SyntheticLegacy;
   private readonly legacy: LegacyBackend;
   private hub: SubscriptionHub | undefined;
+  private readonly admission: AdmissionShared;
 
   constructor(o: EvmRpcOptions, m: EvmRpcModules) {
     this.o = o;
+    this.admission = o.admission ?? { quota: quotaMemory() };
     const { evm } = o;
     const { chain, mempool } = m;
     const blocks = chain.blocks;
@@ -214,7 +223,10 @@ export class EvmRpc {
 
   private httpDispatcherOnce: Dispatcher | undefined;
 
-  /** The dispatcher of `[evm] http_port`: the shared one plus the legacy surface. */
+  /**
+   * The dispatcher of `[evm] http_port`: the shared one plus the legacy surface, serving the
+   * namespaces of `[evm] http_api`.
+   */
   get httpDispatcher(): Dispatcher {
     const { evm } = this.o;
     return (this.httpDispatcherOnce ??= legacyHttpDispatcher(
@@ -223,7 +235,7 @@ export class EvmRpc {
       this.backend,
       evm.enabledLegacyChainApis,
       this.synthetic.methods,
-    ));
+    ).extend({}, { servedNamespaces: servedNamespaces(evm, 'http') }));
   }
 
   /**
@@ -238,6 +250,7 @@ export class EvmRpc {
       host: EVM_RPC_HOST,
       port: evm.httpPort,
       ...evmHttpLimits(evm),
+      admission: evmAdmission(evm, this.admission, 'http', this.o.registry),
       logger: this.o.logger.child({ module: 'rpc' }),
     });
   }
@@ -256,7 +269,11 @@ export class EvmRpc {
         maxCriteria: evm.maxLogCriteria,
       },
     ));
-    return new JsonRpcWsServer(webSocketDispatcher(this.dispatcher), {
+    const dispatcher = webSocketDispatcher(this.dispatcher).extend(
+      {},
+      { servedNamespaces: servedNamespaces(evm, 'ws') },
+    );
+    return new JsonRpcWsServer(dispatcher, {
       // Local only, like the HTTP server (and geth's default --ws.addr).
       host: '127.0.0.1',
       port: evm.wsPort,
@@ -268,6 +285,7 @@ export class EvmRpc {
       maxInFlight: evm.wsMaxRequestsInFlight,
       handshakeTimeoutMs: evm.readHeaderTimeout,
       pingIntervalMs: evm.wsPingInterval,
+      admission: evmAdmission(evm, this.admission, 'ws', this.o.registry),
       logger: log,
       connectionMethods: (notify) => subscriptionMethods(hub, this.backend, notify),
     });

@@ -28,6 +28,7 @@ import { openStateStoreReader, type StateStoreOptions } from '../storage/ss/inde
 import { ChainError, errorMessage } from '../util/errors.ts';
 import type { LogFn, Logger, LogLevel } from '../util/logger.ts';
 import { clientVersion, NodeChainReader } from './adapters/evm-chain-reader.ts';
+import { type AdmissionShared, evmAdmission, servedNamespaces } from './evm-admission.ts';
 import { evmHttpLimits } from './evm-http-limits.ts';
 
 /**
@@ -65,6 +66,12 @@ export interface ReaderThreadData {
   connectionCount: SharedArrayBuffer;
   /** How often the RPC metrics go to the main thread's registry. */
   metricsIntervalMs: number;
+  /**
+   * The JWT secret and the quota buckets the main thread's listeners use: a payload is admitted (and
+   * charged) here, before it is answered locally or forwarded; the main thread does not charge a
+   * forwarded one again.
+   */
+  admission: AdmissionShared;
 }
 
 export type ToReader =
@@ -222,6 +229,7 @@ async function main(): Promise<void> {
     local: new Dispatcher(table, {
       denyList: d.evm.denyList,
       disabledNamespaces: d.evm.disabledNamespaces,
+      servedNamespaces: servedNamespaces(d.evm, 'http'),
       maxResponseBytes: d.evm.maxResponseBytes,
     }),
     localMethods: new Set(READER_LOCAL_METHODS),
@@ -243,6 +251,7 @@ async function main(): Promise<void> {
     port: d.port,
     sharePort: 'join',
     ...evmHttpLimits(evm),
+    admission: evmAdmission(evm, d.admission, 'http', registry),
     connectionCount: new Int32Array(d.connectionCount),
     logger: log,
   });

@@ -5,6 +5,7 @@
  * share, answers the payloads they forward with its own HTTP dispatcher, keeps their RPC metrics for
  * /metrics, restarts one that dies, and stops them before the stores close.
  */
+import type { AdmissionShared } from './evm-admission.ts';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
@@ -66,6 +67,8 @@ export interface RpcReadersOptions {
   port: number;
   /** Where every thread listening on the port counts its connections (`[evm] http_max_connections`). */
   connectionCount: Int32Array;
+  /** The JWT secret and the quota buckets, shared with the main thread's listeners. */
+  admission: AdmissionShared;
   /** The main thread's HTTP dispatcher: it answers forwarded payloads. */
   handler: PayloadHandler;
   chain: { readonly latestHeight: number; onHead(listener: (height: number) => void): () => void };
@@ -141,6 +144,7 @@ export class RpcReaders {
       host: o.host,
       port: o.port,
       connectionCount: o.connectionCount.buffer as SharedArrayBuffer,
+      admission: o.admission,
       metricsIntervalMs: METRICS_INTERVAL_MS,
     };
     const worker = new Worker(new URL('./rpc-reader-thread.ts', import.meta.url), { workerData: data });

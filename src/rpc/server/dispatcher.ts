@@ -78,6 +78,12 @@ export interface DispatcherOptions {
    * disabled_namespaces`): their methods answer -32601 naming the key, rpc_modules leaves them out.
    */
   disabledNamespaces?: readonly string[];
+  /**
+   * The namespaces one transport serves (`[evm] http_api`, `[evm] ws_api`; "*" in `names`: all),
+   * besides `rpc`, always served: another's methods answer -32601 naming `key`, rpc_modules leaves
+   * them out.
+   */
+  servedNamespaces?: { names: readonly string[]; key: string; transport: string };
   /** Called with unexpected (non-ChainError) failures, which answer -32603. */
   onInternalError?: (err: unknown, method: string) => void;
   /** Per-method request counts and latencies are recorded here (the node's /metrics registry). */
@@ -117,6 +123,8 @@ export class Dispatcher {
   private readonly methods: Map<string, MethodDef>;
   private readonly denied: Set<string>;
   private readonly disabled: Set<string>;
+  /** Namespaces this transport serves; undefined: all. */
+  private readonly served: Set<string> | undefined;
   private readonly onInternalError: (err: unknown, method: string) => void;
   private readonly options: DispatcherOptions;
   private readonly metrics: RpcMetrics | undefined;
@@ -140,6 +148,8 @@ export class Dispatcher {
     );
     this.denied = new Set(options.denyList ?? []);
     this.disabled = new Set(options.disabledNamespaces ?? []);
+    const names = options.servedNamespaces?.names;
+    this.served = names && !names.includes('*') ? new Set([...names, 'rpc']) : undefined;
     this.onInternalError = options.onInternalError ?? (() => {});
     this.options = options;
     this.gate = options.gate;
@@ -168,7 +178,16 @@ export class Dispatcher {
 
   /** Names of the methods served (deny-listed ones and disabled namespaces excluded). */
   get methodNames(): string[] {
-    return [...this.methods.keys()].filter((m) => !this.denied.has(m) && !this.isDisabled(m)).sort();
+    return [...this.methods.keys()]
+      .filter((m) => !this.denied.has(m) && !this.isDisabled(m) && this.isServed(m))
+      .sort();
+  }
+
+  /** Whether this transport serves `name`'s namespace (a name without one counts as served). */
+  private isServed(name: string): boolean {
+    if (this.served === undefined) return true;
+    const cut = name.indexOf('_');
+    return cut <= 0 || this.served.has(name.slice(0, cut));
   }
 
   private isDisabled(name: string): boolean {
@@ -212,6 +231,13 @@ export class Dispatcher {
         `the method ${name} is not available: the ${name.slice(0, name.indexOf('_'))} namespace is ` +
           'disabled on this node ([evm] disabled_namespaces)',
       );
+    if (!this.isServed(name)) {
+      const ns = this.options.servedNamespaces!;
+      throw new MethodNotFoundError(
+        `the method ${name} is not available: the ${name.slice(0, name.indexOf('_'))} namespace is not ` +
+          `served over ${ns.transport} on this node (${ns.key})`,
+      );
+    }
     const args = decodeParams(def.params, params);
     const limit = this.limited.get(name);
     if (!limit) return def.handler(...args);

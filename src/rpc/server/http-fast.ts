@@ -12,13 +12,18 @@
  * back into the socket and node:http parses them as if it had read them itself, so every such case
  * keeps node:http's behaviour and error answers.
  */
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { RequestFacts } from './admission.ts';
 import { AnswerBatch } from './answer-batch.ts';
 
 /** What the fast path needs from the server: the answer of a body, and the node:http fallback. */
 export interface FastPathHost {
-  /** The JSON answer of a request body (undefined: no answer, e.g. only notifications) and extra headers. */
-  answer(body: Buffer): Promise<{ json: string | undefined; headers?: Readonly<Record<string, string>> }>;
+  /**
+   * The JSON answer of a request body (undefined: no answer, e.g. only notifications), extra headers
+   * and the status when it is not 200 (a refusal by admission).
+   */
+  answer(body: Buffer, facts: RequestFacts): Promise<HttpAnswer>;
   /** Gzips `json` when it is large and the client accepts gzip (content-encoding and vary then set). */
   encode(json: string, acceptEncoding: string | undefined): Promise<{ body: string | Buffer; gzip: boolean }>;
   /** Hands a connection to node:http (called with the unanswered bytes already pushed back). */
@@ -38,6 +43,12 @@ export interface FastPathHost {
   readonly maxBufferedBytes: number;
 }
 
+export interface HttpAnswer {
+  json: string | undefined;
+  headers?: Readonly<Record<string, string>>;
+  status?: number;
+}
+
 /** What node:http writes when a request's headers or body time out, before closing the socket. */
 export const REQUEST_TIMEOUT_RESPONSE = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
 
@@ -53,6 +64,8 @@ export interface PlainRequest {
   bodyStart: number;
   end: number;
   acceptEncoding: string | undefined;
+  authorization: string | undefined;
+  forwardedFor: string | undefined;
 }
 
 /**
@@ -72,6 +85,8 @@ export function parsePlainRequest(
   let type: string | undefined;
   let host = false;
   let acceptEncoding: string | undefined;
+  let authorization: string | undefined;
+  let forwardedFor: string | undefined;
   let at = REQUEST_LINE.length + 2;
   while (at < head.length) {
     let eol = head.indexOf('\r\n', at);
@@ -98,12 +113,19 @@ export function parsePlainRequest(
     } else if (name === 'accept-encoding') {
       if (acceptEncoding !== undefined) return 'delegate';
       acceptEncoding = value;
+    } else if (name === 'authorization') {
+      if (authorization !== undefined) return 'delegate';
+      authorization = value;
+    } else if (name === 'x-forwarded-for') {
+      // node:http joins repeated ones; the fast path leaves that to it
+      if (forwardedFor !== undefined) return 'delegate';
+      forwardedFor = value;
     }
   }
   if (length < 0 || length > maxBodyBytes || !host || type === undefined || !JSON_TYPES.has(type))
     return 'delegate';
   const bodyStart = headEnd + 4;
-  return { bodyStart, end: bodyStart + length, acceptEncoding };
+  return { bodyStart, end: bodyStart + length, acceptEncoding, authorization, forwardedFor };
 }
 
 let dateSecond = -1;
@@ -261,7 +283,7 @@ export class FastConnections {
         state.busy = true;
         let out: string | Buffer;
         try {
-          out = await this.respond(body, req.acceptEncoding);
+          out = await this.respond(body, req, socket.remoteAddress);
         } catch (err) {
           // what the node:http path answers when a request fails unexpectedly
           this.host.failed(err);
@@ -304,15 +326,24 @@ export class FastConnections {
     socket.setTimeout(this.host.keepAliveTimeoutMs);
   }
 
-  private async respond(body: Buffer, acceptEncoding: string | undefined): Promise<string | Buffer> {
-    const { json, headers } = await this.host.answer(body);
+  private async respond(body: Buffer, req: PlainRequest, peer: string | undefined): Promise<string | Buffer> {
+    const {
+      json,
+      headers,
+      status: code,
+    } = await this.host.answer(body, {
+      peer,
+      authorization: req.authorization,
+      forwardedFor: req.forwardedFor,
+    });
+    const status = code === undefined || code === 200 ? '200 OK' : `${code} ${STATUS_CODES[code] ?? ''}`;
+    const keepAlive = this.host.keepAliveTimeoutMs;
     const extra: [string, string][] = headers ? Object.entries(headers) : [];
-    if (json === undefined) return responseHead(extra, 0, this.host.keepAliveTimeoutMs);
-    const { body: out, gzip } = await this.host.encode(json, acceptEncoding);
+    if (json === undefined) return responseHead(extra, 0, keepAlive, status);
+    const { body: out, gzip } = await this.host.encode(json, req.acceptEncoding);
     if (gzip) extra.push(['content-encoding', 'gzip'], ['vary', 'Accept-Encoding']);
-    if (typeof out === 'string')
-      return responseHead(extra, Buffer.byteLength(out), this.host.keepAliveTimeoutMs) + out;
-    const head = Buffer.from(responseHead(extra, out.length, this.host.keepAliveTimeoutMs), 'latin1');
+    if (typeof out === 'string') return responseHead(extra, Buffer.byteLength(out), keepAlive, status) + out;
+    const head = Buffer.from(responseHead(extra, out.length, keepAlive, status), 'latin1');
     return Buffer.concat([head, out]);
   }
 

@@ -18,9 +18,10 @@ import { promisify } from 'node:util';
 import { gzip as gzipCb } from 'node:zlib';
 import { ChainError } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
+import type { Admission, RequestFacts } from './admission.ts';
 import type { CallContext } from './dispatcher.ts';
 import { ConnectionGate, jsonRpcRefusal } from './connections.ts';
-import { FastConnections } from './http-fast.ts';
+import { FastConnections, type HttpAnswer } from './http-fast.ts';
 import { DEFAULT_MAX_JSON_DEPTH, parseJsonRpcBody } from './json-body.ts';
 
 const gzip = promisify(gzipCb);
@@ -67,6 +68,11 @@ export interface HttpServerOptions {
    * next requests wait until the client reads.
    */
   maxBufferedBytes?: number;
+  /**
+   * The JWT and per-client quota every request passes before it is answered (or, on an RPC reader
+   * thread, forwarded).
+   */
+  admission?: Admission;
 }
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
@@ -154,7 +160,10 @@ export class JsonRpcHttpServer {
     );
     http.keepAliveTimeout = idleTimeoutMs;
     const fast = new FastConnections({
-      answer: (body) => this.answer(body),
+      answer: (body, facts) => {
+        const refused = this.o.admission?.authorize(facts);
+        return refused ? Promise.resolve(refused) : this.answer(body, facts);
+      },
       encode: (json, acceptEncoding) => this.encode(json, acceptEncoding),
       fallback: (socket) => http.emit('connection', socket),
       failed: (err) => this.log.error({ err: (err as Error).message }, 'JSON-RPC request failed'),
@@ -234,6 +243,16 @@ export class JsonRpcHttpServer {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/') return send(res, 404, 'text/plain', 'not found');
     if (req.method === 'OPTIONS') return this.preflight(req, res);
+    const facts: RequestFacts = {
+      peer: req.socket.remoteAddress,
+      authorization: req.headers.authorization,
+      forwardedFor: header(req.headers['x-forwarded-for']),
+    };
+    const unauthorized = this.o.admission?.authorize(facts);
+    if (unauthorized) {
+      for (const [k, v] of Object.entries(unauthorized.headers)) res.setHeader(k, v);
+      return send(res, unauthorized.status, 'application/json', unauthorized.json);
+    }
     if (req.method === 'GET') {
       if (Number(req.headers['content-length'] ?? 0) > 0)
         return send(res, 400, 'text/plain', 'GET / takes no body');
@@ -254,22 +273,28 @@ export class JsonRpcHttpServer {
     }
     const body = await this.readBody(req, res);
     if (body === undefined) return;
-    const { json, headers } = await this.answer(body);
+    const { json, headers, status = 200 } = await this.answer(body, facts);
     if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-    if (json === undefined) return send(res, 200, 'application/json', '');
+    if (json === undefined) return send(res, status, 'application/json', '');
     const { body: out, gzip } = await this.encode(json, req.headers['accept-encoding']);
     if (gzip) {
       res.setHeader('content-encoding', 'gzip');
       res.setHeader('vary', appendVary(res.getHeader('vary'), 'Accept-Encoding'));
     }
-    send(res, 200, 'application/json', out);
+    send(res, status, 'application/json', out);
   }
 
-  /** The JSON answer of a POSTed body (undefined: nothing to answer) and the headers it needs. */
-  private async answer(
-    body: Buffer,
-  ): Promise<{ json: string | undefined; headers?: Readonly<Record<string, string>> }> {
+  /**
+   * The JSON answer of a POSTed body (undefined: nothing to answer) and the headers it needs, once
+   * its client's quota is charged (a body that does not parse costs the least).
+   */
+  private async answer(body: Buffer, facts: RequestFacts): Promise<HttpAnswer> {
     const parsed = parseJsonRpcBody(body, this.o.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH);
+    const admission = this.o.admission;
+    if (admission) {
+      const refused = admission.charge(admission.client(facts), parsed.error ? undefined : parsed.payload);
+      if (refused) return refused;
+    }
     if (parsed.error) return { json: JSON.stringify(parsed.error) };
     const ctx: CallContext = {};
     const json = await this.dispatcher.handlePayloadText(parsed.payload, this.o.batchLimit, ctx);
@@ -367,6 +392,11 @@ function drained(socket: Socket, max: number): Promise<void> | undefined {
     socket.on('drain', done);
     socket.on('close', done);
   });
+}
+
+/** A header node:http may give as a list (repeated headers it does not join). */
+function header(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v.join(', ') : v;
 }
 
 function appendVary(current: unknown, value: string): string {

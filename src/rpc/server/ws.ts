@@ -14,6 +14,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { ChainError } from '../../util/errors.ts';
 import type { Logger } from '../../util/logger.ts';
+import type { Address128 } from './client-address.ts';
+import type { Admission } from './admission.ts';
 import { ConnectionGate, jsonRpcRefusal } from './connections.ts';
 import type { Dispatcher, MethodTable } from './dispatcher.ts';
 import { DEFAULT_MAX_JSON_DEPTH, parseJsonRpcBody } from './json-body.ts';
@@ -53,6 +55,11 @@ export interface WsServerOptions {
    * answered the previous ping (nor sent anything) by the next is cut.
    */
   pingIntervalMs?: number;
+  /**
+   * The JWT an upgrade request must carry, and the per-client quota each message is charged (the
+   * client is found once, from the upgrade request).
+   */
+  admission?: Admission;
 }
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
@@ -131,7 +138,25 @@ export class JsonRpcWsServer {
     http.on('upgrade', (req, socket, head) => {
       clearTimeout(handshakes.get(socket));
       handshakes.delete(socket);
-      server.handleUpgrade(req, socket, head, (ws) => server.emit('connection', ws, req));
+      const forwarded = req.headers['x-forwarded-for'];
+      const facts = {
+        peer: req.socket.remoteAddress,
+        authorization: req.headers.authorization,
+        forwardedFor: Array.isArray(forwarded) ? forwarded.join(', ') : forwarded,
+      };
+      const refused = this.o.admission?.authorize(facts);
+      if (refused) {
+        const head =
+          `HTTP/1.1 ${refused.status} ${STATUS_CODES[refused.status]}\r\nconnection: close\r\n` +
+          Object.entries(refused.headers)
+            .map(([k, v]) => `${k}: ${v}\r\n`)
+            .join('') +
+          `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(refused.json)}\r\n\r\n`;
+        socket.end(head + refused.json);
+        return;
+      }
+      const client = this.o.admission?.client(facts);
+      server.handleUpgrade(req, socket, head, (ws) => server.emit('connection', ws, client));
     });
     const listener = createNetServer((socket) => {
       if (!this.gate.admit(socket)) return;
@@ -168,7 +193,9 @@ export class JsonRpcWsServer {
     });
     // node:http tracks its connections' deadlines from the moment it is "listening"
     http.emit('listening');
-    server.on('connection', (socket) => this.connection(socket));
+    server.on('connection', (socket: WebSocket, client: Address128 | undefined) =>
+      this.connection(socket, client),
+    );
     this.listener = listener;
     this.http = http;
     this.server = server;
@@ -242,7 +269,7 @@ export class JsonRpcWsServer {
     clearTimeout(timer);
   }
 
-  private connection(socket: WebSocket): void {
+  private connection(socket: WebSocket, client: Address128 | undefined): void {
     const maxBuffered = this.o.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED;
     const maxInFlight = this.o.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     const state: ConnectionState = { paused: false, overSince: undefined, maxBuffered };
@@ -316,7 +343,7 @@ export class JsonRpcWsServer {
 
     const run = (data: WebSocket.RawData) => {
       inFlight++;
-      void this.answer(dispatcher, data)
+      void this.answer(dispatcher, data, client)
         .then((text) => {
           if (text !== undefined) send(text);
         })
@@ -348,9 +375,16 @@ export class JsonRpcWsServer {
     });
   }
 
-  private async answer(dispatcher: Dispatcher, data: WebSocket.RawData): Promise<string | undefined> {
+  private async answer(
+    dispatcher: Dispatcher,
+    data: WebSocket.RawData,
+    client: Address128 | undefined,
+  ): Promise<string | undefined> {
     const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
     const parsed = parseJsonRpcBody(buf, this.o.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH);
+    // over the quota, the message gets its -32005 and the connection stays
+    const refused = this.o.admission?.charge(client, parsed.error ? undefined : parsed.payload);
+    if (refused) return refused.json;
     if (parsed.error) return JSON.stringify(parsed.error);
     return dispatcher.handlePayloadText(parsed.payload, this.o.batchLimit);
   }
