@@ -166,3 +166,35 @@ test('a limited kind of method runs max at once; the next wait, and past maxWait
   for (const r of await Promise.all(calls.slice(0, 5))) assert.equal(r!.result, 'done');
   assert.equal(most, 2);
 });
+
+test('servedNamespaces: another namespace answers -32601 naming the key; rpc_modules lists only what is served', async () => {
+  const methods = {
+    eth_blockNumber: method([], () => '0x1'),
+    debug_traceCall: method([], () => ({})),
+    web3_clientVersion: method([], () => 'x'),
+  };
+  const all = new Dispatcher(methods, {
+    servedNamespaces: { names: ['*'], key: '[evm] ws_api', transport: 'WebSocket' },
+  });
+  assert.deepEqual((await all.handle({ jsonrpc: '2.0', id: 1, method: 'rpc_modules' }))?.result, {
+    debug: '1.0',
+    eth: '1.0',
+    rpc: '1.0',
+    web3: '1.0',
+  });
+  const d = all.extend(
+    {},
+    { servedNamespaces: { names: ['eth'], key: '[evm] ws_api', transport: 'WebSocket' } },
+  );
+  assert.equal((await d.handle({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber' }))?.result, '0x1');
+  assert.deepEqual((await d.handle({ jsonrpc: '2.0', id: 2, method: 'debug_traceCall' }))?.error, {
+    code: -32601,
+    message:
+      'the method debug_traceCall is not available: the debug namespace is not served over WebSocket on this node ([evm] ws_api)',
+  });
+  assert.deepEqual((await d.handle({ jsonrpc: '2.0', id: 3, method: 'rpc_modules' }))?.result, {
+    eth: '1.0',
+    rpc: '1.0',
+  });
+  assert.deepEqual(d.methodNames, ['eth_blockNumber', 'rpc_modules']);
+});

@@ -20,13 +20,25 @@ test('which requests are plain', () => {
     bodyStart: start,
     end: start + 2,
     acceptEncoding: undefined,
+    authorization: undefined,
+    forwardedFor: undefined,
   });
   // a head is enough: the body is in once the buffer reaches `end`
   assert.deepEqual(parsePlainRequest(head(PLAIN, '{'), 100), {
     bodyStart: start,
     end: start + 2,
     acceptEncoding: undefined,
+    authorization: undefined,
+    forwardedFor: undefined,
   });
+  // what admission reads: the JWT and the forwarded client, on the fast path too
+  const withFacts = parsePlainRequest(
+    head([...PLAIN, 'Authorization: Bearer a.b.c', 'X-Forwarded-For: 198.51.100.1, 10.0.0.1'], '{}'),
+    100,
+  );
+  assert.ok(typeof withFacts === 'object');
+  assert.equal(withFacts.authorization, 'Bearer a.b.c');
+  assert.equal(withFacts.forwardedFor, '198.51.100.1, 10.0.0.1');
   assert.equal(parsePlainRequest(Buffer.from('POST / HTTP/1.1\r\nHost: x'), 100), 'incomplete');
   assert.equal(parsePlainRequest(head(PLAIN, '{}'), 1), 'delegate', 'body over the limit');
   const variants: [string[], 'delegate' | 'plain'][] = [
@@ -49,6 +61,9 @@ test('which requests are plain', () => {
     [[...PLAIN, 'Upgrade: websocket'], 'delegate'],
     [[...PLAIN, ' folded'], 'delegate'],
     [[...PLAIN, 'Bad : x'], 'delegate'],
+    // repeated ones: node:http joins (or refuses) them
+    [[...PLAIN, 'X-Forwarded-For: 1.1.1.1', 'X-Forwarded-For: 2.2.2.2'], 'delegate'],
+    [[...PLAIN, 'Authorization: Bearer a', 'Authorization: Bearer b'], 'delegate'],
     [[...PLAIN, 'x-long: ' + 'a'.repeat(17_000)], 'delegate'],
   ];
   for (const [lines, want] of variants) {
