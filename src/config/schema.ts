@@ -336,8 +336,8 @@ export const APP_TOML = {
       'Apply client_quota to loopback clients (127.0.0.0/8, ::1) too; by default they are not charged (a local dev chain, a local indexer)',
     ),
     trusted_proxies: strList(
-      [],
-      'Reverse proxies (IPv4 or IPv6 addresses or CIDR networks) whose X-Forwarded-For names the client client_quota charges: the right-most address that is not itself a trusted proxy; from any other peer X-Forwarded-For is ignored',
+      ['127.0.0.0/8', '::1'],
+      'Reverse proxies (IPv4 or IPv6 addresses or CIDR networks) whose X-Forwarded-For names the client client_quota charges: the right-most address that is not itself a trusted proxy; from any other peer X-Forwarded-For is ignored. The default trusts loopback, where a reverse proxy in front of the loopback-only EVM JSON-RPC connects from',
     ),
     jwt_secret_file: str(
       '',
