@@ -136,8 +136,8 @@ const ETH_CALL = [
   [{ to: '0x000000000000000000000000000000000000dEaD', data: '0x' }, 'latest'],
 ] as const;
 
-// 2 units a second, 40 at once: 40 eth_chainId, or 2 eth_call, empty a bucket
-const QUOTA = { 'evm.client_quota': '2', 'evm.client_quota_burst': '40' };
+// 1 unit a second, 40 at once: 40 eth_chainId, or 2 eth_call, empty a bucket
+const QUOTA = { 'evm.client_quota': '1', 'evm.client_quota_burst': '40' };
 
 test('per-client quotas weighted by method cost, behind trusted proxies, over HTTP and WebSocket', async (t) => {
   // loopback is trusted as a proxy here: each X-Forwarded-For address is a client of its own
@@ -164,7 +164,7 @@ test('per-client quotas weighted by method cost, behind trusted proxies, over HT
     assert.equal(refusal.error.code, -32005);
     assert.match(
       refusal.error.message,
-      /^limit exceeded: client 198\.51\.100\.1 over \[evm\] client_quota \(2 units\/s, burst 40 = \[evm\] client_quota_burst\); this request costs 1; retry after \d+ ms$/,
+      /^limit exceeded: client 198\.51\.100\.1 over \[evm\] client_quota \(1 units\/s, burst 40 = \[evm\] client_quota_burst\); this request costs 1; retry after \d+ ms$/,
     );
     await until('the bucket to refill', async () => {
       const r = await post(node.http, req('eth_chainId'), client);
@@ -289,10 +289,12 @@ test('X-Forwarded-For from an untrusted peer is ignored; loopback is exempt unle
 });
 
 test('namespaces per transport: http_api and ws_api refuse naming the key, rpc_modules lists what is served', async (t) => {
+  // with a reader thread: net_version is one it answers itself
   const node = await spawnDev(t, {
-    'evm.http_api': 'eth,net,web3',
-    'evm.ws_api': 'eth',
+    'evm.http_api': 'eth,web3',
+    'evm.ws_api': 'eth,net',
     'evm.disabled_namespaces': 'web3',
+    'evm.http_reader_threads': '1',
   });
   const modules = async (ask: (b: any) => Promise<any>) =>
     Object.keys((await ask(req('rpc_modules'))).result).sort();
@@ -308,21 +310,32 @@ test('namespaces per transport: http_api and ws_api refuse naming the key, rpc_m
     message:
       'the method debug_traceCall is not available: the debug namespace is not served over HTTP on this node ([evm] http_api)',
   });
-  assert.deepEqual(await modules(overHttp), ['eth', 'net', 'rpc']);
-  assert.ok((await overHttp(req('net_version'))).result);
+  // several times, over connections of their own: on the main thread and on the reader thread alike
+  for (let i = 0; i < 6; i++) {
+    assert.deepEqual((await overHttp(req('net_version'))).error, {
+      code: -32601,
+      message:
+        'the method net_version is not available: the net namespace is not served over HTTP on this node ([evm] http_api)',
+    });
+  }
+  assert.deepEqual(await modules(overHttp), ['eth', 'rpc']);
+  assert.match((await overHttp(req('eth_chainId'))).result, /^0x/);
+
+  const traceWs = await overWs(
+    req('debug_traceCall', [{ to: '0x000000000000000000000000000000000000dEaD' }, 'latest']),
+  );
+  assert.deepEqual(traceWs.error, {
+    code: -32601,
+    message:
+      'the method debug_traceCall is not available: the debug namespace is not served over WebSocket on this node ([evm] ws_api)',
+  });
+  assert.deepEqual(await modules(overWs), ['eth', 'net', 'rpc']);
+  assert.ok((await overWs(req('net_version'))).result);
+  assert.match((await overWs(req('eth_subscribe', ['newHeads']))).result, /^0x/);
+
   // disabled_namespaces still refuses, on both transports
   assert.match((await overHttp(req('web3_clientVersion'))).error.message, /\[evm\] disabled_namespaces/);
   assert.match((await overWs(req('web3_clientVersion'))).error.message, /\[evm\] disabled_namespaces/);
-
-  const net = await overWs(req('net_version'));
-  assert.deepEqual(net.error, {
-    code: -32601,
-    message:
-      'the method net_version is not available: the net namespace is not served over WebSocket on this node ([evm] ws_api)',
-  });
-  assert.deepEqual(await modules(overWs), ['eth', 'rpc']);
-  assert.ok((await overWs(req('eth_chainId'))).result);
-  assert.match((await overWs(req('eth_subscribe', ['newHeads']))).result, /^0x/);
 });
 
 /** An HS256 JWT, built here independently of the node's code. */
@@ -337,7 +350,11 @@ test('jwt_secret_file: HTTP requests and WebSocket upgrades need a fresh HS256 t
   const secret = Buffer.alloc(32, 0x5a);
   const file = join(dir, 'jwt.hex');
   writeFileSync(file, secret.toString('hex'));
-  const node: SpawnedNode = await spawnDev(t, { 'evm.jwt_secret_file': file });
+  // with a reader thread: every thread serving the HTTP port checks the token
+  const node: SpawnedNode = await spawnDev(t, {
+    'evm.jwt_secret_file': file,
+    'evm.http_reader_threads': '1',
+  });
   const now = () => Math.floor(Date.now() / 1000);
   const cases: [string, Record<string, string>, RegExp | undefined][] = [
     ['missing', {}, /^missing token: no Authorization header; .*\[evm\] jwt_secret_file/],
@@ -354,6 +371,10 @@ test('jwt_secret_file: HTTP requests and WebSocket upgrades need a fresh HS256 t
     ['right', { authorization: `Bearer ${jwt(secret, now())}` }, undefined],
   ];
   for (const [what, headers, refusal] of cases) {
+    for (let i = 0; i < 4; i++) {
+      const again = await post(node.http, req('eth_chainId'), headers);
+      assert.equal(again.status, refusal ? 401 : 200, `${what}, connection ${i}`);
+    }
     const r = await post(node.http, req('eth_chainId'), headers);
     if (refusal) {
       assert.equal(r.status, 401, what);
