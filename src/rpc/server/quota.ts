@@ -7,8 +7,8 @@
  * client's slot is found by hashing its 128-bit address and probing a short window; a slot whose
  * bucket has refilled to full by now holds nothing worth keeping (a client seen again starts full
  * anyway), so it is reused by the next client that needs one; when the whole window is busy, the
- * client seen longest ago loses its slot (and later starts full again). One spin lock guards the
- * table: a charge is a few dozen instructions under it.
+ * client seen longest ago loses its slot (and later starts full again). One lock guards the table
+ * (a charge is a few dozen instructions under it); a thread that finds it taken sleeps on it.
  *
  * A payload that costs more than the burst is let through when the bucket is full and leaves the
  * bucket in debt, so that it is paid for before the client's next request passes.
@@ -17,6 +17,8 @@ import type { Address128 } from './client-address.ts';
 
 /** Slots of the table; about this many clients are tracked at once (32 bytes each). */
 export const QUOTA_SLOTS = 16384;
+/** A lock held this long is taken over (see `acquire`). */
+const LOCK_STALE_MS = 5_000;
 /** Slots looked at per client. */
 const WINDOW = 8;
 
@@ -55,7 +57,7 @@ export class QuotaTable {
   /** Takes `cost` units from `client`'s bucket, or says how long until it holds enough. */
   charge(client: Address128, cost: number): Charge {
     const now = this.now();
-    while (Atomics.compareExchange(this.lock, 0, 0, 1) !== 0);
+    this.acquire();
     try {
       const slot = this.slotOf(client, now);
       const v = this.vals;
@@ -72,8 +74,30 @@ export class QuotaTable {
       v[at] = tokens;
       return { ok: false, retryAfterMs: Math.ceil(((need - tokens) * 1000) / this.rate) };
     } finally {
-      Atomics.store(this.lock, 0, 0);
+      this.release();
     }
+  }
+
+  /**
+   * Takes the table's lock (a futex-style mutex: 0 free, 1 held, 2 held with waiters). A waiter
+   * sleeps rather than spins, since the holder may be a thread the OS has descheduled. A lock still
+   * held after LOCK_STALE_MS was left by a thread terminated inside a charge, and is taken over
+   * rather than waited on forever.
+   */
+  private acquire(): void {
+    let c = Atomics.compareExchange(this.lock, 0, 0, 1);
+    if (c === 0) return;
+    const since = Date.now();
+    if (c !== 2) c = Atomics.exchange(this.lock, 0, 2);
+    while (c !== 0) {
+      Atomics.wait(this.lock, 0, 2, 10);
+      if (Date.now() - since > LOCK_STALE_MS) return;
+      c = Atomics.exchange(this.lock, 0, 2);
+    }
+  }
+
+  private release(): void {
+    if (Atomics.exchange(this.lock, 0, 0) === 2) Atomics.notify(this.lock, 0, 1);
   }
 
   /** Clients with a slot whose bucket is not full (for tests and metrics). */
