@@ -59,6 +59,19 @@ function post(url: string, body: unknown, headers: Record<string, string> = {}):
   });
 }
 
+/**
+ * One POST through fetch: a keep-alive connection (the JSON-RPC server's fast path; `post`'s
+ * `Connection: close` requests are node:http's).
+ */
+async function fetchPost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, headers: Object.fromEntries(res.headers), body: await res.json() };
+}
+
 /** A WebSocket connection that answers one request at a time. */
 class Ws {
   readonly socket: WebSocket;
@@ -170,6 +183,18 @@ test('per-client quotas weighted by method cost, behind trusted proxies, over HT
       const r = await post(node.http, req('eth_chainId'), client);
       return r.status === 200 && r.body.result ? r : undefined;
     });
+
+    // the same over keep-alive connections (the fast path)
+    const keepAlive = await passesBeforeRefusal(async () => {
+      const r = await fetchPost(node.http, req('eth_chainId'), xff('198.51.100.4'));
+      if (r.body.error) {
+        assert.equal(r.status, 429);
+        assert.match(String(r.headers['retry-after']), /^[1-9]\d*$/);
+      }
+      return r.body;
+    });
+    assert.ok(keepAlive.passed >= 40 && keepAlive.passed < 60, `${keepAlive.passed} passed (keep-alive)`);
+    assert.match(keepAlive.refusal.error.message, /client 198\.51\.100\.4 over/);
 
     // a batch costs the sum of its requests
     const batchClient = xff('198.51.100.2');
@@ -375,6 +400,9 @@ test('jwt_secret_file: HTTP requests and WebSocket upgrades need a fresh HS256 t
       const again = await post(node.http, req('eth_chainId'), headers);
       assert.equal(again.status, refusal ? 401 : 200, `${what}, connection ${i}`);
     }
+    const kept = await fetchPost(node.http, req('eth_chainId'), headers);
+    assert.equal(kept.status, refusal ? 401 : 200, `${what}, keep-alive`);
+    if (refusal) assert.match(kept.body.error.message, refusal, `${what}, keep-alive`);
     const r = await post(node.http, req('eth_chainId'), headers);
     if (refusal) {
       assert.equal(r.status, 401, what);
