@@ -53,6 +53,7 @@ import { type AdmissionPools, checkTxRaw, poolHolds } from '../mempool/check-tx.
 import { equalBytes, toHex } from '../primitives/bytes.ts';
 import { evmTxEvents } from '../storage/blocks/tx-events.ts';
 import type { Block } from '../storage/blocks/types.ts';
+import { blockWork } from '../util/block-first.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import type { AbciApplication } from './abci/server.ts';
@@ -107,6 +108,8 @@ export class ChaindAbciApp implements AbciApplication {
   private readonly log: Logger;
   private snapshotting: Promise<void> | undefined;
   private restoring: Restore | undefined;
+  /** Ends the hold on RPC work taken at FinalizeBlock (util/block-first.ts). */
+  private blockWorkRelease: (() => void) | undefined;
 
   constructor(o: AbciAppOptions) {
     this.o = o;
@@ -168,6 +171,10 @@ export class ChaindAbciApp implements AbciApplication {
   }
 
   async prepareProposal(req: Parameters<AbciApplication['prepareProposal']>[0]) {
+    return blockWork.around(() => this.prepare(req));
+  }
+
+  private async prepare(req: Parameters<AbciApplication['prepareProposal']>[0]) {
     const { chain, pools } = this.o;
     const candidates = blockCandidates(pools, chain.gasLimit);
     // CometBFT's byte limit counts the txs as they will be in the block (Ethereum txs wrapped)
@@ -187,6 +194,10 @@ export class ChaindAbciApp implements AbciApplication {
   }
 
   async processProposal(req: Parameters<AbciApplication['processProposal']>[0]) {
+    return blockWork.around(() => this.process(req));
+  }
+
+  private async process(req: Parameters<AbciApplication['processProposal']>[0]) {
     const height = Number(req.height);
     try {
       await this.o.chain.executeDecided({ height, time: fromPbTime(req.time) }, req.txs);
@@ -201,6 +212,9 @@ export class ChaindAbciApp implements AbciApplication {
   }
 
   async finalizeBlock(req: RequestFinalizeBlock) {
+    // RPC work yields from here until the block is committed (Commit releases it)
+    this.releaseBlockWork();
+    this.blockWorkRelease = blockWork.hold();
     const { chain } = this.o;
     const height = Number(req.height);
     const time = fromPbTime(req.time);
@@ -216,6 +230,19 @@ export class ChaindAbciApp implements AbciApplication {
   }
 
   async commit() {
+    try {
+      return await this.commitBlock();
+    } finally {
+      this.releaseBlockWork();
+    }
+  }
+
+  private releaseBlockWork(): void {
+    this.blockWorkRelease?.();
+    this.blockWorkRelease = undefined;
+  }
+
+  private async commitBlock() {
     const { chain, pools } = this.o;
     const committed = await chain.commitFinalized();
     const { block, executed } = committed;

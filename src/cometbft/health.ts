@@ -41,6 +41,12 @@ export class CometHealth implements EngineHealth {
   private died: string | undefined;
   private polling = false;
   private reachable = false;
+  /**
+   * Set when the height moves again after a stall: the peers' heights known then are from before
+   * it (a partitioned node's peers stop reporting), so the node is not current until a poll begun
+   * after the move has read them again.
+   */
+  private resumedAt: number | undefined;
 
   constructor(o: CometHealthOptions) {
     this.o = o;
@@ -68,8 +74,11 @@ export class CometHealth implements EngineHealth {
   private noteHeight(): number {
     const latestHeight = this.o.latestHeight();
     if (latestHeight !== this.lastHeight) {
+      const now = this.now();
+      const stalled = this.o.expectBlocks && now - this.lastAdvanceAt >= this.o.stallAfterMs / 2;
+      if (this.lastHeight >= 0 && stalled) this.resumedAt = now;
       this.lastHeight = latestHeight;
-      this.lastAdvanceAt = this.now();
+      this.lastAdvanceAt = now;
     }
     return latestHeight;
   }
@@ -79,7 +88,8 @@ export class CometHealth implements EngineHealth {
     const bestKnownHeight = Math.max(latestHeight, this.bestKnown);
     const reason = this.haltReason(latestHeight);
     const behind = bestKnownHeight - latestHeight > 2;
-    const catchingUp = !reason && (this.cometCatchingUp || behind || !this.reachable);
+    const stale = this.resumedAt !== undefined;
+    const catchingUp = !reason && (this.cometCatchingUp || behind || !this.reachable || stale);
     if (catchingUp && this.startingHeight === undefined) this.startingHeight = latestHeight;
     if (!catchingUp) this.startingHeight = undefined;
     return {
@@ -107,6 +117,7 @@ export class CometHealth implements EngineHealth {
     this.noteHeight();
     if (this.polling || this.died) return;
     this.polling = true;
+    const startedAt = this.now();
     try {
       const status = await this.o.call<CometStatus>('status', {}, 2_000);
       this.reachable = true;
@@ -119,6 +130,7 @@ export class CometHealth implements EngineHealth {
         if (h > best) best = h;
       }
       this.bestKnown = best;
+      if (this.resumedAt !== undefined && startedAt > this.resumedAt) this.resumedAt = undefined;
     } catch (err) {
       // CometBFT's RPC starts after its handshake with the application; until then it is unknown
       this.o.logger.debug({ err: (err as Error).message }, 'cometbft status not available');

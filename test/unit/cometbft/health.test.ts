@@ -93,3 +93,28 @@ test('an idle chain without empty blocks is not halted; a dead engine or an app-
     [true, 'cometbft exited with code 2: panic: boom'],
   );
 });
+
+test('after a stall the node is not current until a poll begun after it moved again has read its peers (their heights from before are stale)', async () => {
+  const s = setup({ peerHeights: [10] });
+  await s.poll();
+  s.advance(10_000);
+  assert.equal(s.health.syncStatus().halted, true);
+  // it commits again (the partition healed), while the peers' heights it knows are from before
+  s.commit();
+  let st = s.health.syncStatus();
+  assert.equal(st.halted, false);
+  assert.equal(st.catchingUp, true, 'not current on peer heights older than its recovery');
+  s.advance(1);
+  s.state.peers = [30];
+  await s.poll();
+  assert.equal(s.health.syncStatus().catchingUp, true, 'the fresh poll shows it 19 blocks behind');
+  s.state.peers = [11];
+  s.advance(1);
+  await s.poll();
+  st = s.health.syncStatus();
+  assert.equal(st.catchingUp, false, 'current once a fresh poll shows no peer ahead');
+  // a slow block well under the stall bound does not make it stale
+  s.advance(2_000);
+  s.commit();
+  assert.equal(s.health.syncStatus().catchingUp, false);
+});
