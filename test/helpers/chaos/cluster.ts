@@ -182,11 +182,21 @@ export class ChaosCluster {
     return s;
   }
 
-  /** Starts `name` (its own process group: a kill or pause reaches its CometBFT child too). */
-  start(name: string): void {
+  /** Starts `name` (its own process group: a kill or pause reaches its CometBFT child too), with `extra` flags. */
+  start(name: string, extra: string[] = []): void {
     const n = this.node(name);
     if (n.running) throw new Error(`${name} is already running`);
-    const argv = [process.execPath, CHAIND, 'start', '--home', n.home, '--log_format', 'json', ...this.flags];
+    const argv = [
+      process.execPath,
+      CHAIND,
+      'start',
+      '--home',
+      n.home,
+      '--log_format',
+      'json',
+      ...this.flags,
+      ...extra,
+    ];
     const full = this.lab ? [...this.lab.prefix(n.index), ...argv] : argv;
     const child = spawn(full[0], full.slice(1), { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     n.child = child;
