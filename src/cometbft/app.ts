@@ -354,6 +354,7 @@ export class ChaindAbciApp implements AbciApplication {
         { height: r.height, chunk: index, sender: req.sender },
         'state-sync chunk does not match its hash; fetching it again',
       );
+      this.o.snapshots?.progress?.chunkRefused();
       return {
         result: Result.RETRY,
         refetchChunks: [index],

@@ -69,6 +69,11 @@ export class RestoreProgress {
     this.loggedAt = 0;
   }
 
+  /** A chunk arrived that does not match its hash (fetched again): a provider is still answering. */
+  chunkRefused(): void {
+    if (this.fetching) this.fetching.lastChunkAt = this.now();
+  }
+
   /** A provider answered that it has no chunk `index` of the snapshot at `height`. */
   missingAnswer(height: number): void {
     if (this.fetching?.height === height) this.fetching.missing++;

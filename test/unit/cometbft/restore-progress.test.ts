@@ -33,6 +33,11 @@ test('a restore reports what it waits for; no chunk for three chunk request time
   // one waiting line per chunk request timeout without a chunk
   assert.equal(p.check().waiting?.waitingForChunk, 1);
   assert.deepEqual(p.check(), {});
+  // a chunk that fails its hash check is a provider answering: the clock starts again
+  p.chunkRefused();
+  assert.equal(p.status()?.secondsSinceLastChunk, 0);
+  assert.equal(p.status()?.chunksReceived, 1);
+  now += 12_000;
   p.missingAnswer(60);
   p.missingAnswer(50); // another snapshot's: not this one's
   now += STALL_MS - 12_000 - 1;
