@@ -66,6 +66,7 @@ import {
   snapshotHash,
   type SnapshotStore,
 } from './snapshots.ts';
+import type { RestoreProgress } from './restore-progress.ts';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -83,7 +84,7 @@ export interface AbciAppOptions {
    * into `store` beside block production and offered to peers; `restoreDir` holds the chunks of a
    * snapshot this node restores.
    */
-  snapshots?: { store: SnapshotStore; interval: number; restoreDir: string };
+  snapshots?: { store: SnapshotStore; interval: number; restoreDir: string; progress?: RestoreProgress };
   /**
    * The hash of block `height - 1` as CometBFT has it, asked while block `height` is finalized: only
    * for the first block after a state sync, whose parent this node never stored.
@@ -99,6 +100,8 @@ interface Restore {
   received: boolean[];
 }
 
+/** CometBFT passes a peer the newest 10 snapshots of a ListSnapshots answer (statesync/reactor.go). */
+const OFFERED_SNAPSHOTS = 10;
 /** CometBFT's block protocol version (headers carry it). */
 const BLOCK_PROTOCOL = 11;
 const EMPTY = new Uint8Array(0);
@@ -110,6 +113,8 @@ export class ChaindAbciApp implements AbciApplication {
   private restoring: Restore | undefined;
   /** Ends the hold on RPC work taken at FinalizeBlock (util/block-first.ts). */
   private blockWorkRelease: (() => void) | undefined;
+  /** Snapshots a peer asked a chunk of after they were gone (warned once each). */
+  private readonly missingAsked = new Set<number>();
 
   constructor(o: AbciAppOptions) {
     this.o = o;
@@ -269,8 +274,11 @@ export class ChaindAbciApp implements AbciApplication {
   async listSnapshots() {
     const store = this.o.snapshots?.store;
     try {
+      const listed = store?.list() ?? [];
+      // the peer will fetch one of these after its discovery time: keep them that long
+      store?.noteOffered(listed.slice(0, OFFERED_SNAPSHOTS).map((m) => m.height));
       return {
-        snapshots: (store?.list() ?? []).map((m) => ({
+        snapshots: listed.map((m) => ({
           height: BigInt(m.height),
           format: m.format,
           chunks: m.chunks,
@@ -285,8 +293,18 @@ export class ChaindAbciApp implements AbciApplication {
   }
 
   async loadSnapshotChunk(req: RequestLoadSnapshotChunk) {
+    const height = Number(req.height);
     try {
-      const chunk = this.o.snapshots?.store.chunk(Number(req.height), req.format, req.chunk);
+      const store = this.o.snapshots?.store;
+      const chunk = store?.chunk(height, req.format, req.chunk);
+      if (chunk) store!.noteServed(height);
+      else if (!this.missingAsked.has(height)) {
+        this.missingAsked.add(height);
+        this.log.warn(
+          { height, chunk: req.chunk },
+          'a peer asked for a chunk of a snapshot this node does not have (answered missing)',
+        );
+      }
       return { chunk: chunk ?? EMPTY };
     } catch (err) {
       this.log.warn(
@@ -337,6 +355,7 @@ export class ChaindAbciApp implements AbciApplication {
       chunkHashes,
       received: new Array<boolean>(s.chunks).fill(false),
     };
+    this.o.snapshots.progress?.accepted(Number(s.height), s.chunks);
     this.log.info(
       { height: Number(s.height), chunks: s.chunks, app_hash: toHex(req.appHash).toUpperCase() },
       'accepted a state-sync snapshot',
@@ -362,6 +381,7 @@ export class ChaindAbciApp implements AbciApplication {
         { height: r.height, chunk: index, sender: req.sender },
         'state-sync chunk does not match its hash; fetching it again',
       );
+      this.o.snapshots?.progress?.chunkRefused();
       return {
         result: Result.RETRY,
         refetchChunks: [index],
@@ -370,8 +390,11 @@ export class ChaindAbciApp implements AbciApplication {
     }
     writeFileSync(join(dir, `chunk-${index}`), req.chunk);
     r.received[index] = true;
+    const progress = this.o.snapshots?.progress;
+    progress?.chunkReceived(index);
     if (!r.received.every(Boolean)) return { result: Result.ACCEPT, ...none };
     this.restoring = undefined;
+    progress?.importing();
     const chunks = r.chunkHashes.length;
     const files = function* () {
       for (let i = 0; i < chunks; i++) yield readFileSync(join(dir, `chunk-${i}`));
@@ -380,10 +403,12 @@ export class ChaindAbciApp implements AbciApplication {
       await this.o.chain.restore(r.height, r.appHash, () => readSnapshotItems(files()));
     } catch (err) {
       this.log.error({ height: r.height, err: errorMessage(err) }, 'state-sync snapshot refused');
+      progress?.rejected();
       return { result: Result.REJECT_SNAPSHOT, ...none };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+    progress?.finished();
     return { result: Result.ACCEPT, ...none };
   }
 
@@ -407,7 +432,8 @@ export class ChaindAbciApp implements AbciApplication {
     this.snapshotting = s.store
       .write(height, appHash, this.o.chain.snapshotItems(height))
       .then(
-        (m) =>
+        (m) => {
+          const pinned = s.store.pinned();
           this.log.info(
             {
               height,
@@ -416,9 +442,12 @@ export class ChaindAbciApp implements AbciApplication {
               bytes: m.bytes,
               size: m.size,
               ms: Math.round(performance.now() - started),
+              // beyond keep-recent: snapshots peers were offered or are fetching (snapshots.ts)
+              ...(pinned.length > 0 ? { kept_for_peers: pinned } : {}),
             },
             'state-sync snapshot taken',
-          ),
+          );
+        },
         (err) => this.log.warn({ height, err: errorMessage(err) }, 'state-sync snapshot failed'),
       )
       .finally(() => {
