@@ -16,6 +16,8 @@ if (!(minutes > 0) || !Number.isInteger(seed)) {
   console.error('usage: npm run bench -- chaos [minutes > 0] [integer seed]');
   process.exit(2);
 }
+// so that the campaign's exit hook removes what it started
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 const started = Date.now();
 const r = await runCampaign({
   minutes,

@@ -74,14 +74,21 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     { after: (fn) => ports.push(fn) },
     (o.validators ?? 4) + (o.rpcNodes ?? 2),
   );
-  const cluster = ChaosCluster.create({
-    dir,
-    validators: o.validators ?? 4,
-    rpcNodes: o.rpcNodes ?? 2,
-    basePort,
-    lab,
-    flags: FLAGS,
-  });
+  let cluster: ChaosCluster;
+  try {
+    cluster = ChaosCluster.create({
+      dir,
+      validators: o.validators ?? 4,
+      rpcNodes: o.rpcNodes ?? 2,
+      basePort,
+      lab,
+      flags: FLAGS,
+    });
+  } catch (err) {
+    lab?.teardown();
+    for (const release of ports) release();
+    throw err;
+  }
   const rng = new Rng(o.seed);
   const load = new ChaosLoad(cluster, new Rng(o.seed + 1), { cosmosChainId: 'chaind-testnet' });
   const observer = new ChaosObserver(
@@ -91,6 +98,12 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     () => load.token,
   );
   const counts: Record<string, number> = {};
+  // an interrupted run (Ctrl-C, a test timeout) leaves no node, forwarder or namespace behind
+  const onExit = () => {
+    cluster.killAll();
+    lab?.teardown();
+  };
+  process.once('exit', onExit);
   try {
     await cluster.startForwarders();
     for (const n of cluster.nodes) cluster.start(n.name);
@@ -198,6 +211,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     for (const n of cluster.nodes) if (n.tail.length) log(`--- ${n.name}\n${n.tail.slice(-30).join('\n')}`);
     throw err;
   } finally {
+    process.removeListener('exit', onExit);
     await cluster.shutdown();
     lab?.teardown();
     for (const release of ports) release();

@@ -296,6 +296,15 @@ export class ChaosCluster {
     return r.stdout.trim();
   }
 
+  /**
+   * Kills every node group and forwarder at once, synchronously: for a process that exits before
+   * `shutdown` (an interrupted run), so nothing it started outlives it.
+   */
+  killAll(): void {
+    for (const n of this.nodes) if (n.running) this.signalGroup(n, 'SIGKILL');
+    for (const f of this.forwarders) f.kill('SIGKILL');
+  }
+
   /** Stops every node and forwarder. */
   async shutdown(): Promise<void> {
     await Promise.all(this.nodes.filter((n) => n.running).map((n) => this.stop(n.name, 15_000)));
