@@ -15,9 +15,17 @@ import { checkEnd, ChaosObserver, type Violation } from './invariants.ts';
 import { ChaosLoad, type LoadStats } from './load.ts';
 import { NetnsLab } from './netns.ts';
 import { Rng } from './rng.ts';
-import { sleep } from './rpc.ts';
+import { get, jsonRpc, sleep } from './rpc.ts';
+import { runChaind } from '../chaind.ts';
 
-export const PERTURBATIONS = ['kill', 'pause', 'partition-one', 'partition-minority', 'rollback'] as const;
+export const PERTURBATIONS = [
+  'kill',
+  'pause',
+  'partition-one',
+  'partition-minority',
+  'rollback',
+  'snapshot-pruned',
+] as const;
 export type PerturbationKind = (typeof PERTURBATIONS)[number];
 
 export interface CampaignOptions {
@@ -38,6 +46,12 @@ export interface CampaignOptions {
   everySeconds?: [number, number];
   /** At most this many perturbations at once. */
   overlap?: number;
+  /**
+   * Validators take a state-sync snapshot every this many blocks, and `snapshot-pruned` is one of
+   * the perturbations: an RPC node is wiped and state-syncs while the snapshot it chose is deleted
+   * on every provider. 0: no snapshots.
+   */
+  snapshotInterval?: number;
   /** Progress lines on stderr. */
   log?: (line: string) => void;
   /** Keeps the homes and logs (their directory is in the result). */
@@ -83,6 +97,10 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
       basePort,
       lab,
       flags: FLAGS,
+      appToml: (n, text) =>
+        n.role === 'validator' && o.snapshotInterval
+          ? text.replace(/^snapshot-interval = \d+$/m, `snapshot-interval = ${o.snapshotInterval}`)
+          : text,
     });
   } catch (err) {
     lab?.teardown();
@@ -114,7 +132,9 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     await load.setup();
     load.start();
     observer.start();
-    const kinds = lab ? PERTURBATIONS : PERTURBATIONS.filter((k) => !k.startsWith('partition'));
+    const kinds = PERTURBATIONS.filter(
+      (k) => (lab || !k.startsWith('partition')) && (o.snapshotInterval || k !== 'snapshot-pruned'),
+    );
     const schedule = o.steps?.filter((s) => kinds.includes(s.kind));
     const [lo, hi] = o.everySeconds ?? [4, 10];
     const overlap = o.overlap ?? 2;
@@ -136,7 +156,9 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
       const step = schedule?.length ? schedule[i % schedule.length] : undefined;
       const kind = step?.kind ?? rng.pick(kinds);
       if (kind.startsWith('partition') && partitioned) continue;
-      const free = cluster.nodes.filter((n) => !busy.has(n.name));
+      const free = cluster.nodes.filter(
+        (n) => !busy.has(n.name) && (kind !== 'snapshot-pruned' || n.role === 'rpc'),
+      );
       const size = kind === 'partition-minority' ? 2 : 1;
       if (free.length < size) continue;
       const targets: ChaosNode[] = [];
@@ -155,7 +177,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
         `[chaos] ${new Date().toISOString()} ${kind} ${names.join(',')} for ${hold} ms (height ${observer.networkHeight})`,
       );
       setImpaired(names, true);
-      const task = perturb(cluster, kind, names, hold)
+      const task = perturb(cluster, kind, names, hold, () => observer.networkHeight, log)
         .catch((err: Error) =>
           observer.violate({
             invariant: 'liveness',
@@ -225,9 +247,13 @@ async function perturb(
   kind: PerturbationKind,
   names: string[],
   holdMs: number,
+  networkHeight: () => number,
+  log: (line: string) => void,
 ): Promise<void> {
   const [name] = names;
   switch (kind) {
+    case 'snapshot-pruned':
+      return snapshotPrunedMidRestore(cluster, name, networkHeight, log);
     case 'kill':
       await cluster.kill(name);
       await sleep(holdMs);
@@ -283,4 +309,94 @@ async function waitAll(cluster: ChaosCluster, height: number, ms: number): Promi
       );
     await sleep(500);
   }
+}
+
+const msgIs = (msg: string) => (line: string) => line.includes(`"msg":"${msg}`);
+
+/** The flags of a node that state-syncs from the validators, trusting a block 5 below the network's height. */
+async function stateSyncFlags(cluster: ChaosCluster, networkHeight: number): Promise<string[]> {
+  const trustHeight = Math.max(1, networkHeight - 5);
+  const servers = cluster.validators.filter((v) => v.running && !v.paused);
+  if (servers.length < 2) throw new Error('state sync needs two running validators to verify against');
+  const block = JSON.parse(
+    (await get(`${cluster.rpcUrl(servers[0])}/block?height=${trustHeight}`, 10_000)).text,
+  );
+  return [
+    '--statesync.enable',
+    'true',
+    '--statesync.rpc-servers',
+    servers
+      .slice(0, 2)
+      .map((v) => cluster.rpcUrl(v))
+      .join(','),
+    '--statesync.trust-height',
+    String(trustHeight),
+    '--statesync.trust-hash',
+    block.result.block_id.hash as string,
+    '--statesync.discovery-time',
+    '5s',
+  ];
+}
+
+/** Resolves when `name` serves `height` or above; undefined after `ms`. */
+async function reaches(
+  cluster: ChaosCluster,
+  name: string,
+  height: number,
+  ms: number,
+): Promise<true | undefined> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const n = cluster.node(name);
+    if (!n.running) return undefined;
+    try {
+      const r = await jsonRpc(cluster.evmUrl(n), 'eth_blockNumber', [], 2_000);
+      if (Number(r.result) >= height) return true;
+    } catch {
+      // not serving yet
+    }
+    await sleep(500);
+  }
+  return undefined;
+}
+
+/**
+ * An RPC node wiped and state-synced from the validators while the snapshot it discovered is deleted
+ * on every provider. It must not hang: either the restore completes (it had fetched enough), or it
+ * stops with the stalled-restore error naming the remedy, and started again it restores a newer one.
+ */
+async function snapshotPrunedMidRestore(
+  cluster: ChaosCluster,
+  name: string,
+  networkHeight: () => number,
+  log: (line: string) => void,
+): Promise<void> {
+  await cluster.stop(name);
+  cluster.wipe(name);
+  cluster.start(name, await stateSyncFlags(cluster, networkHeight()));
+  const discovered = await cluster.waitForLine(name, msgIs('Discovered new snapshot'), 120_000);
+  if (!discovered) throw new Error(`${name} discovered no snapshot within 120 s`);
+  const height = Number(JSON.parse(discovered).height);
+  for (const v of cluster.validators)
+    runChaind(['snapshots', 'delete', '--home', v.home, '--height', String(height)]);
+  cluster.expectExit(name);
+  const stalled = cluster.waitForLine(name, msgIs('state sync stalled'), 240_000);
+  const outcome = await Promise.race([
+    reaches(cluster, name, height, 240_000).then((r) => (r ? 'restored' : undefined)),
+    stalled.then((line) => (line ? 'stalled' : undefined)),
+  ]);
+  log(
+    `[chaos] ${name}: the restore of snapshot ${height}, deleted on its providers, ${outcome ?? 'neither finished nor gave up'}`,
+  );
+  if (outcome === 'restored') return cluster.expectExit(name, false);
+  if (outcome !== 'stalled')
+    throw new Error(
+      `${name}'s restore of the deleted snapshot ${height} neither finished nor gave up within 240 s`,
+    );
+  await cluster.stop(name);
+  cluster.start(name, await stateSyncFlags(cluster, networkHeight()));
+  if (!(await reaches(cluster, name, height + 1, 240_000)))
+    throw new Error(
+      `${name}, started again after its stalled restore, did not restore a newer snapshot within 240 s`,
+    );
 }

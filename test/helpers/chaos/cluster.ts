@@ -6,7 +6,7 @@
  * 127.0.0.1 and partitions are not possible.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, readFileSync, writeFileSync, type WriteStream } from 'node:fs';
+import { cpSync, createWriteStream, readFileSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TestnetManifest, TestnetNode } from '../../../src/cli/testnet.ts';
@@ -29,6 +29,8 @@ export interface ChaosNode {
   running: boolean;
   /** The last lines it printed, for a failure's message. */
   tail: string[];
+  /** Called with each line it prints, and with undefined when it exits. */
+  watchers: Set<(line: string | undefined) => void>;
 }
 
 export class ChaosCluster {
@@ -62,6 +64,7 @@ export class ChaosCluster {
       paused: false,
       running: false,
       tail: [],
+      watchers: new Set(),
     }));
   }
 
@@ -107,6 +110,8 @@ export class ChaosCluster {
         if (file === 'app.toml' && o.appToml) text = o.appToml(n, text);
         writeFileSync(path, text);
       }
+      // the data directory as `chaind testnet` made it: what a node state-syncing from scratch starts from
+      cpSync(join(n.home, 'data'), join(n.home, 'data.initial'), { recursive: true });
     }
     return new ChaosCluster(o.dir, manifest, o.lab, o.flags);
   }
@@ -207,6 +212,7 @@ export class ChaosCluster {
       log.write(line + '\n');
       n.tail.push(line);
       if (n.tail.length > 200) n.tail.splice(0, n.tail.length - 200);
+      for (const w of n.watchers) w(line);
     };
     createInterface({ input: child.stdout! }).on('line', keep);
     createInterface({ input: child.stderr! }).on('line', keep);
@@ -217,6 +223,7 @@ export class ChaosCluster {
       const expected = this.expectingExit.delete(name);
       this.exits.push({ name, code, signal, expected, at: Date.now() });
       keep(`[chaos] ${name} exited: code ${code} signal ${signal}${expected ? '' : ' (unexpected)'}`);
+      for (const w of n.watchers) w(undefined);
     });
   }
 
@@ -285,6 +292,36 @@ export class ChaosCluster {
 
   get canPartition(): boolean {
     return this.lab !== undefined;
+  }
+
+  /** Puts a stopped node's data directory back as `chaind testnet` made it (no block, no state). */
+  wipe(name: string): void {
+    const n = this.node(name);
+    if (n.running) throw new Error(`${name} must be stopped to be wiped`);
+    rmSync(join(n.home, 'data'), { recursive: true, force: true });
+    cpSync(join(n.home, 'data.initial'), join(n.home, 'data'), { recursive: true });
+  }
+
+  /** Marks the next exit of `name` as one the run provoked (or, `expected` false, no longer). */
+  expectExit(name: string, expected = true): void {
+    if (expected) this.expectingExit.add(name);
+    else this.expectingExit.delete(name);
+  }
+
+  /** Resolves with the first line of `name` (from now on) matching `pred`, or undefined after `ms`. */
+  waitForLine(name: string, pred: (line: string) => boolean, ms: number): Promise<string | undefined> {
+    const n = this.node(name);
+    return new Promise((resolve) => {
+      if (!n.running) return resolve(undefined);
+      const timer = setTimeout(() => done(undefined), ms);
+      const watch = (line: string | undefined) => (line === undefined || pred(line)) && done(line);
+      const done = (line: string | undefined) => {
+        clearTimeout(timer);
+        n.watchers.delete(watch);
+        resolve(line);
+      };
+      n.watchers.add(watch);
+    });
   }
 
   /** `chaind rollback -n blocks` on a stopped node. */
