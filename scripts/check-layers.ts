@@ -155,7 +155,7 @@ export const LAYERS: Layer[][] = [
     // the two engines are peers: neither may import the other
     {
       folder: 'cometbft',
-      owns: "network mode's engine: the ABCI++ application over the block pipeline (`app.ts`), the socket protocol (`abci/`), the pinned version and binary lookup (`binary.ts`), CometBFT's config rendered from chaind's (`config.ts`), the supervised child and its log re-emitted with the spec's lines (`process.ts`, `log-lines.ts`), the client of its loopback RPC, its blocks (`block-json.ts`), its health, its rollback, state-sync snapshots on disk and their restore through chain/ (`snapshots.ts`; see docs/network-mode.md), a snapshot as one checked archive file for operators (`snapshot-archive.ts`)",
+      owns: "network mode's engine: the ABCI++ application over the block pipeline (`app.ts`), the socket protocol (`abci/`), the pinned version and binary lookup (`binary.ts`), CometBFT's config rendered from chaind's (`config.ts`), the supervised child and its log re-emitted with the spec's lines (`process.ts`, `log-lines.ts`), the client of its loopback RPC, its blocks (`block-json.ts`), its health, its rollback, state-sync snapshots on disk, kept beyond keep-recent while peers fetch them, and their restore through chain/ (`snapshots.ts`; see docs/network-mode.md), a restore's progress as the health signals report it and its stall rule (`restore-progress.ts`), a snapshot as one checked archive file for operators (`snapshot-archive.ts`)",
       mustNot:
         'import rpc/, config/ or node/ (node/network-engine.ts and node/network-settings.ts map config onto it); execute blocks other than through chain/',
     },

@@ -53,6 +53,7 @@ import { type AdmissionPools, checkTxRaw, poolHolds } from '../mempool/check-tx.
 import { equalBytes, toHex } from '../primitives/bytes.ts';
 import { evmTxEvents } from '../storage/blocks/tx-events.ts';
 import type { Block } from '../storage/blocks/types.ts';
+import { blockWork } from '../util/block-first.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import type { AbciApplication } from './abci/server.ts';
@@ -65,6 +66,7 @@ import {
   snapshotHash,
   type SnapshotStore,
 } from './snapshots.ts';
+import type { RestoreProgress } from './restore-progress.ts';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -82,7 +84,7 @@ export interface AbciAppOptions {
    * into `store` beside block production and offered to peers; `restoreDir` holds the chunks of a
    * snapshot this node restores.
    */
-  snapshots?: { store: SnapshotStore; interval: number; restoreDir: string };
+  snapshots?: { store: SnapshotStore; interval: number; restoreDir: string; progress?: RestoreProgress };
   /**
    * The hash of block `height - 1` as CometBFT has it, asked while block `height` is finalized: only
    * for the first block after a state sync, whose parent this node never stored.
@@ -98,6 +100,8 @@ interface Restore {
   received: boolean[];
 }
 
+/** CometBFT passes a peer the newest 10 snapshots of a ListSnapshots answer (statesync/reactor.go). */
+const OFFERED_SNAPSHOTS = 10;
 /** CometBFT's block protocol version (headers carry it). */
 const BLOCK_PROTOCOL = 11;
 const EMPTY = new Uint8Array(0);
@@ -107,6 +111,10 @@ export class ChaindAbciApp implements AbciApplication {
   private readonly log: Logger;
   private snapshotting: Promise<void> | undefined;
   private restoring: Restore | undefined;
+  /** Ends the hold on RPC work taken at FinalizeBlock (util/block-first.ts). */
+  private blockWorkRelease: (() => void) | undefined;
+  /** Snapshots a peer asked a chunk of after they were gone (warned once each). */
+  private readonly missingAsked = new Set<number>();
 
   constructor(o: AbciAppOptions) {
     this.o = o;
@@ -168,6 +176,10 @@ export class ChaindAbciApp implements AbciApplication {
   }
 
   async prepareProposal(req: Parameters<AbciApplication['prepareProposal']>[0]) {
+    return blockWork.around(() => this.prepare(req));
+  }
+
+  private async prepare(req: Parameters<AbciApplication['prepareProposal']>[0]) {
     const { chain, pools } = this.o;
     const candidates = blockCandidates(pools, chain.gasLimit);
     // CometBFT's byte limit counts the txs as they will be in the block (Ethereum txs wrapped)
@@ -187,6 +199,10 @@ export class ChaindAbciApp implements AbciApplication {
   }
 
   async processProposal(req: Parameters<AbciApplication['processProposal']>[0]) {
+    return blockWork.around(() => this.process(req));
+  }
+
+  private async process(req: Parameters<AbciApplication['processProposal']>[0]) {
     const height = Number(req.height);
     try {
       await this.o.chain.executeDecided({ height, time: fromPbTime(req.time) }, req.txs);
@@ -201,6 +217,9 @@ export class ChaindAbciApp implements AbciApplication {
   }
 
   async finalizeBlock(req: RequestFinalizeBlock) {
+    // RPC work yields from here until the block is committed (Commit releases it)
+    this.releaseBlockWork();
+    this.blockWorkRelease = blockWork.hold();
     const { chain } = this.o;
     const height = Number(req.height);
     const time = fromPbTime(req.time);
@@ -216,6 +235,19 @@ export class ChaindAbciApp implements AbciApplication {
   }
 
   async commit() {
+    try {
+      return await this.commitBlock();
+    } finally {
+      this.releaseBlockWork();
+    }
+  }
+
+  private releaseBlockWork(): void {
+    this.blockWorkRelease?.();
+    this.blockWorkRelease = undefined;
+  }
+
+  private async commitBlock() {
     const { chain, pools } = this.o;
     const committed = await chain.commitFinalized();
     const { block, executed } = committed;
@@ -242,8 +274,11 @@ export class ChaindAbciApp implements AbciApplication {
   async listSnapshots() {
     const store = this.o.snapshots?.store;
     try {
+      const listed = store?.list() ?? [];
+      // the peer will fetch one of these after its discovery time: keep them that long
+      store?.noteOffered(listed.slice(0, OFFERED_SNAPSHOTS).map((m) => m.height));
       return {
-        snapshots: (store?.list() ?? []).map((m) => ({
+        snapshots: listed.map((m) => ({
           height: BigInt(m.height),
           format: m.format,
           chunks: m.chunks,
@@ -258,8 +293,18 @@ export class ChaindAbciApp implements AbciApplication {
   }
 
   async loadSnapshotChunk(req: RequestLoadSnapshotChunk) {
+    const height = Number(req.height);
     try {
-      const chunk = this.o.snapshots?.store.chunk(Number(req.height), req.format, req.chunk);
+      const store = this.o.snapshots?.store;
+      const chunk = store?.chunk(height, req.format, req.chunk);
+      if (chunk) store!.noteServed(height);
+      else if (!this.missingAsked.has(height)) {
+        this.missingAsked.add(height);
+        this.log.warn(
+          { height, chunk: req.chunk },
+          'a peer asked for a chunk of a snapshot this node does not have (answered missing)',
+        );
+      }
       return { chunk: chunk ?? EMPTY };
     } catch (err) {
       this.log.warn(
@@ -310,6 +355,7 @@ export class ChaindAbciApp implements AbciApplication {
       chunkHashes,
       received: new Array<boolean>(s.chunks).fill(false),
     };
+    this.o.snapshots.progress?.accepted(Number(s.height), s.chunks);
     this.log.info(
       { height: Number(s.height), chunks: s.chunks, app_hash: toHex(req.appHash).toUpperCase() },
       'accepted a state-sync snapshot',
@@ -335,6 +381,7 @@ export class ChaindAbciApp implements AbciApplication {
         { height: r.height, chunk: index, sender: req.sender },
         'state-sync chunk does not match its hash; fetching it again',
       );
+      this.o.snapshots?.progress?.chunkRefused();
       return {
         result: Result.RETRY,
         refetchChunks: [index],
@@ -343,8 +390,11 @@ export class ChaindAbciApp implements AbciApplication {
     }
     writeFileSync(join(dir, `chunk-${index}`), req.chunk);
     r.received[index] = true;
+    const progress = this.o.snapshots?.progress;
+    progress?.chunkReceived(index);
     if (!r.received.every(Boolean)) return { result: Result.ACCEPT, ...none };
     this.restoring = undefined;
+    progress?.importing();
     const chunks = r.chunkHashes.length;
     const files = function* () {
       for (let i = 0; i < chunks; i++) yield readFileSync(join(dir, `chunk-${i}`));
@@ -353,10 +403,12 @@ export class ChaindAbciApp implements AbciApplication {
       await this.o.chain.restore(r.height, r.appHash, () => readSnapshotItems(files()));
     } catch (err) {
       this.log.error({ height: r.height, err: errorMessage(err) }, 'state-sync snapshot refused');
+      progress?.rejected();
       return { result: Result.REJECT_SNAPSHOT, ...none };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+    progress?.finished();
     return { result: Result.ACCEPT, ...none };
   }
 
@@ -380,7 +432,8 @@ export class ChaindAbciApp implements AbciApplication {
     this.snapshotting = s.store
       .write(height, appHash, this.o.chain.snapshotItems(height))
       .then(
-        (m) =>
+        (m) => {
+          const pinned = s.store.pinned();
           this.log.info(
             {
               height,
@@ -389,9 +442,12 @@ export class ChaindAbciApp implements AbciApplication {
               bytes: m.bytes,
               size: m.size,
               ms: Math.round(performance.now() - started),
+              // beyond keep-recent: snapshots peers were offered or are fetching (snapshots.ts)
+              ...(pinned.length > 0 ? { kept_for_peers: pinned } : {}),
             },
             'state-sync snapshot taken',
-          ),
+          );
+        },
         (err) => this.log.warn({ height, err: errorMessage(err) }, 'state-sync snapshot failed'),
       )
       .finally(() => {

@@ -51,6 +51,13 @@ export interface CometConfigOptions {
   };
 }
 
+/**
+ * How long a state-syncing CometBFT waits for a requested chunk before asking again (its
+ * `chunk_request_timeout`): the unit of the snapshot pinning and restore stall rules (snapshots.ts,
+ * restore-progress.ts).
+ */
+export const CHUNK_REQUEST_TIMEOUT_MS = 10_000;
+
 /** CometBFT has debug, info and error (and none). */
 function cometLogLevel(level: string): string {
   if (level === 'trace' || level === 'debug') return 'debug';
@@ -127,7 +134,7 @@ trust_height = ${o.statesync.trustHeight}
 trust_hash = ${q(o.statesync.trustHash)}
 trust_period = ${ms(o.statesync.trustPeriodMs)}
 discovery_time = ${ms(o.statesync.discoveryTimeMs)}
-chunk_request_timeout = "10s"
+chunk_request_timeout = ${ms(CHUNK_REQUEST_TIMEOUT_MS)}
 chunk_fetchers = "4"
 
 [blocksync]

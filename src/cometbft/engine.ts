@@ -22,6 +22,7 @@ import { type CometConfigOptions, writeCometConfig } from './config.ts';
 import { CometHealth } from './health.ts';
 import { CometLogTranslator } from './log-lines.ts';
 import { CometProcess } from './process.ts';
+import { RestoreProgress } from './restore-progress.ts';
 import { SnapshotStore } from './snapshots.ts';
 import { type CometBroadcastResult, CometRpcClient } from './rpc-client.ts';
 
@@ -61,17 +62,26 @@ export class CometEngine {
   private rpcClient: CometRpcClient | undefined;
   private metricsPort = 0;
   readonly health: CometHealth;
+  /** The state sync of a node that restores a snapshot at this start (none otherwise). */
+  private readonly restore = new RestoreProgress();
+  private restoreWatch: NodeJS.Timeout | undefined;
 
   constructor(o: CometEngineOptions) {
     this.o = o;
     this.cometHome = join(o.home, 'cometbft');
-    this.translator = new CometLogTranslator(() => ({
-      latestHeight: o.chain.latestHeight,
-      blockHash: (h) => {
-        const hash = o.chain.blocks.blockHashByHeight(h);
-        return hash ? Buffer.from(hash).toString('hex').toUpperCase() : undefined;
+    this.translator = new CometLogTranslator(
+      () => ({
+        latestHeight: o.chain.latestHeight,
+        blockHash: (h) => {
+          const hash = o.chain.blocks.blockHashByHeight(h);
+          return hash ? Buffer.from(hash).toString('hex').toUpperCase() : undefined;
+        },
+      }),
+      (e) => {
+        if (e.kind === 'chunk-missing' && e.height !== undefined) this.restore.missingAnswer(e.height);
+        if (e.kind === 'snapshot-given-up') this.restore.rejected(e.height);
       },
-    }));
+    );
     const c = o.settings.consensus;
     this.health = new CometHealth({
       call: (method, params, timeoutMs) => this.rpc.call(method, params, timeoutMs),
@@ -80,6 +90,7 @@ export class CometEngine {
       stallAfterMs: Math.max(10_000, 10 * (c.timeoutCommitMs + c.timeoutProposeMs)),
       expectBlocks: c.createEmptyBlocks,
       mismatch: () => this.translator.mismatch,
+      stateSync: () => this.restore.status(),
       logger: o.logger.child({ module: 'cometbft' }),
     });
   }
@@ -113,6 +124,7 @@ export class CometEngine {
         }),
         interval: o.snapshots.interval,
         restoreDir: join(o.dataDir, 'snapshots', '.restore'),
+        progress: this.restore,
       },
       parentHash: (height) => this.parentHashOf(height),
     });
@@ -142,11 +154,45 @@ export class CometEngine {
         o.onFatal(reason);
       },
     });
+    // CometBFT state syncs only a node without blocks
+    if (o.settings.statesync.enable && o.chain.latestHeight === 0) this.watchRestore();
     await this.process.start();
     this.health.start();
   }
 
+  /**
+   * Logs what the restore waits for every chunk_request_timeout without a chunk, and gives it up
+   * (the node stops, with the remedy) once no chunk came for the stall time (restore-progress.ts).
+   */
+  private watchRestore(): void {
+    const log = this.o.logger.child({ module: 'statesync' });
+    this.restore.begin();
+    this.restoreWatch = setInterval(() => {
+      const { waiting, stalled } = this.restore.check();
+      if (waiting)
+        log.warn(
+          {
+            height: waiting.snapshotHeight,
+            chunk: waiting.waitingForChunk,
+            received: waiting.chunksReceived,
+            chunks: waiting.chunks,
+            since_last_chunk_s: waiting.secondsSinceLastChunk,
+            missing_answers: waiting.missingAnswers,
+          },
+          'state sync waiting for a snapshot chunk',
+        );
+      if (stalled) {
+        clearInterval(this.restoreWatch);
+        log.error({ ...this.restore.status() }, stalled);
+        this.health.engineDied(stalled);
+        this.o.onFatal(stalled);
+      }
+    }, 1000);
+    this.restoreWatch.unref();
+  }
+
   async stop(): Promise<void> {
+    clearInterval(this.restoreWatch);
     this.health.stop();
     await this.process?.stop();
     this.rpcClient?.close();

@@ -5,7 +5,7 @@
  * chain should make empty blocks (consensus has lost its quorum). Every health signal of the node
  * reads it through `SyncStatus`.
  */
-import type { EngineHealth, SyncStatus } from '../chain/sync-status.ts';
+import type { EngineHealth, StateSyncProgress, SyncStatus } from '../chain/sync-status.ts';
 import type { Logger } from '../util/logger.ts';
 import type { AppHashMismatch } from './log-lines.ts';
 import type { CometRpcClient, CometStatus } from './rpc-client.ts';
@@ -20,6 +20,8 @@ export interface CometHealthOptions {
   /** create-empty-blocks: an idle chain without empty blocks is not stalled. */
   expectBlocks: boolean;
   mismatch(): AppHashMismatch | undefined;
+  /** The state sync under way, if any: the node is catching up while it lasts, whatever peers say. */
+  stateSync?(): StateSyncProgress | undefined;
   logger: Logger;
   pollMs?: number;
   now?: () => number;
@@ -41,6 +43,12 @@ export class CometHealth implements EngineHealth {
   private died: string | undefined;
   private polling = false;
   private reachable = false;
+  /**
+   * Set when the height moves again after a stall: the peers' heights known then are from before
+   * it (a partitioned node's peers stop reporting), so the node is not current until a poll begun
+   * after the move has read them again.
+   */
+  private resumedAt: number | undefined;
 
   constructor(o: CometHealthOptions) {
     this.o = o;
@@ -68,8 +76,11 @@ export class CometHealth implements EngineHealth {
   private noteHeight(): number {
     const latestHeight = this.o.latestHeight();
     if (latestHeight !== this.lastHeight) {
+      const now = this.now();
+      const stalled = this.o.expectBlocks && now - this.lastAdvanceAt >= this.o.stallAfterMs / 2;
+      if (this.lastHeight >= 0 && stalled) this.resumedAt = now;
       this.lastHeight = latestHeight;
-      this.lastAdvanceAt = this.now();
+      this.lastAdvanceAt = now;
     }
     return latestHeight;
   }
@@ -77,9 +88,12 @@ export class CometHealth implements EngineHealth {
   syncStatus(): SyncStatus {
     const latestHeight = this.noteHeight();
     const bestKnownHeight = Math.max(latestHeight, this.bestKnown);
-    const reason = this.haltReason(latestHeight);
+    const stateSync = this.o.stateSync?.();
+    const reason = this.haltReason(latestHeight, stateSync !== undefined);
     const behind = bestKnownHeight - latestHeight > 2;
-    const catchingUp = !reason && (this.cometCatchingUp || behind || !this.reachable);
+    const stale = this.resumedAt !== undefined;
+    const catchingUp =
+      !reason && (stateSync !== undefined || this.cometCatchingUp || behind || !this.reachable || stale);
     if (catchingUp && this.startingHeight === undefined) this.startingHeight = latestHeight;
     if (!catchingUp) this.startingHeight = undefined;
     return {
@@ -89,16 +103,18 @@ export class CometHealth implements EngineHealth {
       latestHeight,
       bestKnownHeight,
       ...(this.startingHeight !== undefined ? { startingHeight: this.startingHeight } : {}),
+      ...(stateSync ? { stateSync } : {}),
     };
   }
 
-  private haltReason(latestHeight: number): string | undefined {
+  private haltReason(latestHeight: number, stateSyncing: boolean): string | undefined {
     if (this.died) return this.died;
     const m = this.o.mismatch();
     if (m)
       return `wrong Block.Header.AppHash. Expected ${m.expected}, got ${m.got} (height ${m.height}): this node's state disagrees with the chain; stop it and roll back, or restore a snapshot`;
     const idle = this.now() - this.lastAdvanceAt;
-    if (this.o.expectBlocks && !this.cometCatchingUp && idle >= this.o.stallAfterMs)
+    // a restore commits no block until it is done: its own stall rule is restore-progress.ts's
+    if (this.o.expectBlocks && !this.cometCatchingUp && !stateSyncing && idle >= this.o.stallAfterMs)
       return `no block committed for ${Math.round(idle / 1000)} s at height ${latestHeight}: consensus is not advancing (too few validators online?)`;
     return undefined;
   }
@@ -107,6 +123,7 @@ export class CometHealth implements EngineHealth {
     this.noteHeight();
     if (this.polling || this.died) return;
     this.polling = true;
+    const startedAt = this.now();
     try {
       const status = await this.o.call<CometStatus>('status', {}, 2_000);
       this.reachable = true;
@@ -119,6 +136,7 @@ export class CometHealth implements EngineHealth {
         if (h > best) best = h;
       }
       this.bestKnown = best;
+      if (this.resumedAt !== undefined && startedAt > this.resumedAt) this.resumedAt = undefined;
     } catch (err) {
       // CometBFT's RPC starts after its handshake with the application; until then it is unknown
       this.o.logger.debug({ err: (err as Error).message }, 'cometbft status not available');

@@ -11,6 +11,11 @@
  * | failed to handshake with peer (expected, actual)| a dialed peer answered with another node ID               |
  * | failed to send request for peers                | PEX has no peer to ask and no address to dial            |
  * | peer handshake failed (err=EOF)                 | a connection closed during the secret-connection handshake |
+ * | state-sync chunk answered missing (height,      | a provider answered a chunk request with no chunk (its    |
+ * |   chunk)                                        | snapshot was pruned or deleted): "Failed to add chunk"    |
+ *
+ * State-sync events the restore's progress needs (restore-progress.ts) are passed to `onStateSync`:
+ * a chunk answered missing, and a snapshot CometBFT gave up itself (rejected, timed out).
  */
 import type { LogLevel } from '../util/logger.ts';
 
@@ -27,6 +32,19 @@ export interface SpecLine {
   msg: string;
   fields: Record<string, unknown>;
 }
+
+/** What CometBFT's state sync did that the application is not told through ABCI. */
+export type StateSyncEvent =
+  { kind: 'chunk-missing'; height?: number; chunk?: number } | { kind: 'snapshot-given-up'; height?: number };
+
+/** CometBFT's lines (statesync/syncer.go) for a snapshot it stops restoring and leaves for another. */
+const GIVEN_UP = new Set([
+  'Snapshot rejected',
+  'Timed out waiting for snapshot chunks, rejected snapshot',
+  'Timed out validating snapshot, rejecting',
+  'Snapshot format rejected',
+  'Snapshot senders rejected',
+]);
 
 /** An app-hash mismatch: what every health signal reports from then on. */
 export interface AppHashMismatch {
@@ -79,10 +97,12 @@ const PEER_ID_RE = /conn\.ID \(([0-9a-fA-F]+)\) dialed ID \(([0-9a-fA-F]+)\) mis
 export class CometLogTranslator {
   private readonly reported = new Set<string>();
   private readonly context: () => { latestHeight: number; blockHash(height: number): string | undefined };
+  private readonly onStateSync: (e: StateSyncEvent) => void;
   mismatch: AppHashMismatch | undefined;
 
-  constructor(context: CometLogTranslator['context']) {
+  constructor(context: CometLogTranslator['context'], onStateSync: (e: StateSyncEvent) => void = () => {}) {
     this.context = context;
+    this.onStateSync = onStateSync;
   }
 
   translate(rec: CometLogRecord): SpecLine[] {
@@ -137,7 +157,26 @@ export class CometLogTranslator {
       const cause = /\bEOF$/.test(handshake[1]) ? 'EOF' : handshake[1];
       out.push({ level: 'warn', msg: 'peer handshake failed', fields: { err: cause } });
     }
+    if (rec.module === 'statesync') out.push(...this.stateSync(rec));
     return out;
+  }
+
+  private stateSync(rec: CometLogRecord): SpecLine[] {
+    const height = numberField(rec.fields.height);
+    // a ChunkResponse with Missing set carries no chunk, which the restoring side refuses to queue
+    if (rec.msg === 'Failed to add chunk' && /cannot add nil chunk/.test(String(rec.fields.err ?? ''))) {
+      const chunk = numberField(rec.fields.chunk);
+      this.onStateSync({ kind: 'chunk-missing', height, chunk });
+      return [
+        {
+          level: 'warn',
+          msg: 'state-sync chunk answered missing: the provider no longer has the snapshot',
+          fields: { height, chunk },
+        },
+      ];
+    }
+    if (GIVEN_UP.has(rec.msg)) this.onStateSync({ kind: 'snapshot-given-up', height });
+    return [];
   }
 }
 

@@ -11,6 +11,12 @@
  * Written into `.tmp-<height>` and renamed, so a listed snapshot is always complete. What ABCI
  * advertises: hash = SHA-256 over the chunk hashes in order, metadata = the chunk hashes
  * concatenated (32 bytes each), so a restoring node checks every chunk before it decompresses any.
+ *
+ * Pinning: keep-recent counts snapshots, and a fast interval turns them over in seconds, faster than
+ * a peer gets from listing a snapshot to fetching its last chunk. A snapshot offered to a peer
+ * (ListSnapshots) or whose chunk was served (LoadSnapshotChunk) within the last `pinQuietMs` is kept
+ * beyond keep-recent, at most `MAX_PINNED_SNAPSHOTS` of them (those being served first, then the
+ * newest offered), and deleted by the first prune after it went quiet (docs/adr/0035).
  */
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -23,6 +29,7 @@ import { putUvarint, uvarintLength } from '../codec/varint.ts';
 import { sha256 } from '../crypto/hash.ts';
 import { concatBytes, equalBytes, fromHex, toHex } from '../primitives/bytes.ts';
 import { ChainError } from '../util/errors.ts';
+import { CHUNK_REQUEST_TIMEOUT_MS } from './config.ts';
 
 export const SNAPSHOT_FORMAT = 1;
 /** Chunks a peer fetches one by one: large enough for few round trips, small for a P2P message. */
@@ -38,6 +45,16 @@ const MAX_CHUNKS = 120_000;
 const METADATA = 'metadata.json';
 /** Bytes of encoded items handed to the compressor at a time. */
 const WRITE_BYTES = 256 * 1024;
+/**
+ * How long a snapshot stays pinned after it was last offered or served: a restoring peer lists
+ * snapshots, waits its discovery time (CometBFT's default 15 s) and verifies the height with its light
+ * client (at most 30 s) before it asks for the first chunk, and asks again for a chunk every
+ * chunk_request_timeout; a peer silent for this long has given the snapshot up (restore-progress.ts
+ * gives up after 3 × chunk_request_timeout).
+ */
+export const SNAPSHOT_PIN_QUIET_MS = 6 * CHUNK_REQUEST_TIMEOUT_MS;
+/** Snapshots kept beyond keep-recent for peers: stuck or slow peers cannot fill the disk. */
+export const MAX_PINNED_SNAPSHOTS = 2;
 
 export interface SnapshotMeta {
   format: number;
@@ -84,17 +101,69 @@ export interface SnapshotStoreOptions {
   /** Snapshots kept; older ones are deleted after each new one. */
   keepRecent: number;
   chunkBytes?: number;
+  /** How long an offered or served snapshot outlives keep-recent (default SNAPSHOT_PIN_QUIET_MS). */
+  pinQuietMs?: number;
+  now?: () => number;
+}
+
+/** When peers last used a snapshot: offered it in ListSnapshots, or were served one of its chunks. */
+interface PinUse {
+  offeredAt?: number;
+  servedAt?: number;
 }
 
 export class SnapshotStore {
   readonly dir: string;
   private readonly keepRecent: number;
   private readonly chunkBytes: number;
+  private readonly pinQuietMs: number;
+  private readonly now: () => number;
+  private readonly uses = new Map<number, PinUse>();
 
   constructor(o: SnapshotStoreOptions) {
     this.dir = o.dir;
     this.keepRecent = Math.max(1, o.keepRecent);
     this.chunkBytes = o.chunkBytes ?? DEFAULT_CHUNK_BYTES;
+    this.pinQuietMs = o.pinQuietMs ?? SNAPSHOT_PIN_QUIET_MS;
+    this.now = o.now ?? Date.now;
+  }
+
+  /** Peers were offered these snapshots (ListSnapshots): one of them is about to be fetched. */
+  noteOffered(heights: number[]): void {
+    const at = this.now();
+    for (const h of heights) this.uses.set(h, { ...this.uses.get(h), offeredAt: at });
+  }
+
+  /** A chunk of the snapshot at `height` was served to a peer: a restore is under way. */
+  noteServed(height: number): void {
+    this.uses.set(height, { ...this.uses.get(height), servedAt: this.now() });
+  }
+
+  /**
+   * The snapshots peers used within the quiet period, at most MAX_PINNED_SNAPSHOTS beyond the newest
+   * keep-recent ones: those served most recently first (a restore under way), then the newest offered.
+   */
+  pinned(): number[] {
+    const now = this.now();
+    const recent = (t: number | undefined) => t !== undefined && now - t < this.pinQuietMs;
+    const served: [number, number][] = [];
+    const offered: number[] = [];
+    for (const [h, use] of this.uses) {
+      if (recent(use.servedAt)) served.push([h, use.servedAt!]);
+      else if (recent(use.offeredAt)) offered.push(h);
+      else this.uses.delete(h);
+    }
+    // newest first: the first keep-recent are kept anyway; a height no longer on disk pins nothing
+    const beyond = new Set(
+      this.list()
+        .slice(this.keepRecent)
+        .map((m) => m.height),
+    );
+    const ranked = [
+      ...served.sort((a, b) => b[1] - a[1] || b[0] - a[0]).map(([h]) => h),
+      ...offered.sort((a, b) => b - a),
+    ];
+    return ranked.filter((h) => beyond.has(h)).slice(0, MAX_PINNED_SNAPSHOTS);
   }
 
   /** Complete snapshots, newest first (a `.tmp-` directory of an interrupted write is not one). */
@@ -206,9 +275,15 @@ export class SnapshotStore {
     return true;
   }
 
-  /** Deletes all but the newest keep-recent snapshots. */
-  prune(): void {
-    for (const old of this.list().slice(this.keepRecent)) this.delete(old.height);
+  /**
+   * Deletes all but the newest keep-recent snapshots and those pinned for peers; returns the heights
+   * kept for peers.
+   */
+  prune(): number[] {
+    const pinned = this.pinned();
+    for (const old of this.list().slice(this.keepRecent))
+      if (!pinned.includes(old.height)) this.delete(old.height);
+    return pinned;
   }
 }
 

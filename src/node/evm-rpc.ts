@@ -40,6 +40,7 @@ import { NodeProofs } from './adapters/evm-proofs.ts';
 import { NodeSimulation } from './adapters/evm-simulation.ts';
 import { NodeParityTracer } from './adapters/evm-parity-tracer.ts';
 import { nativeSimulator } from '../execution/simulation/native-binding.ts';
+import { blockWork } from '../util/block-first.ts';
 import { NodeTracer } from './adapters/evm-tracer.ts';
 import { evmTxPool } from './adapters/evm-tx-pool.ts';
 import { legacyBackend, legacyHttpDispatcher, webSocketDispatcher } from './adapters/legacy-backend.ts';
@@ -138,6 +139,7 @@ export class EvmRpc {
     };
     const log = o.logger.child({ module: 'rpc' });
     const native = evm.nativeSimulator ? nativeSimulator() : 'off ([evm] native_simulator = false)';
+    blockWork.enabled = evm.rpcYieldsToBlocks;
     if (typeof native === 'string') log.info({ engine: 'js', native }, 'eth_call engine');
     else log.info({ engine: 'native (revm)', fallback: 'js' }, 'eth_call engine');
     // eth_call's gas cap and deadline apply to debug_traceCall's simulation too

@@ -111,6 +111,7 @@ export type NamedErrorCode =
   // rpc (consensus)
   | 'RPC_LAG_TOO_HIGH'
   | 'RPC_NODE_HALTED'
+  | 'RPC_STATE_SYNCING'
   // rpc (eth_, debug_)
   | 'EXECUTION_FAILED'
   | 'EXECUTION_REVERTED'

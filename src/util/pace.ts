@@ -1,7 +1,10 @@
+import { yieldToBlocks } from './block-first.ts';
+
 /**
  * Long synchronous work (a wide log query, a large answer) broken into slices: `tick()` costs a
  * counter increment, and every `every` ticks looks at the clock and, when a slice of `sliceMs` has
- * passed since the last yield, waits a macrotask turn so timers, I/O and other requests run.
+ * passed since the last yield, waits a macrotask turn so timers, I/O and other requests run (and,
+ * while the node is in the middle of a block, until the block is committed: util/block-first.ts).
  */
 export class Pacer {
   private readonly sliceMs: number;
@@ -22,11 +25,8 @@ export class Pacer {
 
   yieldIfDue(): Promise<void> | undefined {
     if (performance.now() - this.last < this.sliceMs) return undefined;
-    return new Promise<void>((resolve) =>
-      setImmediate(() => {
-        this.last = performance.now();
-        resolve();
-      }),
-    );
+    return yieldToBlocks().then(() => {
+      this.last = performance.now();
+    });
   }
 }

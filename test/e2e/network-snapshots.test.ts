@@ -8,6 +8,8 @@
  *   only peer is B state-syncs from it.
  * - a chunk corrupted in B's copy is refused and fetched again from another provider.
  * - an archive whose items name the EVM store `evm_flatkv` restores to the same state.
+ * - a snapshot deleted on its only provider while a node restores it: the node says what it waits for
+ *   (eth_syncing, /status, /lag_status, its log), then stops with one error naming the remedy.
  * - `chaind rollback` leaves the snapshots where they were.
  */
 import assert from 'node:assert/strict';
@@ -41,7 +43,7 @@ const msgIs = (msg: string) => (l: string) => jsonLine(l)?.msg === msg;
 const peerOf = (name: string) => `${net!.node(name).node_id}@127.0.0.1:${net!.node(name).ports.p2p}`;
 
 const net: TestNetwork | undefined = existsSync(installedBinaryPath())
-  ? await TestNetwork.create({ after }, { validators: 3, rpcNodes: 3 })
+  ? await TestNetwork.create({ after }, { validators: 3, rpcNodes: 4 })
   : undefined;
 const genesisAccounts = net?.fundGenesisAccounts(ACCOUNTS) ?? [];
 const scratch = tempHome({ after }, 'chaind-snapshots-');
@@ -365,6 +367,104 @@ test('an archive whose EVM store is named evm_flatkv, restored into B with --for
     legacyMeta.chunks,
   );
   await assertCaughtUpFromSnapshot('rpc2');
+});
+
+/** Polls `probe` until it answers something, for at most `ms`. */
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const got = await probe().catch(() => undefined);
+    if (got !== undefined) return got;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+test('a snapshot deleted on its only provider mid-restore: the node says what it waits for, then stops with the remedy instead of waiting for ever', async (t) => {
+  if (!cometbftOrSkip(t) || !H) return;
+  const homeB = net!.node('validator1').home;
+  // B holds the snapshot of H (restored above) and takes none: the only one the new node can find.
+  // Its discovery is longer than the CLI's start, so the snapshot is gone before the restore begins.
+  const flags = await stateSyncFlags(['validator1']);
+  flags[flags.indexOf('--statesync.discovery-time') + 1] = '10s';
+  const node = net!.start('rpc3', flags);
+  const discovered = jsonLine(await node.waitForLine(msgIs('Discovered new snapshot'), 180_000))!;
+  assert.equal(discovered.height, H);
+  // what a chaos harness does to force "snapshot pruned during a restore"
+  const del = runChaind(['snapshots', 'delete', '--home', homeB, '--height', String(H)]);
+  assert.equal(del.code, 0, del.stderr);
+  const accepted = jsonLine(await node.waitForLine(msgIs('accepted a state-sync snapshot'), 120_000))!;
+  assert.equal(accepted.height, H);
+  const chunks = accepted.chunks as number;
+
+  // while it waits, every health signal says for what, and none says caught up
+  const syncing = await until('eth_syncing reports the chunk it waits for', async () => {
+    const r = (await net!.evm('rpc3', 'eth_syncing')).result;
+    return r?.stateSync?.phase === 'fetching' && r.stateSync.secondsSinceLastChunk !== '0x0' ? r : undefined;
+  });
+  assert.equal(syncing.halted, false);
+  assert.deepEqual(
+    [
+      syncing.stateSync.snapshotHeight,
+      syncing.stateSync.waitingForChunk,
+      syncing.stateSync.chunksReceived,
+      syncing.stateSync.chunks,
+    ],
+    [hexHeight(H), '0x0', '0x0', hexHeight(chunks)],
+  );
+  const waitingFor = new RegExp(
+    `^state sync: waiting for chunk 0 of the snapshot of height ${H} \\(0/${chunks} received, \\d+ s since the last chunk`,
+  );
+  assert.match(syncing.stateSync.description, waitingFor);
+  const status = (await net!.consensus('rpc3', '/status')).body.result.sync_info;
+  assert.equal(status.catching_up, true);
+  assert.deepEqual(
+    [status.state_sync.phase, status.state_sync.snapshot_height, status.state_sync.waiting_for_chunk],
+    ['fetching', String(H), '0'],
+  );
+  const lag = await net!.consensus('rpc3', '/lag_status');
+  assert.equal(lag.status, 503);
+  assert.equal(lag.body.error.message, 'Node is state syncing');
+  assert.match(lag.body.error.data, /^current_height 0: state sync: waiting for chunk 0 of the snapshot/);
+  // and the log: B answered missing, the node says so and what it waits for
+  const missing = jsonLine(
+    await node.waitForLine(
+      msgIs('state-sync chunk answered missing: the provider no longer has the snapshot'),
+      60_000,
+    ),
+  )!;
+  assert.equal(missing.height, H);
+  const waitingLine = jsonLine(
+    await node.waitForLine(msgIs('state sync waiting for a snapshot chunk'), 60_000),
+  )!;
+  assert.deepEqual(
+    [waitingLine.height, waitingLine.chunk, waitingLine.received, waitingLine.chunks],
+    [H, 0, 0, chunks],
+  );
+  assert.ok(
+    net!.processes
+      .get('validator1')!
+      .lines.some(msgIs('a peer asked for a chunk of a snapshot this node does not have (answered missing)')),
+  );
+
+  // then it gives the restore up: one error naming the remedy, and the node stops (exit 1)
+  const exit = await Promise.race([
+    node.exited,
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error('the stalled restore did not stop the node')), 120_000).unref(),
+    ),
+  ]);
+  assert.equal(exit.code, 1);
+  const stalled = node.lines.map(jsonLine).find((j) => /^state sync stalled/.test(j?.msg ?? ''))!;
+  assert.match(
+    stalled.msg,
+    new RegExp(
+      `^state sync stalled: no chunk of the snapshot of height ${H} for \\d+ s \\(waiting for chunk 0, 0/${chunks} received\\): ` +
+        'its providers answered that they no longer have it .*Raise snapshot-keep-recent on the nodes that provide ' +
+        'snapshots, or start this node again to discover newer snapshots$',
+    ),
+  );
+  await net!.stop('rpc3');
 });
 
 test('snapshots delete removes one; chaind rollback leaves every snapshot in place', async (t) => {

@@ -63,7 +63,7 @@ async function portFree(port: number): Promise<boolean> {
  * never pick the same block. The claim is released when the test's hooks run (a claim older than
  * an hour is from a run that died and is taken over).
  */
-async function claimPortBlock(t: { after(fn: () => void): void }, nodes: number): Promise<number> {
+export async function claimPortBlock(t: { after(fn: () => void): void }, nodes: number): Promise<number> {
   if (nodes > 10) throw new Error(`a test network of ${nodes} nodes needs more than a block of 100 ports`);
   const claims = join(tmpdir(), 'chaind-test-ports');
   mkdirSync(claims, { recursive: true });

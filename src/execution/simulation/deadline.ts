@@ -1,10 +1,12 @@
 /**
  * The time budget of a simulation (`[evm] simulation_evm_timeout`): checked on JUMP and JUMPI, since
  * every loop jumps, and the same check yields to the event loop every few milliseconds so that a
- * long call does not stall block production or other requests.
+ * long call does not stall block production or other requests (while a block is in progress the
+ * call waits for it: util/block-first.ts).
  */
 import type { Common } from '@ethereumjs/common';
 import type { EVMOpts } from '@ethereumjs/evm';
+import { yieldToBlocks } from '../../util/block-first.ts';
 import { ChainError } from '../../util/errors.ts';
 import { stockHandlers } from './common.ts';
 
@@ -46,7 +48,7 @@ export class Deadline {
     const now = performance.now();
     if (now > this.at) throw new SimulationTimeoutError(this.ms);
     if (now - this.lastYield <= 8) return undefined;
-    return new Promise<void>((r) => setImmediate(r)).then(() => {
+    return yieldToBlocks().then(() => {
       this.lastYield = performance.now();
     });
   }

@@ -2,8 +2,9 @@
  * The time budget of a trace (geth's `timeout` option, `[evm] trace_timeout`). Checked on every traced
  * opcode (a traced run is slow anyway); every 1024 steps it also yields to the event loop when a few
  * milliseconds have passed, so a long trace does not stall block production and an `abort()` from a
- * timer can land.
+ * timer can land; while a block is in progress it waits for the block (util/block-first.ts).
  */
+import { yieldToBlocks } from '../../util/block-first.ts';
 import { ChainError } from '../../util/errors.ts';
 
 export class TraceTimeoutError extends ChainError {
@@ -29,7 +30,7 @@ export class TraceDeadline {
     const now = performance.now();
     if (now > this.at) throw new TraceTimeoutError();
     if (now - this.lastYield > 8) {
-      await new Promise((r) => setImmediate(r));
+      await yieldToBlocks();
       this.lastYield = performance.now();
       if (performance.now() > this.at) throw new TraceTimeoutError();
     }

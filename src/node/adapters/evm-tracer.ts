@@ -27,6 +27,7 @@ import {
   type TraceOptions,
 } from '../../rpc/evm/index.ts';
 import type { StateStore } from '../../storage/ss/types.ts';
+import { yieldToBlocks } from '../../util/block-first.ts';
 import { InvalidParamsError } from '../../rpc/server/errors.ts';
 import { errorMessage } from '../../util/errors.ts';
 import type { NodeSimulation } from './evm-simulation.ts';
@@ -40,7 +41,7 @@ export function pacer(deadline: TraceDeadline): () => Promise<void> {
   return async () => {
     if (deadline.expired()) throw new TraceTimeoutError();
     if (performance.now() - lastYield > 8) {
-      await new Promise((r) => setImmediate(r));
+      await yieldToBlocks();
       lastYield = performance.now();
     }
   };

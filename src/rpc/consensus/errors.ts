@@ -62,6 +62,16 @@ export class NodeHaltedError extends ConsensusRpcError {
   }
 }
 
+/**
+ * `/lag_status` while the node restores a state-sync snapshot: it has no chain yet, so HTTP 503 as for
+ * a halted node, with what the restore waits for in `data`.
+ */
+export class StateSyncingError extends ConsensusRpcError {
+  constructor(detail: string) {
+    super('RPC_STATE_SYNCING', -32603, 'Node is state syncing', detail, 503);
+  }
+}
+
 /** `/lag_status` when the lag exceeds `[rpc] lag-threshold`: HTTP 417 so load balancers can act on it. */
 export class LagTooHighError extends ConsensusRpcError {
   constructor(lag: number, threshold: number) {

@@ -1,7 +1,7 @@
 /** Node, network, validator and mempool routes: `/status`, `/health`, `/net_info`, `/lag_status`, … */
 import { base64, hexUpper, int64, type Json, pubKeyJson, rfc3339Nano, validatorJson } from './encoding.ts';
-import type { SyncStatus } from '../../chain/sync-status.ts';
-import { InvalidParamsError, LagTooHighError, NodeHaltedError } from './errors.ts';
+import { describeStateSync, type StateSyncProgress, type SyncStatus } from '../../chain/sync-status.ts';
+import { InvalidParamsError, LagTooHighError, NodeHaltedError, StateSyncingError } from './errors.ts';
 import { paging, resolveHeight, type Route } from './route.ts';
 import type { BlockView, ChainView, NetworkView } from './types.ts';
 
@@ -49,7 +49,29 @@ function syncInfo(chain: ChainView, sync: SyncStatus): Json {
     // the node is not behind anyone but cannot advance.
     halted: sync.halted,
     halt_reason: sync.reason ?? '',
+    ...(sync.stateSync ? { state_sync: stateSyncJson(sync.stateSync) } : {}),
   };
+}
+
+/**
+ * A state sync under way, in `sync_info` (not CometBFT's field either): its phase, the snapshot and
+ * chunk it waits for, and since when.
+ */
+export function stateSyncJson(p: StateSyncProgress): Json {
+  const n = (v: number | undefined) => (v === undefined ? undefined : String(v));
+  const out: Record<string, string | undefined> = {
+    phase: p.phase,
+    seconds: n(p.seconds),
+    snapshot_height: n(p.snapshotHeight),
+    chunks: n(p.chunks),
+    chunks_received: n(p.chunksReceived),
+    waiting_for_chunk: n(p.waitingForChunk),
+    seconds_since_last_chunk: n(p.secondsSinceLastChunk),
+    missing_answers: n(p.missingAnswers),
+    description: describeStateSync(p),
+  };
+  for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
+  return out as Json;
 }
 
 /** The highest height any peer reports; our own height when no peer is ahead (or none exist). */
@@ -115,6 +137,8 @@ export const infoRoutes: Record<string, Route> = {
         throw new NodeHaltedError(
           `current_height ${current}, max_peer_height ${max}: the node cannot make progress: ${sync.reason}`,
         );
+      if (sync.stateSync)
+        throw new StateSyncingError(`current_height ${current}: ${describeStateSync(sync.stateSync)}`);
       if (lag > options.lagThreshold) throw new LagTooHighError(lag, options.lagThreshold);
       return { current_height: int64(current), max_peer_height: int64(max), lag: int64(lag) };
     },

@@ -24,6 +24,7 @@ import {
 import { Params, type ParamSource } from './params.ts';
 import type { ConsensusRpcOptions, RouteContext } from './route.ts';
 import { ROUTES } from './routes.ts';
+import { stateSyncJson } from './routes-info.ts';
 import type { ConsensusRpcDeps } from './types.ts';
 import { ConsensusWebsocket } from './websocket.ts';
 
@@ -223,6 +224,7 @@ export class ConsensusRpcServer extends HttpService {
       info.catching_up = Boolean(info.catching_up) || sync.catchingUp || sync.halted;
       info.halted = sync.halted;
       info.halt_reason = sync.reason ?? '';
+      if (sync.stateSync) info.state_sync = stateSyncJson(sync.stateSync);
       return JSON.stringify(env);
     } catch {
       return body;

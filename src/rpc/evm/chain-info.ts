@@ -6,7 +6,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { address, data, quantity } from '../codecs/hex.ts';
 import { p } from '../codecs/params.ts';
 import { method, type MethodTable } from '../server/dispatcher.ts';
-import type { SyncStatus } from '../../chain/sync-status.ts';
+import { describeStateSync, type StateSyncProgress, type SyncStatus } from '../../chain/sync-status.ts';
 import type { EvmBackend } from './backend.ts';
 import { GasPriceOracle } from './gas-price-oracle.ts';
 import type { Resolver } from './resolve.ts';
@@ -18,7 +18,7 @@ import type { Resolver } from './resolve.ts';
  * with geth's three block fields (startingBlock: where it stands, since nothing was committed from
  * there) and `halted` / `haltReason` beside them, which those clients ignore and operators can read.
  */
-export function syncingAnswer(s: SyncStatus): false | Record<string, string | boolean> {
+export function syncingAnswer(s: SyncStatus): false | Record<string, unknown> {
   if (!s.catchingUp && !s.halted) return false;
   return {
     startingBlock: quantity(Math.min(s.startingHeight ?? s.latestHeight, s.latestHeight)),
@@ -26,7 +26,27 @@ export function syncingAnswer(s: SyncStatus): false | Record<string, string | bo
     highestBlock: quantity(Math.max(s.bestKnownHeight, s.latestHeight)),
     halted: s.halted,
     ...(s.halted ? { haltReason: s.reason ?? '' } : {}),
+    ...(s.stateSync ? { stateSync: stateSyncAnswer(s.stateSync) } : {}),
   };
+}
+
+/**
+ * A state sync under way, beside geth's fields (as geth's snap-sync counters are): quantities, and
+ * the one-line description.
+ */
+function stateSyncAnswer(p: StateSyncProgress): Record<string, string> {
+  const out: Record<string, string> = { phase: p.phase, seconds: quantity(p.seconds) };
+  const fields = {
+    snapshotHeight: p.snapshotHeight,
+    chunks: p.chunks,
+    chunksReceived: p.chunksReceived,
+    waitingForChunk: p.waitingForChunk,
+    secondsSinceLastChunk: p.secondsSinceLastChunk,
+    missingAnswers: p.missingAnswers,
+  };
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) out[k] = quantity(v);
+  out.description = describeStateSync(p);
+  return out;
 }
 
 export function chainInfoMethods({ chain, options, sync }: EvmBackend, resolve: Resolver): MethodTable {

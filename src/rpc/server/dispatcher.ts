@@ -21,7 +21,11 @@ import {
 } from './errors.ts';
 import { RpcMetrics } from './metrics.ts';
 import { BoundedJson } from './serialize.ts';
+import { blockWork } from '../../util/block-first.ts';
 import { Semaphore } from '../../util/semaphore.ts';
+
+/** Heavy methods bounded elsewhere (the trace slots), which also wait for a block in progress. */
+const HEAVY_UNLIMITED = /^(debug_trace|trace_|ots_)/;
 
 type Decoded<P extends readonly ParamCodec<unknown>[]> = {
   [K in keyof P]: P[K] extends ParamCodec<infer T> ? T : never;
@@ -240,6 +244,8 @@ export class Dispatcher {
     }
     const args = decodeParams(def.params, params);
     const limit = this.limited.get(name);
+    // a heavy call starts after the block in progress, if any (util/block-first.ts)
+    if (limit || HEAVY_UNLIMITED.test(name)) await blockWork.wait();
     if (!limit) return def.handler(...args);
     const acquired = limit.sem.acquire();
     if (!acquired) {

@@ -113,6 +113,7 @@ export const JSONRPC_CODES = Object.freeze({
   // rpc (consensus)
   RPC_LAG_TOO_HIGH: SERVER_ERROR,
   RPC_NODE_HALTED: SERVER_ERROR,
+  RPC_STATE_SYNCING: SERVER_ERROR,
   // rpc (eth_, debug_)
   EXECUTION_FAILED: SERVER_ERROR,
   EXECUTION_REVERTED: 3,

@@ -79,3 +79,39 @@ test('peer lines: a stale peer ID, PEX without peers, a handshake closed by the 
   );
   assert.deepEqual(one(t, '{"level":"info","_msg":"Ensure peers","module":"pex","numPeers":3}'), []);
 });
+
+test('state sync: a chunk answered missing gets its line and event; a snapshot CometBFT gives up is reported', () => {
+  const events: unknown[] = [];
+  const t = new CometLogTranslator(
+    () => ({ latestHeight: 0, blockHash: () => undefined }),
+    (e) => events.push(e),
+  );
+  assert.deepEqual(
+    one(
+      t,
+      '{"level":"error","_msg":"Failed to add chunk","module":"statesync","height":60,"format":1,"chunk":0,"err":"cannot add nil chunk"}',
+    ),
+    [
+      {
+        level: 'warn',
+        msg: 'state-sync chunk answered missing: the provider no longer has the snapshot',
+        fields: { height: 60, chunk: 0 },
+      },
+    ],
+  );
+  assert.deepEqual(
+    one(
+      t,
+      '{"level":"error","_msg":"Timed out waiting for snapshot chunks, rejected snapshot","module":"statesync","height":60,"format":1,"hash":"AB"}',
+    ),
+    [],
+  );
+  one(
+    t,
+    '{"level":"info","_msg":"Fetching snapshot chunk","module":"statesync","height":60,"chunk":0,"total":1}',
+  );
+  assert.deepEqual(events, [
+    { kind: 'chunk-missing', height: 60, chunk: 0 },
+    { kind: 'snapshot-given-up', height: 60 },
+  ]);
+});

@@ -226,3 +226,55 @@ test('keep-recent deletes older snapshots; an interrupted write leaves no listed
     snaps.cleanup();
   }
 });
+
+test('a snapshot offered to peers or being served outlives keep-recent for the quiet period; at most two are kept for peers', async () => {
+  const src = tempDir();
+  const snaps = tempDir();
+  try {
+    const sc = await filledStore(src.dir, 2);
+    let now = 1_000_000;
+    const store = new SnapshotStore({ dir: snaps.dir, keepRecent: 1, pinQuietMs: 60_000, now: () => now });
+    const heights = () => store.list().map((m) => m.height);
+    const write = (h: number) => store.write(h, sc.appHash(), sc.export(2));
+
+    // offered (ListSnapshots) then superseded: kept while a peer may still fetch it
+    await write(10);
+    store.noteOffered([10]);
+    await write(20);
+    await write(30);
+    assert.deepEqual(heights(), [30, 10]);
+    assert.deepEqual(store.pinned(), [10]);
+    // a chunk served renews the pin; quiet for the whole period, it goes with the next prune
+    now += 50_000;
+    store.noteServed(10);
+    now += 50_000;
+    await write(40);
+    assert.deepEqual(heights(), [40, 10]);
+    now += 60_000;
+    await write(50);
+    assert.deepEqual(heights(), [50]);
+
+    // three restores under way beyond keep-recent: the two served most recently are kept
+    for (const h of [60, 70, 80]) {
+      await write(h);
+      store.noteServed(h);
+      now += 1_000;
+    }
+    await write(90);
+    assert.deepEqual(heights(), [90, 80, 70]);
+    // a restore under way outranks a snapshot only offered
+    store.noteOffered([90]);
+    now += 1_000;
+    await write(100);
+    await write(110);
+    assert.deepEqual(heights(), [110, 80, 70]);
+    // a pin names a height, not whatever is on disk: a deleted snapshot pins nothing
+    store.delete(80);
+    store.noteServed(80);
+    assert.deepEqual(store.pinned(), [70]);
+    await sc.close();
+  } finally {
+    src.cleanup();
+    snaps.cleanup();
+  }
+});
