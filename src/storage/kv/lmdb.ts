@@ -1,4 +1,5 @@
 import { open, type Database, type RangeOptions, type Transaction } from 'lmdb';
+import { outOfDiskOr } from '../../util/out-of-disk.ts';
 import { KVClosedError } from './errors.ts';
 import { asBytes, assertValidOps } from './ops.ts';
 import type { KVEntry, KVOp, KVOpenOptions, KVRange, KVReader, KVSnapshot, KVStore } from './types.ts';
@@ -105,13 +106,21 @@ class LmdbStore implements KVStore {
       // Without fsync the write is only LMDB's own page updates, tens of µs for a block: done here it
       // costs less than the hand-over to lmdb-js's write thread and the wait for its answer, which
       // held every block's commit back (a one-transfer dev block's store write: ~580 -> ~180 µs).
-      db.transactionSync(apply);
+      try {
+        db.transactionSync(apply);
+      } catch (err) {
+        throw outOfDiskOr(err, this.path);
+      }
       return;
     }
     // One atomic block of the write queue, encoded now: a transaction() callback instead waits for
     // lmdb-js's write thread to call back into this thread before its ops are even encoded (~70 us
     // more per write here, and later still when this thread is busy).
-    await db.batch(apply);
+    try {
+      await db.batch(apply);
+    } catch (err) {
+      throw outOfDiskOr(await commitCause(err), this.path);
+    }
   }
 
   snapshot(): KVSnapshot {
@@ -173,6 +182,27 @@ class LmdbStore implements KVStore {
   private assertOpen(): void {
     if (this.closed) throw new KVClosedError(this.engine, this.path);
   }
+}
+
+/**
+ * lmdb-js rejects a failed batch with "Commit failed" and the cause in `commitError`, a promise that
+ * rejects with the engine's error (errno 28 when the disk is full) once its write thread reports it,
+ * and that nobody else awaits: awaited here (bounded, in case it never settles), so that the cause
+ * is known and its rejection is never unhandled.
+ */
+async function commitCause(err: unknown): Promise<unknown> {
+  const pending = (err as { commitError?: Promise<unknown> } | undefined)?.commitError;
+  if (!(pending instanceof Promise)) return err;
+  let timer: NodeJS.Timeout | undefined;
+  const cause = await Promise.race([
+    pending.then(
+      () => err,
+      (cause: unknown) => cause,
+    ),
+    new Promise<unknown>((resolve) => (timer = setTimeout(() => resolve(err), 1_000))),
+  ]);
+  clearTimeout(timer);
+  return cause;
 }
 
 /**
