@@ -66,13 +66,16 @@ export class CometEngine {
   constructor(o: CometEngineOptions) {
     this.o = o;
     this.cometHome = join(o.home, 'cometbft');
-    this.translator = new CometLogTranslator(() => ({
-      latestHeight: o.chain.latestHeight,
-      blockHash: (h) => {
-        const hash = o.chain.blocks.blockHashByHeight(h);
-        return hash ? Buffer.from(hash).toString('hex').toUpperCase() : undefined;
-      },
-    }), (dir) => o.chain.outOfDisk(dir ?? join(o.dataDir, 'cometbft')));
+    this.translator = new CometLogTranslator(
+      () => ({
+        latestHeight: o.chain.latestHeight,
+        blockHash: (h) => {
+          const hash = o.chain.blocks.blockHashByHeight(h);
+          return hash ? Buffer.from(hash).toString('hex').toUpperCase() : undefined;
+        },
+      }),
+      (dir) => o.chain.outOfDisk(dir ?? join(o.dataDir, 'cometbft')),
+    );
     const c = o.settings.consensus;
     this.health = new CometHealth({
       call: (method, params, timeoutMs) => this.rpc.call(method, params, timeoutMs),

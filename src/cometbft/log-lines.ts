@@ -87,7 +87,10 @@ export class CometLogTranslator {
   /** Called at each error CometBFT logs for a write its disk had no space for, with the directory. */
   private readonly onOutOfDisk: (dir: string | undefined) => void;
 
-  constructor(context: CometLogTranslator['context'], onOutOfDisk: (dir: string | undefined) => void = () => {}) {
+  constructor(
+    context: CometLogTranslator['context'],
+    onOutOfDisk: (dir: string | undefined) => void = () => {},
+  ) {
     this.context = context;
     this.onOutOfDisk = onOutOfDisk;
   }

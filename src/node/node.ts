@@ -156,7 +156,8 @@ export class ChainNode {
         queries,
         onFatal: (reason) => {
           // a full disk stops the chain, not the node: it stays up to say so on every health signal
-          if (chain.diskFull) this.log.error({ reason }, 'consensus engine stopped; the node stays up, halted');
+          if (chain.diskFull)
+            this.log.error({ reason }, 'consensus engine stopped; the node stays up, halted');
           else this.onFatal?.(reason);
         },
       },

@@ -5,6 +5,7 @@
  * line) into an `OutOfDiskError` naming the directory it was writing, so that whoever stops the node
  * can say where space ran out.
  */
+import { statfsSync } from 'node:fs';
 import { ChainError } from './errors.ts';
 
 export class OutOfDiskError extends ChainError {
@@ -25,12 +26,34 @@ const TEXT = /no space left on device|disk quota exceeded/i;
 export function isNoSpace(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const e = err as Error & { code?: unknown; errno?: unknown };
-  return CODES.has(String(e.code)) || ERRNOS.has(Number(e.code)) || ERRNOS.has(Number(e.errno)) || TEXT.test(e.message);
+  return (
+    CODES.has(String(e.code)) ||
+    ERRNOS.has(Number(e.code)) ||
+    ERRNOS.has(Number(e.errno)) ||
+    TEXT.test(e.message)
+  );
 }
+
+/**
+ * Whether `err` is an I/O error (EIO) on a filesystem that has next to nothing left: lmdb reports a
+ * page it could not flush to a full tmpfs so, and only the free space tells it from a failing disk.
+ */
+function isIoErrorOnFullDisk(err: unknown, dir: string): boolean {
+  if (!(err instanceof Error)) return false;
+  const e = err as Error & { code?: unknown; errno?: unknown };
+  if (!(e.code === 'EIO' || Math.abs(Number(e.code)) === 5 || Math.abs(Number(e.errno)) === 5)) return false;
+  try {
+    const s = statfsSync(dir);
+    return s.bavail * s.bsize < NEARLY_FULL_BYTES;
+  } catch {
+    return false;
+  }
+}
+const NEARLY_FULL_BYTES = 1 << 20;
 
 /** `err` as an OutOfDiskError of `dir` when the disk was full, else `err` unchanged. */
 export function outOfDiskOr(err: unknown, dir: string): unknown {
-  if (err instanceof OutOfDiskError || !isNoSpace(err)) return err;
+  if (err instanceof OutOfDiskError || !(isNoSpace(err) || isIoErrorOnFullDisk(err, dir))) return err;
   return new OutOfDiskError(dir, err);
 }
 
@@ -47,9 +70,10 @@ export function outOfDiskIn(err: unknown): OutOfDiskError | undefined {
  * not such an error.
  */
 export function noSpaceDirIn(text: string): string | undefined {
-  const m = /(?:write|open|sync|mkdir|create|rename|truncate)\s+(\/[^\s:]+):\s*(?:no space left on device|disk quota exceeded)/i.exec(
-    text,
-  );
+  const m =
+    /(?:write|open|sync|mkdir|create|rename|truncate)\s+(\/[^\s:]+):\s*(?:no space left on device|disk quota exceeded)/i.exec(
+      text,
+    );
   if (!m) return TEXT.test(text) ? '' : undefined;
   const path = m[1];
   const slash = path.lastIndexOf('/');

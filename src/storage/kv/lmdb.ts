@@ -57,6 +57,12 @@ class LmdbStore implements KVStore {
   private readonly db: LmdbDb;
   private readonly path: string;
   private readonly noSync: boolean;
+  /**
+   * A write that failed (a full disk, most often): every later write fails with it, untried. After a
+   * failed commit lmdb-js fails the next batch with a rejection nobody can catch, which would end the
+   * process; the store is whole again once reopened.
+   */
+  private failed: unknown;
 
   constructor(db: LmdbDb, path: string, noSync = false) {
     this.db = db;
@@ -95,6 +101,7 @@ class LmdbStore implements KVStore {
     this.assertOpen();
     assertValidOps(ops);
     if (ops.length === 0) return;
+    if (this.failed) throw this.failed;
     const db = this.db;
     const apply = () => {
       for (const op of ops) {
@@ -109,7 +116,7 @@ class LmdbStore implements KVStore {
       try {
         db.transactionSync(apply);
       } catch (err) {
-        throw outOfDiskOr(err, this.path);
+        throw (this.failed = outOfDiskOr(err, this.path));
       }
       return;
     }
@@ -119,7 +126,8 @@ class LmdbStore implements KVStore {
     try {
       await db.batch(apply);
     } catch (err) {
-      throw outOfDiskOr(await commitCause(err), this.path);
+      dropLmdbCommitFailures();
+      throw (this.failed = outOfDiskOr(await commitCause(err), this.path));
     }
   }
 
@@ -182,6 +190,26 @@ class LmdbStore implements KVStore {
   private assertOpen(): void {
     if (this.closed) throw new KVClosedError(this.engine, this.path);
   }
+}
+
+/**
+ * After a failed commit lmdb-js also rejects a promise of its own that nobody holds (with the same
+ * "Commit failed" error), which would end the process as an unhandled rejection. Once a store of
+ * this process has failed a write (and reported it to its caller), those rejections are dropped;
+ * any other unhandled rejection still ends the process, as it would without this listener.
+ */
+let failedCommits = false;
+function dropLmdbCommitFailures(): void {
+  if (failedCommits) return;
+  failedCommits = true;
+  process.on('unhandledRejection', (reason) => {
+    const commitError = (reason as { commitError?: unknown } | undefined)?.commitError;
+    if (reason instanceof Error && commitError instanceof Promise && /^Commit failed/.test(reason.message)) {
+      commitError.catch(() => undefined);
+      return;
+    }
+    throw reason;
+  });
 }
 
 /**

@@ -1,0 +1,152 @@
+/**
+ * A node whose disk fills loses nothing. A validator and an RPC node whose data directory is a small
+ * tmpfs; a ballast file leaves it almost full and transfers fill the rest. Whatever write fails first
+ * (CometBFT's consensus WAL or block store, or one of chaind's stores), the RPC node stops committing
+ * with one line naming the directory, stays up reporting itself halted on every health signal and
+ * never current, and after the ballast is removed and it is restarted it catches up from the
+ * validator with every receipt served before unchanged and the same app hashes.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { Wallet } from 'ethers';
+import { mountSmallDataDir, smallDiskUnavailable } from '../helpers/disk.ts';
+import { cometbftOrSkip, TestNetwork } from '../helpers/network.ts';
+import { DEV_ACCOUNTS } from '../helpers/node.ts';
+
+const DEADLINE = 120_000;
+const OUT_OF_DISK =
+  /^no space left on device writing (\/.+): free space and restart; nothing committed after height (\d+) is lost$/;
+const json = (line: string) => JSON.parse(line) as Record<string, any>;
+const outOfDiskLines = (lines: string[]) =>
+  lines.filter((l) => l.startsWith('{')).filter((l) => OUT_OF_DISK.test(String(json(l).msg)));
+
+/** Polls `read` until `ok` holds for its value, within `ms`; returns that value. */
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, ms = DEADLINE) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not reached in time; last: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('a node whose disk fills stops committing with one line naming the directory, reports itself halted, and after space is freed catches up with nothing lost', async (t) => {
+  if (!cometbftOrSkip(t)) return;
+  const unavailable = smallDiskUnavailable();
+  if (unavailable) return t.skip(`${unavailable}: the test puts a node's data directory on a small tmpfs`);
+
+  const net = await TestNetwork.create(t, { validators: 1, rpcNodes: 1 });
+  const home = net.node('rpc0').home;
+  const dataDir = join(home, 'data');
+  const disk = mountSmallDataDir(t, home, 64);
+  net.start('validator0');
+  let rpc = net.start('rpc0');
+  await net.waitHeight('validator0', 2, DEADLINE);
+  await until(
+    async () => [await net.height('rpc0'), await net.height('validator0')],
+    ([r, v]) => r >= 2 && v - r <= 2,
+    'rpc0 caught up',
+  );
+
+  // transfers with calldata, so that each block holds something to write
+  const chainId = BigInt((await net.evm('validator0', 'eth_chainId')).result);
+  const wallet = new Wallet('0x' + Buffer.from(DEV_ACCOUNTS[1].privateKey).toString('hex'));
+  let nonce = Number(
+    (await net.evm('validator0', 'eth_getTransactionCount', [wallet.address, 'pending'])).result,
+  );
+  const sent: string[] = [];
+  const send = async () => {
+    const raw = await wallet.signTransaction({
+      type: 2,
+      chainId,
+      nonce,
+      to: '0x' + '11'.repeat(20),
+      value: 1n,
+      data: '0x' + 'ab'.repeat(2_000),
+      gasLimit: 200_000n,
+      maxFeePerGas: 100_000_000_000n,
+      maxPriorityFeePerGas: 1n,
+    });
+    const r = await net.evm('validator0', 'eth_sendRawTransaction', [raw]);
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    nonce++;
+    sent.push(r.result);
+  };
+  /** The receipts `node` serves for every tx sent so far, once it serves them all. */
+  const receipts = (node: string) =>
+    until(
+      () =>
+        Promise.all(sent.map(async (h) => (await net.evm(node, 'eth_getTransactionReceipt', [h])).result)),
+      (rs) => rs.every((r) => r),
+      `${node} serves every receipt`,
+    );
+
+  for (let i = 0; i < 5; i++) await send();
+  const before = await receipts('validator0');
+  assert.deepEqual(await receipts('rpc0'), before);
+
+  // fill the disk: a ballast leaves a little room, and transfers fill that
+  disk.fill(256 * 1024);
+  const full = rpc.waitForLine((l) => l.includes('no space left on device writing'), DEADLINE);
+  let line: string | undefined;
+  let missing: unknown;
+  full.then(
+    (l) => (line = l),
+    (err: unknown) => (missing = err),
+  );
+  while (line === undefined) {
+    if (missing) throw missing;
+    await send();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const record = json(line);
+  const [, dir, h] = OUT_OF_DISK.exec(record.msg)!;
+  const height = Number(h);
+  t.diagnostic(`out of disk at height ${height}: ${record.msg}`);
+  assert.equal(record.level, 'error');
+  assert.ok(dir.startsWith(dataDir), `${dir} is in the data directory ${dataDir}`);
+
+  // every health signal says halted, with the line as the reason; the node stays up
+  const status = await until(
+    () => net.consensus('rpc0', '/status'),
+    (s) => s.status === 200 && s.body.result?.sync_info?.halted === true,
+    '/status halted',
+  );
+  assert.equal(status.body.result.sync_info.catching_up, true);
+  assert.equal(status.body.result.sync_info.halt_reason, record.msg);
+  const lag = await net.consensus('rpc0', '/lag_status');
+  assert.equal(lag.status, 503);
+  assert.equal(lag.body.error.message, 'Node is halted');
+  assert.match(lag.body.error.data, /no space left on device writing /);
+  const syncing = (await net.evm('rpc0', 'eth_syncing')).result;
+  assert.equal(syncing.halted, true);
+  assert.equal(syncing.haltReason, record.msg);
+  const metrics = await (await fetch(`http://127.0.0.1:${net.node('rpc0').ports.metrics}/metrics`)).text();
+  assert.match(metrics, /^tendermint_consensus_height_status\{chain_id="[^"]+"\} 0$/m);
+  // nothing is committed past the height the line names, while the validator moves on
+  const top = await net.height('validator0');
+  await net.waitHeight('validator0', top + 3, DEADLINE);
+  assert.equal(await net.height('rpc0'), height);
+  assert.equal((await net.evm('rpc0', 'eth_syncing')).result.halted, true);
+  assert.equal(rpc.child.exitCode, null, 'the node stays up');
+  assert.equal(outOfDiskLines(rpc.lines).length, 1, 'the line is logged once');
+
+  // free the space and restart: the node recovers its stores and catches up from the validator
+  assert.equal((await net.stop('rpc0'))?.code, 0);
+  disk.release();
+  const confirmed = await receipts('validator0');
+  rpc = net.start('rpc0');
+  await rpc.waitForLine((l) => l.includes('"msg":"chain opened"'), DEADLINE);
+  const target = await net.height('validator0');
+  await net.waitHeight('rpc0', target, DEADLINE);
+  assert.deepEqual(await receipts('rpc0'), confirmed, 'every receipt served before, unchanged');
+  for (let i = 0; i < before.length; i++) assert.deepEqual(confirmed[i], before[i]);
+  for (let h = 1; h <= target; h++)
+    assert.deepEqual(await net.blockId('rpc0', h), await net.blockId('validator0', h), `block ${h}`);
+  const after = (await net.consensus('rpc0', '/status')).body.result.sync_info;
+  assert.equal(after.halted, false);
+  assert.equal(outOfDiskLines(rpc.lines).length, 0);
+  assert.ok(!rpc.lines.some((l) => l.includes('wrong Block.Header.AppHash')));
+});
