@@ -134,7 +134,10 @@ test('a node whose disk fills stops committing with one line naming the director
   assert.equal(outOfDiskLines(rpc.lines).length, 1, 'the line is logged once');
 
   // free the space and restart: the node recovers its stores and catches up from the validator
-  assert.equal((await net.stop('rpc0'))?.code, 0);
+  // (a store that cannot flush on the way out makes the stop unclean, exit code 1: its log has it)
+  const stopped = await net.stop('rpc0');
+  assert.equal(stopped?.signal, null, 'it exits on its own after SIGTERM');
+  assert.ok(!rpc.lines.some((l) => l.includes('did not stop in time')), 'every service stops promptly');
   disk.release();
   const confirmed = await receipts('validator0');
   rpc = net.start('rpc0');

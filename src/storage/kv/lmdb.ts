@@ -50,6 +50,8 @@ function copyOut(shared: Uint8Array | undefined): Uint8Array | undefined {
   return out;
 }
 const EMPTY = new Uint8Array(0);
+/** How long the close of a store whose write failed waits for lmdb-js (see close). */
+const FAILED_CLOSE_WAIT_MS = 1_000;
 
 class LmdbStore implements KVStore {
   readonly engine = 'lmdb';
@@ -184,7 +186,15 @@ class LmdbStore implements KVStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.db.close();
+    if (!this.failed) return this.db.close();
+    // after a failed commit lmdb-js's close waits for a flush that never ends: the environment is
+    // left to the process's exit instead of holding the node's stop
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.db.close().catch(() => undefined),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, FAILED_CLOSE_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
   }
 
   private assertOpen(): void {
