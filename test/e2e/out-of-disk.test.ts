@@ -4,12 +4,14 @@
  * (CometBFT's consensus WAL or block store, or one of chaind's stores), the RPC node stops committing
  * with one line naming the directory, stays up reporting itself halted on every health signal and
  * never current, and after the ballast is removed and it is restarted it catches up from the
- * validator with every receipt served before unchanged and the same app hashes.
+ * validator with every receipt served before unchanged and the same app hashes. The single-process
+ * dev chain (the embedded producer) does the same on its own.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Wallet } from 'ethers';
+import { ChaindProcess, tempHome } from '../helpers/chaind.ts';
 import { mountSmallDataDir, smallDiskUnavailable } from '../helpers/disk.ts';
 import { cometbftOrSkip, TestNetwork } from '../helpers/network.ts';
 import { DEV_ACCOUNTS } from '../helpers/node.ts';
@@ -18,8 +20,8 @@ const DEADLINE = 120_000;
 const OUT_OF_DISK =
   /^no space left on device writing (\/.+): free space and restart; nothing committed after height (\d+) is lost$/;
 const json = (line: string) => JSON.parse(line) as Record<string, any>;
-const outOfDiskLines = (lines: string[]) =>
-  lines.filter((l) => l.startsWith('{')).filter((l) => OUT_OF_DISK.test(String(json(l).msg)));
+const isOutOfDiskLine = (l: string) => l.startsWith('{') && OUT_OF_DISK.test(String(json(l).msg));
+const outOfDiskLines = (lines: string[]) => lines.filter(isOutOfDiskLine);
 
 /** Polls `read` until `ok` holds for its value, within `ms`; returns that value. */
 async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, ms = DEADLINE) {
@@ -89,7 +91,7 @@ test('a node whose disk fills stops committing with one line naming the director
 
   // fill the disk: a ballast leaves a little room, and transfers fill that
   disk.fill(256 * 1024);
-  const full = rpc.waitForLine((l) => l.includes('no space left on device writing'), DEADLINE);
+  const full = rpc.waitForLine(isOutOfDiskLine, DEADLINE);
   let line: string | undefined;
   let missing: unknown;
   full.then(
@@ -152,4 +154,126 @@ test('a node whose disk fills stops committing with one line naming the director
   assert.equal(after.halted, false);
   assert.equal(outOfDiskLines(rpc.lines).length, 0);
   assert.ok(!rpc.lines.some((l) => l.includes('wrong Block.Header.AppHash')));
+});
+
+/** A spawned node's EVM JSON-RPC and consensus RPC, from the lines its listeners log. */
+async function listeners(node: ChaindProcess) {
+  const address = async (msg: string) =>
+    json(await node.waitForLine((l) => l.includes(`"msg":"${msg}"`), DEADLINE)).address as string;
+  return {
+    evm: await address('JSON-RPC server listening'),
+    rpc: (await address('consensus RPC listening')).replace(/^tcp:/, 'http:'),
+  };
+}
+
+async function call(url: string, method: string, params: unknown[] = []): Promise<any> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return res.json();
+}
+
+test('a dev chain whose disk fills stops producing with the one line, reports itself halted, and after a restart holds every block it served', async (t) => {
+  const unavailable = smallDiskUnavailable();
+  if (unavailable) return t.skip(`${unavailable}: the test puts a node's data directory on a small tmpfs`);
+  const home = tempHome(t);
+  const disk = mountSmallDataDir(t, home, 32);
+  const flags = ['--home', home, '--log_format', 'json'];
+  let node = new ChaindProcess(['dev', ...flags]);
+  t.after(() => node.stop('SIGKILL'));
+  let { evm, rpc } = await listeners(node);
+
+  const chainId = BigInt((await call(evm, 'eth_chainId')).result);
+  const wallet = new Wallet('0x' + Buffer.from(DEV_ACCOUNTS[2].privateKey).toString('hex'));
+  let nonce = Number((await call(evm, 'eth_getTransactionCount', [wallet.address, 'pending'])).result);
+  const sent: string[] = [];
+  const send = async () => {
+    const raw = await wallet.signTransaction({
+      type: 2,
+      chainId,
+      nonce,
+      to: '0x' + '22'.repeat(20),
+      value: 1n,
+      data: '0x' + 'cd'.repeat(2_000),
+      gasLimit: 200_000n,
+      maxFeePerGas: 100_000_000_000n,
+      maxPriorityFeePerGas: 1n,
+    });
+    const r = await call(evm, 'eth_sendRawTransaction', [raw]);
+    if (r.error) return false;
+    nonce++;
+    sent.push(r.result);
+    return true;
+  };
+  const receipt = async (h: string) => (await call(evm, 'eth_getTransactionReceipt', [h])).result;
+
+  for (let i = 0; i < 3; i++) assert.ok(await send());
+  const served = await until(
+    () => Promise.all(sent.map(receipt)),
+    (rs) => rs.every((r) => r),
+    'the first receipts',
+  );
+
+  disk.fill(128 * 1024);
+  const full = node.waitForLine(isOutOfDiskLine, DEADLINE);
+  let line: string | undefined;
+  let missing: unknown;
+  full.then(
+    (l) => (line = l),
+    (err: unknown) => (missing = err),
+  );
+  while (line === undefined) {
+    if (missing) throw missing;
+    await send();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const record = json(line);
+  const [, dir, h] = OUT_OF_DISK.exec(record.msg)!;
+  const height = Number(h);
+  t.diagnostic(`dev chain out of disk at height ${height}: ${record.msg}`);
+  assert.ok(dir.startsWith(join(home, 'data')), dir);
+
+  const status = await until(
+    async () => (await fetch(`${rpc}/status`)).json() as Promise<any>,
+    (s) => s.result?.sync_info?.halted === true,
+    '/status halted',
+  );
+  assert.equal(status.result.sync_info.catching_up, true);
+  assert.equal(status.result.sync_info.halt_reason, record.msg);
+  assert.equal((await call(evm, 'eth_syncing')).result.haltReason, record.msg);
+  assert.equal(Number((await call(evm, 'eth_blockNumber')).result), height);
+  // every receipt the node served, and every block it committed, as it served them then
+  const receipts = (await Promise.all(sent.map(receipt))).filter((r) => r);
+  assert.ok(receipts.length >= served.length);
+  const blocks = await Promise.all(
+    Array.from(
+      { length: height },
+      async (_, i) => (await call(evm, 'eth_getBlockByNumber', ['0x' + (i + 1).toString(16), false])).result,
+    ),
+  );
+  assert.equal(node.child.exitCode, null, 'the node stays up');
+  assert.equal(outOfDiskLines(node.lines).length, 1, 'the line is logged once');
+  await node.stopWithin(30_000);
+
+  disk.release();
+  node = new ChaindProcess(['start', ...flags]);
+  ({ evm } = await listeners(node));
+  for (const r of receipts) assert.deepEqual(await receipt(r.transactionHash), r);
+  for (const b of blocks)
+    assert.deepEqual(
+      (await call(evm, 'eth_getBlockByNumber', [b.number, false])).result,
+      b,
+      `block ${b.number}`,
+    );
+  // and it produces again (the txs the pool held when the disk filled went with the process)
+  nonce = Number((await call(evm, 'eth_getTransactionCount', [wallet.address, 'latest'])).result);
+  assert.ok(await send());
+  await until(
+    () => receipt(sent[sent.length - 1]),
+    (r) => r,
+    'a new block after the restart',
+  );
+  assert.equal(outOfDiskLines(node.lines).length, 0);
 });
