@@ -38,7 +38,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'util',
-      owns: '`ChainError` and typed errors, the closed union of their stable codes (`error-codes.ts`, each mapped to a JSON-RPC code in `rpc/server/errors.ts`), the `Logger` interface (and an in-memory logger for tests), the directory lock, small data structures for hot paths (LRU, a byte-keyed map, a byte arena)',
+      owns: '`ChainError` and typed errors, the closed union of their stable codes (`error-codes.ts`, each mapped to a JSON-RPC code in `rpc/server/errors.ts`), the `Logger` interface (and an in-memory logger for tests), the directory lock, the out-of-disk error every store turns a full disk into (`out-of-disk.ts`: ENOSPC/EDQUOT in the form each engine throws it, with the directory), small data structures for hot paths (LRU, a byte-keyed map, a byte arena)',
       mustNot: 'know about any module',
     },
   ],

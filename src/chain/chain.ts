@@ -29,6 +29,7 @@ import type { ChangeSet } from '../storage/sc/types.ts';
 import { LEGACY_EVM_SECTION, type SnapshotItem } from '../storage/sc/snapshot-items.ts';
 import type { ImportEntry, StateStore, StoreChange } from '../storage/ss/types.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
+import { outOfDiskIn } from '../util/out-of-disk.ts';
 import type { Logger } from '../util/logger.ts';
 import { baseFeeParamsFrom, type BaseFeeParams } from './base-fee.ts';
 import {
@@ -110,6 +111,10 @@ export class Chain {
   private readonly kept = new KeptExecutions();
   /** State at any retained height (state-at.ts): what every reader outside execution goes through. */
   readonly states: VersionedState;
+  /** Why the chain commits nothing more: a block's write failed partway (see stopCommitting). */
+  private stopped: string | undefined;
+  /** The disk filled: the one line that said so (see outOfDisk). */
+  private diskFullReason: string | undefined;
 
   constructor(o: ChainOptions) {
     this.genesis = o.genesis;
@@ -460,6 +465,7 @@ export class Chain {
 
   /** Network mode, Commit: persists the block `finalize` took, in the pipeline order. */
   async commitFinalized(): Promise<CommittedBlock> {
+    this.assertCommitting();
     const f = this.finalized;
     if (!f) throw new ChainError('BAD_HEIGHT', 'commit without a finalized block');
     this.finalized = undefined;
@@ -467,7 +473,53 @@ export class Chain {
     return this.persist(f.block, f.executed, true);
   }
 
+  /**
+   * Why the chain commits no more blocks (the disk filled, or a block's write failed partway);
+   * undefined while it commits. Every health signal reports it as a halt.
+   */
+  get haltReason(): string | undefined {
+    return this.diskFullReason ?? this.stopped;
+  }
+
+  /**
+   * The disk under `dir` is full, found by a store's write or by the consensus engine's own: the chain
+   * commits nothing more, and this says so in one error line (the first report; later ones return
+   * it). What was committed stays; the block being written when the disk filled, if any, is
+   * completed or undone by the recovery at the next start.
+   */
+  outOfDisk(dir: string): string {
+    if (this.diskFullReason === undefined) {
+      this.diskFullReason = `no space left on device writing ${dir}: free space and restart; nothing committed after height ${this.height} is lost`;
+      this.log.error({ dir, height: this.height }, this.diskFullReason);
+    }
+    return this.diskFullReason;
+  }
+
+  /** The out-of-disk line, once the disk has filled (see outOfDisk). */
+  get diskFull(): string | undefined {
+    return this.diskFullReason;
+  }
+
+  /**
+   * A block's write failed: the stores may now hold it in part, and State Commit's working state in
+   * memory has it, so no later block may be written on top. Only the recovery at the next start
+   * (which completes or undoes the block from what each store holds) makes the stores agree again.
+   * Returns the error to throw: the disk being full, if that is among the failures, else the first.
+   */
+  private stopCommitting(height: number, failures: unknown[]): unknown {
+    const full = failures.map(outOfDiskIn).find((e) => e !== undefined);
+    if (full) this.outOfDisk(full.dir);
+    this.stopped ??= `writing block ${height} failed: ${errorMessage(full ?? failures[0])}; restart the node to recover its stores`;
+    return full ?? failures[0];
+  }
+
+  private assertCommitting(): void {
+    const reason = this.haltReason;
+    if (reason) throw new ChainError('CHAIN_HALTED', `the chain commits no more blocks: ${reason}`);
+  }
+
   private assertNext(h: number): void {
+    this.assertCommitting();
     if (h !== this.height + 1)
       throw new ChainError('BAD_HEIGHT', `cannot commit block ${h} on top of ${this.height}`);
   }
@@ -501,8 +553,11 @@ export class Chain {
     })();
     // both writes end before a failure is reported: nothing of this block is still being written then
     const [storedResult, committedResult] = await Promise.allSettled([stored, stateWritten]);
-    if (storedResult.status === 'rejected') throw storedResult.reason;
-    if (committedResult.status === 'rejected') throw committedResult.reason;
+    if (storedResult.status === 'rejected' || committedResult.status === 'rejected')
+      throw this.stopCommitting(
+        h,
+        [storedResult, committedResult].flatMap((r) => (r.status === 'rejected' ? [r.reason] : [])),
+      );
     const { appHash } = committedResult.value;
     this.height = h;
     const timings = {

@@ -225,7 +225,7 @@ export class ChaindAbciApp implements AbciApplication {
     const time = fromPbTime(req.time);
     const executed = await chain.executeDecided({ height, time }, req.txs);
     const block = this.decidedBlock(req, height, time, await this.parentHash(height));
-    const appHash = await chain.finalize(block, executed);
+    const appHash = await chain.finalize(block, executed).catch((err: unknown) => this.unlessDiskFull(err));
     return {
       events: [],
       txResults: txResults(block, executed),
@@ -249,7 +249,7 @@ export class ChaindAbciApp implements AbciApplication {
 
   private async commitBlock() {
     const { chain, pools } = this.o;
-    const committed = await chain.commitFinalized();
+    const committed = await chain.commitFinalized().catch((err: unknown) => this.unlessDiskFull(err));
     const { block, executed } = committed;
     const height = block.header.height;
     await settleCommitted(pools, height, executed, chain.latestAccounts);
@@ -257,6 +257,17 @@ export class ChaindAbciApp implements AbciApplication {
     this.maybeSnapshot(height, committed.appHash);
     // every block stays in chaind's block store, and CometBFT keeps its own for peers that sync
     return { retainHeight: 0n };
+  }
+
+  /**
+   * Once the disk has filled the chain commits nothing more, and CometBFT's call is left unanswered:
+   * an answered failure makes CometBFT exit, taking with it the RPC that tells clients this node is
+   * halted; unanswered, its consensus waits here, writing nothing, until the node is stopped.
+   * Any other failure is answered (and stops the node, as before).
+   */
+  private unlessDiskFull(err: unknown): Promise<never> {
+    if (!this.o.chain.diskFull) throw err;
+    return new Promise<never>(() => {});
   }
 
   async extendVote() {

@@ -16,6 +16,7 @@ import { fromHex } from '../primitives/bytes.ts';
 import { cosmosTxHash } from '../app/cosmos-tx.ts';
 import { rejectMessages } from '../mempool/errors.ts';
 import type { Logger } from '../util/logger.ts';
+import { noSpaceDirIn } from '../util/out-of-disk.ts';
 import { AbciServer } from './abci/server.ts';
 import { ChaindAbciApp } from './app.ts';
 import { type CometConfigOptions, writeCometConfig } from './config.ts';
@@ -81,6 +82,7 @@ export class CometEngine {
         if (e.kind === 'chunk-missing' && e.height !== undefined) this.restore.missingAnswer(e.height);
         if (e.kind === 'snapshot-given-up') this.restore.rejected(e.height);
       },
+      (dir) => o.chain.outOfDisk(dir ?? join(o.dataDir, 'cometbft')),
     );
     const c = o.settings.consensus;
     this.health = new CometHealth({
@@ -150,6 +152,9 @@ export class CometEngine {
       logger: o.logger,
       translator: this.translator,
       onUnexpectedExit: (reason) => {
+        // a panic on a full disk may end the process before its last lines are read
+        const full = noSpaceDirIn(reason);
+        if (full !== undefined) o.chain.outOfDisk(full || join(o.dataDir, 'cometbft'));
         this.health.engineDied(reason);
         o.onFatal(reason);
       },
@@ -194,6 +199,9 @@ export class CometEngine {
   async stop(): Promise<void> {
     clearInterval(this.restoreWatch);
     this.health.stop();
+    // a chain stopped by a full disk leaves CometBFT waiting on an unanswered call (app.ts): closing
+    // the application's connections first ends that wait, so CometBFT stops without its grace period
+    if (this.o.chain.diskFull) await this.abci?.close();
     await this.process?.stop();
     this.rpcClient?.close();
     await this.abci?.close();

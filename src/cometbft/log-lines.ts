@@ -16,8 +16,12 @@
  *
  * State-sync events the restore's progress needs (restore-progress.ts) are passed to `onStateSync`:
  * a chunk answered missing, and a snapshot CometBFT gave up itself (rejected, timed out).
+ *
+ * An error that says a write found no space left on device is reported to `onOutOfDisk` with the
+ * directory it names, which stops the chain with chaind's own out-of-disk line (chain.ts).
  */
 import type { LogLevel } from '../util/logger.ts';
+import { noSpaceDirIn } from '../util/out-of-disk.ts';
 
 /** One CometBFT log record: its JSON line, or a raw line (a Go panic and its trace are not JSON). */
 export interface CometLogRecord {
@@ -99,15 +103,27 @@ export class CometLogTranslator {
   private readonly context: () => { latestHeight: number; blockHash(height: number): string | undefined };
   private readonly onStateSync: (e: StateSyncEvent) => void;
   mismatch: AppHashMismatch | undefined;
+  /** Called at each error CometBFT logs for a write its disk had no space for, with the directory. */
+  private readonly onOutOfDisk: (dir: string | undefined) => void;
 
-  constructor(context: CometLogTranslator['context'], onStateSync: (e: StateSyncEvent) => void = () => {}) {
+  constructor(
+    context: CometLogTranslator['context'],
+    onStateSync: (e: StateSyncEvent) => void = () => {},
+    onOutOfDisk: (dir: string | undefined) => void = () => {},
+  ) {
     this.context = context;
     this.onStateSync = onStateSync;
+    this.onOutOfDisk = onOutOfDisk;
   }
 
   translate(rec: CometLogRecord): SpecLine[] {
     const text = [rec.msg, ...Object.values(rec.fields).map(String)].join(' ');
     const out: SpecLine[] = [];
+    // its consensus WAL, block store or state database could not be written: the disk is full
+    if (rec.level === 'error') {
+      const dir = noSpaceDirIn(text);
+      if (dir !== undefined) this.onOutOfDisk(dir === '' ? undefined : dir);
+    }
     const appHash = APP_HASH_RE.exec(text);
     const replay = appHash ? undefined : HANDSHAKE_HASH_RE.exec(text);
     if (appHash || replay) {

@@ -56,7 +56,17 @@ export async function openEngine(
   return {
     engine,
     submission,
-    sync: () => engine.health.syncStatus(),
+    sync: () => chainSyncStatus(m.chain, engine),
     upstream: engine instanceof NetworkEngine ? engineUpstream(engine) : undefined,
   };
+}
+
+/**
+ * The engine's view of progress, unless the chain commits no more blocks (its disk filled, or a
+ * block's write failed): then halted, for that reason, whatever the engine says.
+ */
+export function chainSyncStatus(chain: Chain, engine: NodeEngine): SyncStatus {
+  const s = engine.health.syncStatus();
+  const reason = chain.haltReason;
+  return reason ? { ...s, catchingUp: false, halted: true, reason } : s;
 }

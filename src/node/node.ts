@@ -31,7 +31,7 @@ import { clientVersion } from './adapters/evm-chain-reader.ts';
 import { openConsensusServices } from './consensus-services.ts';
 import { fitConnectionCaps, openFileLimit } from './descriptors.ts';
 import { EmbeddedEngine, untilMinedBy } from './embedded-engine.ts';
-import { type NodeEngine, openEngine } from './engine.ts';
+import { chainSyncStatus, type NodeEngine, openEngine } from './engine.ts';
 import { openEvmListeners } from './evm-listeners.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { createMempools } from './mempools.ts';
@@ -152,7 +152,15 @@ export class ChainNode {
       lc,
       o,
       { chain, mempool, cosmosPool },
-      { queries, onFatal: (reason) => this.onFatal?.(reason) },
+      {
+        queries,
+        onFatal: (reason) => {
+          // a full disk stops the chain, not the node: it stays up to say so on every health signal
+          if (chain.diskFull)
+            this.log.error({ reason }, 'consensus engine stopped; the node stays up, halted');
+          else this.onFatal?.(reason);
+        },
+      },
     );
     const producer = o.dev && engine instanceof EmbeddedEngine ? engine.producer : undefined;
     const dev =
@@ -257,7 +265,7 @@ export class ChainNode {
   /** The engine's view of progress (chain/sync-status.ts), once the engine is built. */
   syncStatus(): SyncStatus {
     if (!this.started) throw new ChainError('NOT_STARTED', 'the node has not started its engine yet');
-    return this.started.engine.health.syncStatus();
+    return chainSyncStatus(this.started.chain, this.started.engine);
   }
 
   private stopRequested = false;

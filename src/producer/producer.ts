@@ -235,7 +235,8 @@ export class BlockProducer {
   }
 
   private scheduleNext(): void {
-    if (this.manual) return;
+    // a chain that commits no more blocks (its disk filled) is not retried: only a restart recovers it
+    if (this.manual || this.o.chain.haltReason) return;
     this.schedule(this.onDemand ? PARTIAL_BATCH_WAIT_MS : this.timing.timeoutCommitMs, this.batchWaiting());
   }
 

@@ -14,6 +14,7 @@ export type ErrorCodeFamily = 'SDK' | 'GRPC' | 'REST';
 export type NamedErrorCode =
   // util
   | 'LOCK_HELD'
+  | 'OUT_OF_DISK'
   | 'CONFIG_INVALID'
   | 'BAD_ARGUMENT'
   // codec
@@ -81,6 +82,7 @@ export type NamedErrorCode =
   | 'REPLAY_DIVERGED'
   | 'ROLLBACK_RANGE'
   | 'STORES_INCONSISTENT'
+  | 'CHAIN_HALTED'
   | 'TRACE_BLOCK_MISSING'
   | 'TRACE_GENESIS'
   | 'TRACE_REPLAY_DIVERGED'

@@ -1,4 +1,5 @@
 import { open, type Database, type RangeOptions, type Transaction } from 'lmdb';
+import { outOfDiskOr } from '../../util/out-of-disk.ts';
 import { KVClosedError } from './errors.ts';
 import { asBytes, assertValidOps } from './ops.ts';
 import type { KVEntry, KVOp, KVOpenOptions, KVRange, KVReader, KVSnapshot, KVStore } from './types.ts';
@@ -49,6 +50,8 @@ function copyOut(shared: Uint8Array | undefined): Uint8Array | undefined {
   return out;
 }
 const EMPTY = new Uint8Array(0);
+/** How long the close of a store whose write failed waits for lmdb-js (see close). */
+const FAILED_CLOSE_WAIT_MS = 1_000;
 
 class LmdbStore implements KVStore {
   readonly engine = 'lmdb';
@@ -56,6 +59,12 @@ class LmdbStore implements KVStore {
   private readonly db: LmdbDb;
   private readonly path: string;
   private readonly noSync: boolean;
+  /**
+   * A write that failed (a full disk, most often): every later write fails with it, untried. After a
+   * failed commit lmdb-js fails the next batch with a rejection nobody can catch, which would end the
+   * process; the store is whole again once reopened.
+   */
+  private failed: unknown;
 
   constructor(db: LmdbDb, path: string, noSync = false) {
     this.db = db;
@@ -94,6 +103,7 @@ class LmdbStore implements KVStore {
     this.assertOpen();
     assertValidOps(ops);
     if (ops.length === 0) return;
+    if (this.failed) throw this.failed;
     const db = this.db;
     const apply = () => {
       for (const op of ops) {
@@ -105,13 +115,22 @@ class LmdbStore implements KVStore {
       // Without fsync the write is only LMDB's own page updates, tens of µs for a block: done here it
       // costs less than the hand-over to lmdb-js's write thread and the wait for its answer, which
       // held every block's commit back (a one-transfer dev block's store write: ~580 -> ~180 µs).
-      db.transactionSync(apply);
+      try {
+        db.transactionSync(apply);
+      } catch (err) {
+        throw (this.failed = outOfDiskOr(err, this.path));
+      }
       return;
     }
     // One atomic block of the write queue, encoded now: a transaction() callback instead waits for
     // lmdb-js's write thread to call back into this thread before its ops are even encoded (~70 us
     // more per write here, and later still when this thread is busy).
-    await db.batch(apply);
+    try {
+      await db.batch(apply);
+    } catch (err) {
+      dropLmdbCommitFailures();
+      throw (this.failed = outOfDiskOr(await commitCause(err), this.path));
+    }
   }
 
   snapshot(): KVSnapshot {
@@ -167,12 +186,61 @@ class LmdbStore implements KVStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.db.close();
+    if (!this.failed) return this.db.close();
+    // after a failed commit lmdb-js's close waits for a flush that never ends: the environment is
+    // left to the process's exit instead of holding the node's stop
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.db.close().catch(() => undefined),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, FAILED_CLOSE_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
   }
 
   private assertOpen(): void {
     if (this.closed) throw new KVClosedError(this.engine, this.path);
   }
+}
+
+/**
+ * After a failed commit lmdb-js also rejects a promise of its own that nobody holds (with the same
+ * "Commit failed" error), which would end the process as an unhandled rejection. Once a store of
+ * this process has failed a write (and reported it to its caller), those rejections are dropped;
+ * any other unhandled rejection still ends the process, as it would without this listener.
+ */
+let failedCommits = false;
+function dropLmdbCommitFailures(): void {
+  if (failedCommits) return;
+  failedCommits = true;
+  process.on('unhandledRejection', (reason) => {
+    const commitError = (reason as { commitError?: unknown } | undefined)?.commitError;
+    if (reason instanceof Error && commitError instanceof Promise && /^Commit failed/.test(reason.message)) {
+      commitError.catch(() => undefined);
+      return;
+    }
+    throw reason;
+  });
+}
+
+/**
+ * lmdb-js rejects a failed batch with "Commit failed" and the cause in `commitError`, a promise that
+ * rejects with the engine's error (errno 28 when the disk is full) once its write thread reports it,
+ * and that nobody else awaits: awaited here (bounded, in case it never settles), so that the cause
+ * is known and its rejection is never unhandled.
+ */
+async function commitCause(err: unknown): Promise<unknown> {
+  const pending = (err as { commitError?: Promise<unknown> } | undefined)?.commitError;
+  if (!(pending instanceof Promise)) return err;
+  let timer: NodeJS.Timeout | undefined;
+  const cause = await Promise.race([
+    pending.then(
+      () => err,
+      (cause: unknown) => cause,
+    ),
+    new Promise<unknown>((resolve) => (timer = setTimeout(() => resolve(err), 1_000))),
+  ]);
+  clearTimeout(timer);
+  return cause;
 }
 
 /**

@@ -31,6 +31,7 @@ import {
   write,
   writeSync,
 } from 'node:fs';
+import { outOfDiskOr } from '../../util/out-of-disk.ts';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
@@ -171,9 +172,13 @@ export class SegmentedLog {
 
   /** Appends one record and returns once it is written (and, with `sync`, on disk). */
   appendSync(version: number, payload: Uint8Array): void {
-    const { seg, record } = this.prepare(version, payload);
-    writeFully(this.fd!, record);
-    if (this.sync) fdatasyncSync(this.fd!);
+    const { seg, record } = this.prepareOrFail(version, payload);
+    try {
+      writeFully(this.fd!, record);
+      if (this.sync) fdatasyncSync(this.fd!);
+    } catch (err) {
+      throw this.failedAppend(seg, err);
+    }
     this.appended(seg, version, record.length);
   }
 
@@ -185,12 +190,40 @@ export class SegmentedLog {
    */
   async append(version: number, payload: Uint8Array): Promise<void> {
     if (!this.sync) return this.appendSync(version, payload);
-    const { seg, record } = this.prepare(version, payload);
+    const { seg, record } = this.prepareOrFail(version, payload);
     const fd = this.fd!;
-    for (let written = 0; written < record.length;)
-      written += (await writeAsync(fd, record, written, record.length - written)).bytesWritten;
-    if (this.sync) await datasyncAsync(fd);
+    try {
+      for (let written = 0; written < record.length;)
+        written += (await writeAsync(fd, record, written, record.length - written)).bytesWritten;
+      if (this.sync) await datasyncAsync(fd);
+    } catch (err) {
+      throw this.failedAppend(seg, err);
+    }
     this.appended(seg, version, record.length);
+  }
+
+  private prepareOrFail(version: number, payload: Uint8Array): { seg: Segment; record: Uint8Array } {
+    try {
+      return this.prepare(version, payload);
+    } catch (err) {
+      this.closeFd();
+      throw outOfDiskOr(err, this.dir);
+    }
+  }
+
+  /**
+   * A failed append (the disk full, most often) may have left part of its record in the file: cut
+   * back to the last whole record, so that a later append never follows torn bytes (best effort:
+   * open cuts a torn tail anyway). Returns the error to throw, an OutOfDiskError for a full disk.
+   */
+  private failedAppend(seg: Segment, err: unknown): unknown {
+    this.closeFd();
+    try {
+      truncateFile(join(this.dir, seg.file), seg.size, false);
+    } catch {
+      // the torn tail stays until the next open cuts it
+    }
+    return outOfDiskOr(err, this.dir);
   }
 
   /**

@@ -115,3 +115,24 @@ test('state sync: a chunk answered missing gets its line and event; a snapshot C
     { kind: 'snapshot-given-up', height: 60 },
   ]);
 });
+
+test("CometBFT's errors for a write the disk had no room for report the file's directory; other lines do not", () => {
+  const reported: (string | undefined)[] = [];
+  const t = new CometLogTranslator(
+    () => ({ latestHeight: 41, blockHash: () => undefined }),
+    () => {},
+    (dir) => reported.push(dir),
+  );
+  one(
+    t,
+    '{"level":"error","_msg":"CONSENSUS FAILURE!!!","module":"consensus","err":"failed to write {34} msg to consensus WAL due to write /h/data/cometbft/cs.wal/wal: no space left on device; check your file system and restart the node"}',
+  );
+  one(
+    t,
+    '{"level":"error","_msg":"CONSENSUS FAILURE!!!","module":"consensus","err":"error writing batch to DB \\"failed to save block\\": (base 1, height 184): write /h/data/cometbft/blockstore.db/000001.log: no space left on device"}',
+  );
+  // the same words at info, or an error about something else, are not the disk filling
+  one(t, '{"level":"info","_msg":"write /h/x: no space left on device","module":"consensus"}');
+  one(t, '{"level":"error","_msg":"Error dialing peer","module":"p2p","err":"EOF"}');
+  assert.deepEqual(reported, ['/h/data/cometbft/cs.wal', '/h/data/cometbft/blockstore.db']);
+});
