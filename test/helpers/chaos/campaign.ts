@@ -17,6 +17,7 @@ import { NetnsLab } from './netns.ts';
 import { Rng } from './rng.ts';
 import { get, jsonRpc, sleep } from './rpc.ts';
 import { runChaind } from '../chaind.ts';
+import { mountSmallDataDir, type SmallDisk, smallDiskUnavailable } from '../disk.ts';
 
 export const PERTURBATIONS = [
   'kill',
@@ -25,6 +26,7 @@ export const PERTURBATIONS = [
   'partition-minority',
   'rollback',
   'snapshot-pruned',
+  'disk-full',
 ] as const;
 export type PerturbationKind = (typeof PERTURBATIONS)[number];
 
@@ -52,6 +54,12 @@ export interface CampaignOptions {
    * on every provider. 0: no snapshots.
    */
   snapshotInterval?: number;
+  /**
+   * The RPC node `rpc0` keeps its data directory on a tmpfs of this many MB, and `disk-full` is one
+   * of the perturbations: a ballast fills it until the node halts with its out-of-disk line, then is
+   * deleted and the node restarted. Needs root; 0: no small disk.
+   */
+  smallDiskMb?: number;
   /** Progress lines on stderr. */
   log?: (line: string) => void;
   /** Keeps the homes and logs (their directory is in the result). */
@@ -116,10 +124,23 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     () => load.token,
   );
   const counts: Record<string, number> = {};
+  const unmounts: (() => void)[] = [];
+  let disk: SmallDisk | undefined;
+  if (o.smallDiskMb) {
+    const why = smallDiskUnavailable();
+    if (why) log(`[chaos] disk-full left out: ${why}`);
+    else
+      disk = mountSmallDataDir(
+        { after: (fn) => unmounts.push(fn) },
+        cluster.node('rpc0').home,
+        o.smallDiskMb,
+      );
+  }
   // an interrupted run (Ctrl-C, a test timeout) leaves no node, forwarder or namespace behind
   const onExit = () => {
     cluster.killAll();
     lab?.teardown();
+    for (const unmount of unmounts) unmount();
   };
   process.once('exit', onExit);
   try {
@@ -133,7 +154,10 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     load.start();
     observer.start();
     const kinds = PERTURBATIONS.filter(
-      (k) => (lab || !k.startsWith('partition')) && (o.snapshotInterval || k !== 'snapshot-pruned'),
+      (k) =>
+        (lab || !k.startsWith('partition')) &&
+        (o.snapshotInterval || k !== 'snapshot-pruned') &&
+        (disk || k !== 'disk-full'),
     );
     const schedule = o.steps?.filter((s) => kinds.includes(s.kind));
     const [lo, hi] = o.everySeconds ?? [4, 10];
@@ -157,7 +181,10 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
       const kind = step?.kind ?? rng.pick(kinds);
       if (kind.startsWith('partition') && partitioned) continue;
       const free = cluster.nodes.filter(
-        (n) => !busy.has(n.name) && (kind !== 'snapshot-pruned' || n.role === 'rpc'),
+        (n) =>
+          !busy.has(n.name) &&
+          (kind !== 'snapshot-pruned' || n.role === 'rpc') &&
+          (kind !== 'disk-full' || n.name === 'rpc0'),
       );
       const size = kind === 'partition-minority' ? 2 : 1;
       if (free.length < size) continue;
@@ -177,7 +204,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
         `[chaos] ${new Date().toISOString()} ${kind} ${names.join(',')} for ${hold} ms (height ${observer.networkHeight})`,
       );
       setImpaired(names, true);
-      const task = perturb(cluster, kind, names, hold, () => observer.networkHeight, log)
+      const task = perturb(cluster, kind, names, hold, () => observer.networkHeight, log, disk)
         .catch((err: Error) =>
           observer.violate({
             invariant: 'liveness',
@@ -236,6 +263,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     process.removeListener('exit', onExit);
     await cluster.shutdown();
     lab?.teardown();
+    for (const unmount of unmounts) unmount();
     for (const release of ports) release();
     if (!o.keep) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   }
@@ -249,9 +277,12 @@ async function perturb(
   holdMs: number,
   networkHeight: () => number,
   log: (line: string) => void,
+  disk: SmallDisk | undefined,
 ): Promise<void> {
   const [name] = names;
   switch (kind) {
+    case 'disk-full':
+      return diskFull(cluster, name, disk!, holdMs, log);
     case 'snapshot-pruned':
       return snapshotPrunedMidRestore(cluster, name, networkHeight, log);
     case 'kill':
@@ -399,4 +430,30 @@ async function snapshotPrunedMidRestore(
     throw new Error(
       `${name}, started again after its stalled restore, did not restore a newer snapshot within 240 s`,
     );
+}
+
+/**
+ * The node's small disk filled: it must stop committing with its one out-of-disk line and stay up,
+ * halted (the observer checks that it never says it is current); the ballast is then deleted and the
+ * node restarted, and it must catch up with nothing lost (the end checks).
+ */
+async function diskFull(
+  cluster: ChaosCluster,
+  name: string,
+  disk: SmallDisk,
+  holdMs: number,
+  log: (line: string) => void,
+): Promise<void> {
+  if (!cluster.node(name).running) cluster.start(name);
+  const line = cluster.waitForLine(name, msgIs('no space left on device writing'), 180_000);
+  disk.fill(64 * 1024);
+  const got = await line;
+  if (!got) throw new Error(`${name}'s disk filled, but it did not log the out-of-disk line within 180 s`);
+  log(`[chaos] ${name}: ${JSON.parse(got).msg}`);
+  await sleep(holdMs);
+  disk.release();
+  // a node halted by a full disk may exit 1 on its way out (its last flush has no room)
+  cluster.expectExit(name);
+  await cluster.stop(name);
+  cluster.start(name);
 }

@@ -6,7 +6,15 @@
  * 127.0.0.1 and partitions are not possible.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cpSync, createWriteStream, readFileSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
+import {
+  cpSync,
+  createWriteStream,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  type WriteStream,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TestnetManifest, TestnetNode } from '../../../src/cli/testnet.ts';
@@ -298,8 +306,10 @@ export class ChaosCluster {
   wipe(name: string): void {
     const n = this.node(name);
     if (n.running) throw new Error(`${name} must be stopped to be wiped`);
-    rmSync(join(n.home, 'data'), { recursive: true, force: true });
-    cpSync(join(n.home, 'data.initial'), join(n.home, 'data'), { recursive: true });
+    // emptied in place: the directory may be a small disk's mount (a link to it)
+    const data = join(n.home, 'data');
+    for (const entry of readdirSync(data)) rmSync(join(data, entry), { recursive: true, force: true });
+    cpSync(join(n.home, 'data.initial'), data, { recursive: true });
   }
 
   /** Marks the next exit of `name` as one the run provoked (or, `expected` false, no longer). */
