@@ -4,8 +4,11 @@
  * otherwise, without partitions), a steady mixed load (EVM transfers, ERC20 transfers, Cosmos bank
  * sends) sent to both RPC nodes, and a random perturbation every few seconds, sometimes two at once:
  * SIGKILL and restart, SIGSTOP/SIGCONT, a partition of one node or of a minority and its heal, a
- * restart after `chaind rollback -n 1`. Prints one JSON line per figure and exits 1 on any violated
- * invariant (test/helpers/chaos/invariants.ts lists them). CHAOS_KEEP=1 keeps the homes and logs.
+ * restart after `chaind rollback -n 1`, an RPC node state-syncing while its snapshot is deleted on
+ * every provider (validators snapshot every CHAOS_SNAPSHOT_INTERVAL = 20 blocks; 0 leaves it out), a
+ * full disk on rpc0 (a tmpfs of CHAOS_SMALL_DISK_MB = 256 MB as root; 0 leaves it out) and its
+ * release. Prints one JSON line per figure and exits 1 on any violated invariant
+ * (test/helpers/chaos/invariants.ts lists them). CHAOS_KEEP=1 keeps the homes and logs.
  */
 import { runCampaign } from '../test/helpers/chaos/campaign.ts';
 import { report } from './report.ts';
@@ -22,6 +25,8 @@ const started = Date.now();
 const r = await runCampaign({
   minutes,
   seed,
+  snapshotInterval: Number(process.env.CHAOS_SNAPSHOT_INTERVAL ?? 20),
+  smallDiskMb: Number(process.env.CHAOS_SMALL_DISK_MB ?? 256),
   log: (l) => console.error(l),
   keep: process.env.CHAOS_KEEP === '1',
 });
