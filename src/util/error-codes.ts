@@ -114,6 +114,7 @@ export type NamedErrorCode =
   | 'RPC_LAG_TOO_HIGH'
   | 'RPC_NODE_HALTED'
   | 'RPC_STATE_SYNCING'
+  | 'RPC_CATCHING_UP'
   // rpc (eth_, debug_)
   | 'EXECUTION_FAILED'
   | 'EXECUTION_REVERTED'

@@ -72,6 +72,17 @@ export class StateSyncingError extends ConsensusRpcError {
   }
 }
 
+/**
+ * `/lag_status` while the node says it is catching up but no peer's height shows by how much (its
+ * block sync exposes none; the heights it knew are from before a stall): a lag of 0 would read as
+ * current, so HTTP 503 with what it knows.
+ */
+export class CatchingUpError extends ConsensusRpcError {
+  constructor(detail: string) {
+    super('RPC_CATCHING_UP', -32603, 'Node is catching up', detail, 503);
+  }
+}
+
 /** `/lag_status` when the lag exceeds `[rpc] lag-threshold`: HTTP 417 so load balancers can act on it. */
 export class LagTooHighError extends ConsensusRpcError {
   constructor(lag: number, threshold: number) {

@@ -1,7 +1,13 @@
 /** Node, network, validator and mempool routes: `/status`, `/health`, `/net_info`, `/lag_status`, … */
 import { base64, hexUpper, int64, type Json, pubKeyJson, rfc3339Nano, validatorJson } from './encoding.ts';
 import { describeStateSync, type StateSyncProgress, type SyncStatus } from '../../chain/sync-status.ts';
-import { InvalidParamsError, LagTooHighError, NodeHaltedError, StateSyncingError } from './errors.ts';
+import {
+  CatchingUpError,
+  InvalidParamsError,
+  LagTooHighError,
+  NodeHaltedError,
+  StateSyncingError,
+} from './errors.ts';
 import { paging, resolveHeight, type Route } from './route.ts';
 import type { BlockView, ChainView, NetworkView } from './types.ts';
 
@@ -140,6 +146,11 @@ export const infoRoutes: Record<string, Route> = {
       if (sync.stateSync)
         throw new StateSyncingError(`current_height ${current}: ${describeStateSync(sync.stateSync)}`);
       if (lag > options.lagThreshold) throw new LagTooHighError(lag, options.lagThreshold);
+      // behind by its own signals, by an unknown number of blocks: not a lag to report as small
+      if (sync.catchingUp && lag <= 2)
+        throw new CatchingUpError(
+          `current_height ${current}, max_peer_height ${max}: catching up, and no peer's height shows how far behind it is`,
+        );
       return { current_height: int64(current), max_peer_height: int64(max), lag: int64(lag) };
     },
   },

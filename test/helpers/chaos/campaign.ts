@@ -120,7 +120,13 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   const observer = new ChaosObserver(
     cluster,
     // the grace: the engine's stall detection (10 × (timeout-commit + timeout-propose)) and its poll
-    { behindBlocks: 5, healthGraceMs: 16_000, livenessMs: 60_000, catchUpMs: 180_000 },
+    {
+      behindBlocks: 5,
+      healthGraceMs: 20_000,
+      behindAdvancingMs: 60_000,
+      livenessMs: 60_000,
+      catchUpMs: 180_000,
+    },
     () => load.token,
   );
   const counts: Record<string, number> = {};

@@ -48,8 +48,14 @@ const RECIPIENT = hexKey(DEV_ACCOUNTS[9].evmAddress);
 export interface ObserverBounds {
   /** A node this many blocks behind the network is behind. */
   behindBlocks: number;
-  /** How long a behind node may still say it is current (the engine's stall detection and polls). */
+  /**
+   * How long a behind node whose height stands still may still say it is current: the engine's
+   * stall detection and its polls. A node cut off with a peer as far behind as itself (a minority
+   * partition) has nothing else to tell it.
+   */
   healthGraceMs: number;
+  /** How long a behind node that still advances may say it is current. */
+  behindAdvancingMs: number;
   /** Longest allowed gap between heights while at most one validator is impaired. */
   livenessMs: number;
   /** Longest allowed catch-up after a heal. */
@@ -69,6 +75,8 @@ export class ChaosObserver {
   readonly catchUps: { node: string; ms: number; after: string }[] = [];
   readonly heights = new Map<string, number>();
   private readonly behindSince = new Map<string, number>();
+  /** When each node's height last changed. */
+  private readonly movedAt = new Map<string, { height: number; at: number }>();
   private readonly pending: Promise<void>[] = [];
   private stopped = false;
   private loop: Promise<void> | undefined;
@@ -156,6 +164,8 @@ export class ChaosObserver {
       if (!s) continue;
       this.checks.samples++;
       this.heights.set(n.name, s.height);
+      if (this.movedAt.get(n.name)?.height !== s.height)
+        this.movedAt.set(n.name, { height: s.height, at: now });
       if (s.height > this.networkHeight) {
         this.networkHeight = s.height;
         this.gapStartedAt = now;
@@ -182,7 +192,8 @@ export class ChaosObserver {
       }
       const since = this.behindSince.get(n.name) ?? now;
       this.behindSince.set(n.name, since);
-      if (now - since < this.bounds.healthGraceMs) continue;
+      const still = now - (this.movedAt.get(n.name)?.at ?? now);
+      if (still < this.bounds.healthGraceMs && now - since < this.bounds.behindAdvancingMs) continue;
       this.checks.health++;
       const claims = [
         s.syncingFalse && 'eth_syncing false',
@@ -194,7 +205,7 @@ export class ChaosObserver {
         this.violate({
           invariant: 'honest-health',
           node: n.name,
-          detail: `at ${s.height}, ${this.networkHeight - s.height} blocks behind for ${Math.round((now - since) / 1000)} s, it says current: ${claims.join(', ')}`,
+          detail: `at ${s.height} for ${Math.round(still / 1000)} s, ${this.networkHeight - s.height} blocks behind for ${Math.round((now - since) / 1000)} s, it says current: ${claims.join(', ')}`,
         });
     }
   }

@@ -18,6 +18,7 @@ test('/lag_status answers 417 and -32604 when the best peer is more than lag-thr
   const { node, home } = await startRpcNode(t, { 'consensus.create-empty-blocks': 'false' });
   // Without empty blocks and txs the chain stays at its height, so the expected lags are exact.
   const peers: PeerView[] = [];
+  let catchingUp = false;
   const deps = {
     ...consensusRpcDeps({
       home,
@@ -31,7 +32,7 @@ test('/lag_status answers 417 and -32604 when the best peer is more than lag-thr
       cosmosPool: node.modules.cosmosPool,
       submission: node.modules.submission,
       logger: silentLogger,
-      sync: () => node.syncStatus(),
+      sync: () => ({ ...node.syncStatus(), ...(catchingUp ? { catchingUp: true } : {}) }),
     }),
     network: {
       listening: () => true,
@@ -79,6 +80,24 @@ test('/lag_status answers 417 and -32604 when the best peer is more than lag-thr
   const p = await post(url, 'lag_status', {}, 3);
   assert.equal(p.status, 417);
   assert.deepEqual(p.body, { jsonrpc: '2.0', id: 3, error: expected });
+
+  // catching up by its own signals while no peer shows how far (block sync, heights from before a
+  // stall): a 503 saying so, not a 200 with a lag that reads as current
+  peers.length = 0;
+  catchingUp = true;
+  const unknown = await get(url, '/lag_status');
+  assert.equal(unknown.status, 503);
+  assert.equal(unknown.body.error.message, 'Node is catching up');
+  assert.match(
+    unknown.body.error.data,
+    /^current_height \d+, max_peer_height \d+: catching up, and no peer's height/,
+  );
+  catchingUp = false;
+  assert.equal((await get(url, '/lag_status')).status, 200, 'current again: 200');
+  peers.push(
+    { id: 'aa'.repeat(20), listenAddr: 'tcp://10.0.0.2:26656', moniker: 'peer-a', height: own + 10 },
+    { id: 'bb'.repeat(20), listenAddr: 'tcp://10.0.0.3:26656', moniker: 'peer-b', height: own + 11 },
+  );
 
   // net_info lists the peers the view reports.
   const net = await post(url, 'net_info');
