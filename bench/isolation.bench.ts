@@ -92,12 +92,17 @@ async function processing() {
 function between(a: ReturnType<typeof histogram>, b: ReturnType<typeof histogram>) {
   const n = b.count - a.count;
   let p99 = NaN;
-  for (const [le, c] of [...b.buckets].sort((x, y) => x[0] - y[0]))
+  let largest = 0;
+  for (const [le, c] of [...b.buckets].sort((x, y) => x[0] - y[0])) {
+    if (Number.isFinite(le)) largest = le;
     if (c - (a.buckets.get(le) ?? 0) >= 0.99 * n) {
       p99 = le;
       break;
     }
-  return { blocks: n, mean: n > 0 ? (b.sum - a.sum) / n : NaN, p99 };
+  }
+  // past the histogram's largest bound: that bound, flagged
+  const above = p99 === Infinity;
+  return { blocks: n, mean: n > 0 ? (b.sum - a.sum) / n : NaN, p99: above ? largest : p99, above };
 }
 
 interface Flood {
@@ -228,7 +233,10 @@ try {
       report('isolation', 'lag_mean', lags.reduce((a, b) => a + b, 0) / lags.length, 'blocks', labels);
       report('isolation', 'lag_over_2', (100 * lags.filter((l) => l > 2).length) / lags.length, '%', labels);
       report('isolation', 'block_processing_mean', p.mean, 'ms', { ...labels, blocks: p.blocks });
-      report('isolation', 'block_processing_p99', p.p99, 'ms', labels);
+      report('isolation', 'block_processing_p99', p.p99, 'ms', {
+        ...labels,
+        ...(p.above ? { above: true } : {}),
+      });
       if (flood) {
         report('isolation', 'flood_answers', flood.done / PHASE_S, 'per_s', {
           ...labels,

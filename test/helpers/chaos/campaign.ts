@@ -453,11 +453,14 @@ async function diskFull(
   if (!cluster.node(name).running) cluster.start(name);
   const line = cluster.waitForLine(name, msgIs('no space left on device writing'), 180_000);
   disk.fill(64 * 1024);
-  const got = await line;
-  if (!got) throw new Error(`${name}'s disk filled, but it did not log the out-of-disk line within 180 s`);
-  log(`[chaos] ${name}: ${JSON.parse(got).msg}`);
-  await sleep(holdMs);
-  disk.release();
+  try {
+    const got = await line;
+    if (!got) throw new Error(`${name}'s disk filled, but it did not log the out-of-disk line within 180 s`);
+    log(`[chaos] ${name}: ${JSON.parse(got).msg}`);
+    await sleep(holdMs);
+  } finally {
+    disk.release();
+  }
   // a node halted by a full disk may exit 1 on its way out (its last flush has no room)
   cluster.expectExit(name);
   await cluster.stop(name);

@@ -11,6 +11,7 @@ import {
   createWriteStream,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   writeFileSync,
   type WriteStream,
@@ -307,7 +308,7 @@ export class ChaosCluster {
     const n = this.node(name);
     if (n.running) throw new Error(`${name} must be stopped to be wiped`);
     // emptied in place: the directory may be a small disk's mount (a link to it)
-    const data = join(n.home, 'data');
+    const data = realpathSync(join(n.home, 'data'));
     for (const entry of readdirSync(data)) rmSync(join(data, entry), { recursive: true, force: true });
     cpSync(join(n.home, 'data.initial'), data, { recursive: true });
   }
