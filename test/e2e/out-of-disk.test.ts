@@ -8,6 +8,7 @@
  * dev chain (the embedded producer) does the same on its own.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Wallet } from 'ethers';
@@ -150,6 +151,20 @@ test('a node whose disk fills stops committing with one line naming the director
   for (let i = 0; i < before.length; i++) assert.deepEqual(confirmed[i], before[i]);
   for (let h = 1; h <= target; h++)
     assert.deepEqual(await net.blockId('rpc0', h), await net.blockId('validator0', h), `block ${h}`);
+  // every tx of every block is found by its hash on the consensus RPC, as on the validator
+  for (let h = 1; h <= target; h++) {
+    const txs: string[] =
+      (await net.consensus('validator0', `/block?height=${h}`)).body.result.block.data.txs ?? [];
+    for (const tx of txs) {
+      const hash = createHash('sha256').update(Buffer.from(tx, 'base64')).digest('hex');
+      const found = await net.consensus('rpc0', `/tx?hash=0x${hash}`);
+      assert.equal(
+        found.body.result?.height,
+        String(h),
+        `tx ${hash} of block ${h}: ${JSON.stringify(found.body)}`,
+      );
+    }
+  }
   const after = (await net.consensus('rpc0', '/status')).body.result.sync_info;
   assert.equal(after.halted, false);
   assert.equal(outOfDiskLines(rpc.lines).length, 0);
