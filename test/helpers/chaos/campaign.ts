@@ -210,7 +210,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
         `[chaos] ${new Date().toISOString()} ${kind} ${names.join(',')} for ${hold} ms (height ${observer.networkHeight})`,
       );
       setImpaired(names, true);
-      const task = perturb(cluster, kind, names, hold, () => observer.networkHeight, log, disk)
+      const task = perturb(cluster, kind, names, hold, () => observer.networkHeight, log, disk, busy)
         .catch((err: Error) =>
           observer.violate({
             invariant: 'liveness',
@@ -284,13 +284,14 @@ async function perturb(
   networkHeight: () => number,
   log: (line: string) => void,
   disk: SmallDisk | undefined,
+  busy: Set<string>,
 ): Promise<void> {
   const [name] = names;
   switch (kind) {
     case 'disk-full':
       return diskFull(cluster, name, disk!, holdMs, log);
     case 'snapshot-pruned':
-      return snapshotPrunedMidRestore(cluster, name, networkHeight, log);
+      return snapshotPrunedMidRestore(cluster, name, networkHeight, log, busy);
     case 'kill':
       await cluster.kill(name);
       await sleep(holdMs);
@@ -351,9 +352,14 @@ async function waitAll(cluster: ChaosCluster, height: number, ms: number): Promi
 const msgIs = (msg: string) => (line: string) => line.includes(`"msg":"${msg}`);
 
 /** The flags of a node that state-syncs from the validators, trusting a block 5 below the network's height. */
-async function stateSyncFlags(cluster: ChaosCluster, networkHeight: number): Promise<string[]> {
+async function stateSyncFlags(
+  cluster: ChaosCluster,
+  networkHeight: number,
+  busy: Set<string>,
+): Promise<string[]> {
   const trustHeight = Math.max(1, networkHeight - 5);
-  const servers = cluster.validators.filter((v) => v.running && !v.paused);
+  // validators no perturbation holds now: running, answering, not cut off
+  const servers = cluster.validators.filter((v) => v.running && !v.paused && !busy.has(v.name));
   if (servers.length < 2) throw new Error('state sync needs two running validators to verify against');
   const block = JSON.parse(
     (await get(`${cluster.rpcUrl(servers[0])}/block?height=${trustHeight}`, 10_000)).text,
@@ -407,10 +413,30 @@ async function snapshotPrunedMidRestore(
   name: string,
   networkHeight: () => number,
   log: (line: string) => void,
+  busy: Set<string>,
 ): Promise<void> {
+  const flags = await stateSyncFlags(cluster, networkHeight(), busy);
   await cluster.stop(name);
   cluster.wipe(name);
-  cluster.start(name, await stateSyncFlags(cluster, networkHeight()));
+  try {
+    await restoreWhileDeleted(cluster, name, flags, networkHeight, log, busy);
+  } catch (err) {
+    // the campaign goes on with the node back (by block sync from genesis): the failure is reported
+    await cluster.stop(name);
+    cluster.start(name);
+    throw err;
+  }
+}
+
+async function restoreWhileDeleted(
+  cluster: ChaosCluster,
+  name: string,
+  flags: string[],
+  networkHeight: () => number,
+  log: (line: string) => void,
+  busy: Set<string>,
+): Promise<void> {
+  cluster.start(name, flags);
   const discovered = await cluster.waitForLine(name, msgIs('Discovered new snapshot'), 120_000);
   if (!discovered) throw new Error(`${name} discovered no snapshot within 120 s`);
   const height = Number(JSON.parse(discovered).height);
@@ -431,7 +457,7 @@ async function snapshotPrunedMidRestore(
       `${name}'s restore of the deleted snapshot ${height} neither finished nor gave up within 240 s`,
     );
   await cluster.stop(name);
-  cluster.start(name, await stateSyncFlags(cluster, networkHeight()));
+  cluster.start(name, await stateSyncFlags(cluster, networkHeight(), busy));
   if (!(await reaches(cluster, name, height + 1, 240_000)))
     throw new Error(
       `${name}, started again after its stalled restore, did not restore a newer snapshot within 240 s`,
