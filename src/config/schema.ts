@@ -266,7 +266,7 @@ export const APP_TOML = {
     simulation_evm_timeout: duration('60s', 'Time limit of one eth_call or eth_estimateGas'),
     rpc_yields_to_blocks: bool(
       true,
-      'While the node executes and commits a block, long RPC calls (log queries, simulations, traces, large answers) pause at their next yield point and heavy calls do not start, so following the chain comes before serving reads; false: they share the event loop with the block',
+      'While a network node executes and commits a decided block, long RPC calls (log queries, simulations, traces, large answers) pause at their next yield point and heavy calls do not start, so following the chain comes before serving reads; false: they share the event loop with the block',
     ),
     native_simulator: bool(
       true,

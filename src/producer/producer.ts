@@ -33,7 +33,6 @@ import { BatchSize, PARTIAL_BATCH_WAIT_MS } from './batch-size.ts';
 import { BlockClock } from './block-clock.ts';
 import { ProducerHealth, stallBoundMs } from './health.ts';
 import { type SignerState, STEP_PRECOMMIT } from './signer-state.ts';
-import { blockWork } from '../util/block-first.ts';
 
 export interface ProducerOptions {
   chain: Chain;
@@ -365,7 +364,7 @@ export class BlockProducer {
     const height = this.o.chain.latestHeight + 1;
     this.health.attempting(height);
     try {
-      const block = await blockWork.around(() => this.produceAt(height, intervalS, record));
+      const block = await this.produceAt(height, intervalS, record);
       this.health.committed();
       return block;
     } catch (err) {

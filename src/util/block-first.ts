@@ -1,9 +1,11 @@
 /**
- * Block work first. While the node executes and commits a block (from FinalizeBlock to Commit, a
- * proposal, an embedded producer's block), RPC work yields to it: a long call that reaches one of its
- * yield points (a log query's page, a trace's or simulation's slice, a large answer's serialisation)
- * waits until the block is committed, and a heavy call (log query, simulation, trace) does not start
- * meanwhile. Cheap reads are not held: they cost less than the bookkeeping would.
+ * Block work first. While a network node executes and commits a block the consensus engine decided
+ * (from FinalizeBlock to Commit, and a proposal), RPC work yields to it: a long call that reaches one
+ * of its yield points (a log query's page, a trace's or simulation's slice, a large answer's
+ * serialisation) waits until the block is committed, and a heavy call (log query, simulation, trace)
+ * does not start meanwhile. Cheap reads are not held: they cost less than the bookkeeping would. The
+ * embedded producer takes no hold: it sets the chain's pace itself, so it has nobody to fall behind,
+ * and holding every call for each of its blocks would only slow its clients.
  *
  * Why here and not only in the OS: the block pipeline and the RPC share the main thread's event loop,
  * so every slice of RPC work that runs between two steps of a block (its store writes are
