@@ -4,53 +4,29 @@
  * Over `lag-threshold` the route answers HTTP 417 and -32604 "Lag is too high" in both forms.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { parseGenesis } from '../../../src/app/genesis.ts';
-import { consensusRpcDeps } from '../../../src/node/adapters/consensus-rpc.ts';
-import { ConsensusRpcServer } from '../../../src/rpc/consensus/server.ts';
 import type { PeerView } from '../../../src/rpc/consensus/types.ts';
-import { silentLogger } from '../../../src/util/logger.ts';
-import { get, post, startRpcNode } from './helpers.ts';
+import { consensusRpcOver, get, post, startRpcNode } from './helpers.ts';
 
 test('/lag_status answers 417 and -32604 when the best peer is more than lag-threshold ahead', async (t) => {
   const { node, home } = await startRpcNode(t, { 'consensus.create-empty-blocks': 'false' });
   // Without empty blocks and txs the chain stays at its height, so the expected lags are exact.
   const peers: PeerView[] = [];
   let catchingUp = false;
-  const deps = {
-    ...consensusRpcDeps({
-      home,
-      dataDir: node.dataDir,
-      genesis: parseGenesis(readFileSync(join(home, 'config', 'genesis.json'), 'utf8')),
-      moniker: 'it',
-      appVersion: '0.0.0',
-      chain: node.modules.chain,
-      blocks: node.modules.blocks,
-      mempool: node.modules.mempool,
-      cosmosPool: node.modules.cosmosPool,
-      submission: node.modules.submission,
-      logger: silentLogger,
+  const url = await consensusRpcOver(
+    t,
+    { node, home },
+    {
       sync: () => ({ ...node.syncStatus(), ...(catchingUp ? { catchingUp: true } : {}) }),
-    }),
-    network: {
-      listening: () => true,
-      listeners: () => ['Listener(@tcp://0.0.0.0:26656)'],
-      peers: () => peers,
+      replace: {
+        network: {
+          listening: () => true,
+          listeners: () => ['Listener(@tcp://0.0.0.0:26656)'],
+          peers: () => peers,
+        },
+      },
     },
-  };
-  const server = new ConsensusRpcServer(deps, {
-    host: '127.0.0.1',
-    port: 0,
-    maxBodyBytes: 1_000_000,
-    corsAllowedOrigins: [],
-    lagThreshold: 10,
-    logger: silentLogger,
-  });
-  await server.start();
-  t.after(() => server.stop());
-  const url = `http://127.0.0.1:${server.address.port}`;
+  );
   const own = node.modules.chain.latestHeight;
 
   peers.push({

@@ -8,15 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { parseGenesis } from '../../../src/app/genesis.ts';
-import { consensusRpcDeps } from '../../../src/node/adapters/consensus-rpc.ts';
-import { ConsensusRpcServer } from '../../../src/rpc/consensus/server.ts';
-import { silentLogger } from '../../../src/util/logger.ts';
 import { b64, evmTransferTxRaw } from './fixtures.ts';
-import { get, post, startRpcNode } from './helpers.ts';
+import { consensusRpcOver, get, post, startRpcNode } from './helpers.ts';
 
 test("a tx missing from CometBFT's index is answered from the node's own; what CometBFT finds passes unchanged", async (t) => {
   const { node, home, rpc } = await startRpcNode(t, { 'consensus.create-empty-blocks': 'false' });
@@ -54,34 +48,7 @@ test("a tx missing from CometBFT's index is answered from the node's own; what C
         : { status: 200, body: notFound(h).replace('"id":-1', `"id":${id}`) };
     },
   };
-  const deps = {
-    ...consensusRpcDeps({
-      home,
-      dataDir: node.dataDir,
-      genesis: parseGenesis(readFileSync(join(home, 'config', 'genesis.json'), 'utf8')),
-      moniker: 'it',
-      appVersion: '0.0.0',
-      chain: node.modules.chain,
-      blocks: node.modules.blocks,
-      mempool: node.modules.mempool,
-      cosmosPool: node.modules.cosmosPool,
-      submission: node.modules.submission,
-      logger: silentLogger,
-      sync: () => node.syncStatus(),
-    }),
-    upstream,
-  };
-  const server = new ConsensusRpcServer(deps, {
-    host: '127.0.0.1',
-    port: 0,
-    maxBodyBytes: 1_000_000,
-    corsAllowedOrigins: [],
-    lagThreshold: 10,
-    logger: silentLogger,
-  });
-  await server.start();
-  t.after(() => server.stop());
-  const url = `http://127.0.0.1:${server.address.port}`;
+  const url = await consensusRpcOver(t, { node, home }, { replace: { upstream } });
 
   // the engine does not find it: the node's own answer, in both forms
   const g = await get(url, `/tx?hash=0x${hash}`);
