@@ -91,6 +91,28 @@ export async function claimPortBlock(t: { after(fn: () => void): void }, nodes: 
   throw new Error('no free block of ports');
 }
 
+/** The homes of a network, made by the real `chaind testnet`, and its manifest. */
+export function makeTestnet(
+  dir: string,
+  validators: number,
+  rpcNodes: number,
+  basePort: number,
+): TestnetManifest {
+  const r = runChaind([
+    'testnet',
+    '--validators',
+    String(validators),
+    '--rpc-nodes',
+    String(rpcNodes),
+    '--output',
+    dir,
+    '--base-port',
+    String(basePort),
+  ]);
+  if (r.code !== 0) throw new Error(`chaind testnet failed: ${r.stderr}`);
+  return JSON.parse(readFileSync(join(dir, 'testnet.json'), 'utf8')) as TestnetManifest;
+}
+
 export interface RpcAnswer {
   result?: any;
   error?: { code: number; message: string; data?: unknown };
@@ -114,19 +136,7 @@ export class TestNetwork {
   ): Promise<TestNetwork> {
     const dir = tempHome(t, 'chaind-net-');
     const base = await claimPortBlock(t, o.validators + o.rpcNodes);
-    const r = runChaind([
-      'testnet',
-      '--validators',
-      String(o.validators),
-      '--rpc-nodes',
-      String(o.rpcNodes),
-      '--output',
-      dir,
-      '--base-port',
-      String(base),
-    ]);
-    if (r.code !== 0) throw new Error(`chaind testnet failed: ${r.stderr}`);
-    const manifest = JSON.parse(readFileSync(join(dir, 'testnet.json'), 'utf8')) as TestnetManifest;
+    const manifest = makeTestnet(dir, o.validators, o.rpcNodes, base);
     const net = new TestNetwork(dir, manifest, o.flags ?? FAST_NETWORK_FLAGS);
     // after hooks run in registration order: tempHome's removal (registered first) stops whatever
     // still runs from these homes before deleting them; this stops the rest

@@ -20,6 +20,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TestnetManifest, TestnetNode } from '../../../src/cli/testnet.ts';
 import { CHAIND, runChaind } from '../chaind.ts';
+import { makeTestnet } from '../network.ts';
 import type { NetnsLab } from './netns.ts';
 
 const FORWARDER = resolve(import.meta.dirname, 'forward.ts');
@@ -91,19 +92,7 @@ export class ChaosCluster {
     /** Edits each node's app.toml text before start (snapshot settings, …). */
     appToml?: (node: TestnetNode, text: string) => string;
   }): ChaosCluster {
-    const r = runChaind([
-      'testnet',
-      '--validators',
-      String(o.validators),
-      '--rpc-nodes',
-      String(o.rpcNodes),
-      '--output',
-      o.dir,
-      '--base-port',
-      String(o.basePort),
-    ]);
-    if (r.code !== 0) throw new Error(`chaind testnet failed: ${r.stderr}`);
-    const manifest = JSON.parse(readFileSync(join(o.dir, 'testnet.json'), 'utf8')) as TestnetManifest;
+    const manifest = makeTestnet(o.dir, o.validators, o.rpcNodes, o.basePort);
     const owner = (port: number) => Math.floor((port - o.basePort) / 10);
     for (const n of manifest.nodes) {
       for (const file of ['config.toml', 'app.toml']) {
