@@ -223,7 +223,7 @@ test('CosmJS over the RPC node: fee "auto", a /websocket Tx subscription relayed
   assert.equal(Buffer.from(event.hash).toString('hex').toUpperCase(), sent.transactionHash);
   assert.equal(event.height, sent.height);
   assert.ok(event.result.events.some((e) => e.type === 'coin_received'));
-  // CometBFT's kv indexer indexed the events chaind returned in FinalizeBlock
+  // the node's event index holds the events it returned to CometBFT in FinalizeBlock
   assert.deepEqual(
     (await signing.searchTx([{ key: 'message.sender', value: bobBech }])).map((tx) => tx.hash),
     [sent.transactionHash],

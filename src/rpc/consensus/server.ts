@@ -63,17 +63,13 @@ interface Outcome {
 }
 
 /**
- * Routes this node answers itself in network mode too: CometBFT has no lag status, and its
- * abci_query would only come back to this node's application, which answers it the same way.
+ * Routes this node answers itself in network mode too: CometBFT has no lag status; its abci_query
+ * would only come back to this node's application, which answers it the same way; and tx lookups read
+ * this node's own tx index, written with the block in one transaction. CometBFT's index is written
+ * after the block by a service that never writes a height again once its write failed (a full disk),
+ * so a committed tx could be missing there for good.
  */
-const LOCAL_ROUTES = new Set(['lag_status', 'abci_query']);
-
-/**
- * CometBFT's "tx (HASH) not found". Its tx index is written after the block, by a service that does
- * not write a height again once that failed (a full disk): a tx the engine does not find is looked
- * up in this node's own index, written with the block in one transaction.
- */
-const UPSTREAM_TX_NOT_FOUND = /"tx \([0-9A-Fa-f]*\) not found/;
+const LOCAL_ROUTES = new Set(['lag_status', 'abci_query', 'tx', 'tx_search']);
 
 /** The statuses `/lag_status` answers with when unhealthy, which a POST keeps too. */
 const HEALTH_STATUSES = new Set([417, 503]);
@@ -125,8 +121,7 @@ export class ConsensusRpcServer extends HttpService {
     if (req.method === 'GET' || req.method === 'HEAD') {
       if (upstream && !LOCAL_ROUTES.has(url.pathname.slice(1))) {
         const a = await this.viaUpstream(() => upstream.get(url.pathname + url.search));
-        if (!(url.pathname === '/tx' && UPSTREAM_TX_NOT_FOUND.test(a.body)))
-          return this.send(res, a.status, url.pathname === '/status' ? this.overlayStatus(a.body) : a.body);
+        return this.send(res, a.status, url.pathname === '/status' ? this.overlayStatus(a.body) : a.body);
       }
       if (url.pathname === '/') return this.send(res, 200, this.index(), 'text/plain');
       const { env, status } = await this.call(-1, url.pathname.slice(1), {
@@ -180,15 +175,14 @@ export class ConsensusRpcServer extends HttpService {
     if (upstream && !LOCAL_ROUTES.has(method)) {
       const a = await this.viaUpstream(() => upstream.post(JSON.stringify(r)));
       const body = method === 'status' ? this.overlayStatus(a.body) : a.body;
-      if (!(method === 'tx' && UPSTREAM_TX_NOT_FOUND.test(body)))
-        try {
-          return { env: JSON.parse(body) as Envelope, status: a.status };
-        } catch {
-          return failed(
-            eid,
-            new RequestFailedError(`the consensus engine answered ${a.status}: ${body.slice(0, 200)}`),
-          );
-        }
+      try {
+        return { env: JSON.parse(body) as Envelope, status: a.status };
+      } catch {
+        return failed(
+          eid,
+          new RequestFailedError(`the consensus engine answered ${a.status}: ${body.slice(0, 200)}`),
+        );
+      }
     }
     return this.call(eid, method, { form: 'json', values: params });
   }

@@ -358,7 +358,17 @@ export async function lookup(
       { hash: Buffer.from(tx.hash, 'hex').toString('base64') },
       10_000,
     );
-    return a.result ? bankDigest(a.result) : undefined;
+    const byHash = a.result ? bankDigest(a.result) : undefined;
+    // the search must find it too: an index written apart from the block can miss a height
+    const s = await jsonRpc(
+      cluster.rpcUrl(node),
+      'tx_search',
+      { query: `tx.hash='${tx.hash.toUpperCase()}'` },
+      10_000,
+    );
+    const found = s.result?.txs?.[0];
+    const bySearch = found ? bankDigest(found) : undefined;
+    return bySearch === byHash ? byHash : `/tx ${byHash ?? 'missing'}, /tx_search ${bySearch ?? 'missing'}`;
   }
   const a = await jsonRpc(cluster.evmUrl(node), 'eth_getTransactionReceipt', [tx.hash], 10_000);
   return a.result ? receiptDigest(a.result) : undefined;
