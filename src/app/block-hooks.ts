@@ -1,0 +1,70 @@
+/**
+ * The two points every block passes through, whichever engine decided it and in replay alike:
+ * `beginBlock` before its first tx (slashing reads the block's votes and misbehavior) and `endBlock`
+ * after its last (staking completes matured unbondings and recomputes the bonded set). Both write
+ * into the block's overlay, so their changes are part of the block's change set and app hash
+ * (docs/adr/0038-staking-slashing-and-validator-updates.md).
+ */
+import type { TxEvent } from '../storage/blocks/types.ts';
+import type { StateWriter } from './state-access.ts';
+
+/** One vote of the block's last commit, as CometBFT's VoteInfo carries it. */
+export interface VoteInfo {
+  /** 20-byte consensus address. */
+  address: Uint8Array;
+  /** The validator's voting power in the set that signed the previous block. */
+  power: bigint;
+  /** False when the vote is absent (BlockIDFlagAbsent); a nil vote counts as signed, as in the SDK. */
+  signed: boolean;
+}
+
+/** Evidence CometBFT committed in the block (ABCI Misbehavior). */
+export interface Misbehavior {
+  kind: 'duplicate_vote' | 'light_client_attack';
+  /** 20-byte consensus address. */
+  address: Uint8Array;
+  /** Its power at the infraction. */
+  power: bigint;
+  /** The infraction's height and time. */
+  height: number;
+  time: { seconds: number; nanos: number };
+  totalVotingPower: bigint;
+}
+
+/** What a block knows of consensus: the votes for its parent and the evidence it carries. */
+export interface ConsensusInfo {
+  votes: VoteInfo[];
+  misbehavior: Misbehavior[];
+}
+
+export const NO_CONSENSUS_INFO: ConsensusInfo = { votes: [], misbehavior: [] };
+
+/** A change of CometBFT's validator set (ABCI ValidatorUpdate): power 0 removes the validator. */
+export interface ValidatorUpdate {
+  /** Ed25519 public key, 32 bytes. */
+  pubKey: Uint8Array;
+  power: bigint;
+}
+
+export interface BlockHookContext {
+  height: number;
+  time: { seconds: number; nanos: number };
+}
+
+/** Before the block's first tx. Returns the events it emitted (FinalizeBlock's block events). */
+export function beginBlock(state: StateWriter, block: BlockHookContext, consensus: ConsensusInfo): TxEvent[] {
+  void state;
+  void block;
+  void consensus;
+  return [];
+}
+
+/** After the block's last tx: the validator updates for CometBFT and the events emitted. */
+export function endBlock(
+  state: StateWriter,
+  block: BlockHookContext,
+): { validatorUpdates: ValidatorUpdate[]; events: TxEvent[] } {
+  void state;
+  void block;
+  return { validatorUpdates: [], events: [] };
+}
