@@ -28,6 +28,11 @@ export class CometProcess {
   private exited: Promise<void> = Promise.resolve();
   /** CometBFT's last error line: what the node reports if the child dies. */
   private lastError = '';
+  /**
+   * The error CometBFT's command line printed before exiting (`ERROR: failed to start node: …`): why
+   * it stopped, where the error lines logged after it are only its shutdown's consequences.
+   */
+  private fatal = '';
   private panic: string[] = [];
   /** The lines of a panic message being read. */
   private panicText: string[] | undefined;
@@ -56,7 +61,7 @@ export class CometProcess {
           this.emit({ level: 'error', msg: this.panicText.join(' '), fields: {} });
           this.panicText = undefined;
         }
-        const last = this.panic.length > 0 ? this.panic[0] : this.lastError;
+        const last = this.panic[0] ?? (this.fatal || this.lastError);
         const reason = `cometbft exited with ${how}${last ? `: ${last}` : ''}`;
         log.error({ module: 'cometbft', pid: child.pid }, reason);
         this.o.onUnexpectedExit(reason);
@@ -93,6 +98,11 @@ export class CometProcess {
       const text = this.panicText.join(' ');
       this.panicText = undefined;
       this.emit({ level: 'error', msg: text, fields: {} });
+    }
+    if (raw && line.startsWith('ERROR: ')) {
+      this.fatal = line.slice('ERROR: '.length).trim();
+      this.emit({ level: 'error', msg: this.fatal, fields: {} });
+      return;
     }
     if (raw && this.panic.length > 0) {
       this.o.logger.debug({ module: 'cometbft' }, line);

@@ -351,34 +351,56 @@ async function waitAll(cluster: ChaosCluster, height: number, ms: number): Promi
 
 const msgIs = (msg: string) => (line: string) => line.includes(`"msg":"${msg}`);
 
-/** The flags of a node that state-syncs from the validators, trusting a block 5 below the network's height. */
+/**
+ * The flags of a node that state-syncs from the validators, trusting a block 5 below the network's
+ * height. Its two RPC servers (CometBFT's light client verifies against them, and a start fails when
+ * one does not answer) are validators that answer now and no perturbation holds; they are added to
+ * `busy` so that none starts on them while the restore needs them: the caller releases them.
+ */
 async function stateSyncFlags(
   cluster: ChaosCluster,
   networkHeight: number,
   busy: Set<string>,
+  reserved: string[],
 ): Promise<string[]> {
   const trustHeight = Math.max(1, networkHeight - 5);
-  // validators no perturbation holds now: running, answering, not cut off
-  const servers = cluster.validators.filter((v) => v.running && !v.paused && !busy.has(v.name));
-  if (servers.length < 2) throw new Error('state sync needs two running validators to verify against');
-  const block = JSON.parse(
-    (await get(`${cluster.rpcUrl(servers[0])}/block?height=${trustHeight}`, 10_000)).text,
-  );
-  return [
-    '--statesync.enable',
-    'true',
-    '--statesync.rpc-servers',
-    servers
-      .slice(0, 2)
-      .map((v) => cluster.rpcUrl(v))
-      .join(','),
-    '--statesync.trust-height',
-    String(trustHeight),
-    '--statesync.trust-hash',
-    block.result.block_id.hash as string,
-    '--statesync.discovery-time',
-    '5s',
-  ];
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const candidates = cluster.validators.filter((v) => v.running && !v.paused && !busy.has(v.name));
+    const answering = (
+      await Promise.all(
+        candidates.map((v) =>
+          get(`${cluster.rpcUrl(v)}/block?height=${trustHeight}`, 3_000)
+            .then((r) => ({ v, block: JSON.parse(r.text) }))
+            .catch(() => undefined),
+        ),
+      )
+    ).filter((a): a is { v: ChaosNode; block: any } => Boolean(a?.block?.result?.block_id?.hash));
+    if (answering.length >= 2) {
+      const servers = answering.slice(0, 2);
+      for (const { v } of servers) {
+        busy.add(v.name);
+        reserved.push(v.name);
+      }
+      return [
+        '--statesync.enable',
+        'true',
+        '--statesync.rpc-servers',
+        servers.map(({ v }) => cluster.rpcUrl(v)).join(','),
+        '--statesync.trust-height',
+        String(trustHeight),
+        '--statesync.trust-hash',
+        servers[0]!.block.result.block_id.hash as string,
+        '--statesync.discovery-time',
+        '5s',
+      ];
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `state sync needs two validators answering for block ${trustHeight}; found ${answering.length}`,
+      );
+    await sleep(1_000);
+  }
 }
 
 /** Resolves when `name` serves `height` or above; undefined after `ms`. */
@@ -415,16 +437,21 @@ async function snapshotPrunedMidRestore(
   log: (line: string) => void,
   busy: Set<string>,
 ): Promise<void> {
-  const flags = await stateSyncFlags(cluster, networkHeight(), busy);
-  await cluster.stop(name);
-  cluster.wipe(name);
+  const reserved: string[] = [];
   try {
-    await restoreWhileDeleted(cluster, name, flags, networkHeight, log, busy);
-  } catch (err) {
-    // the campaign goes on with the node back (by block sync from genesis): the failure is reported
+    const flags = await stateSyncFlags(cluster, networkHeight(), busy, reserved);
     await cluster.stop(name);
-    cluster.start(name);
-    throw err;
+    cluster.wipe(name);
+    try {
+      await restoreWhileDeleted(cluster, name, flags, networkHeight, log, busy, reserved);
+    } catch (err) {
+      // the campaign goes on with the node back (by block sync from genesis): the failure is reported
+      await cluster.stop(name);
+      cluster.start(name);
+      throw err;
+    }
+  } finally {
+    for (const v of reserved) busy.delete(v);
   }
 }
 
@@ -435,6 +462,7 @@ async function restoreWhileDeleted(
   networkHeight: () => number,
   log: (line: string) => void,
   busy: Set<string>,
+  reserved: string[],
 ): Promise<void> {
   cluster.start(name, flags);
   const discovered = await cluster.waitForLine(name, msgIs('Discovered new snapshot'), 120_000);
@@ -457,7 +485,8 @@ async function restoreWhileDeleted(
       `${name}'s restore of the deleted snapshot ${height} neither finished nor gave up within 240 s`,
     );
   await cluster.stop(name);
-  cluster.start(name, await stateSyncFlags(cluster, networkHeight(), busy));
+  for (const v of reserved.splice(0)) busy.delete(v);
+  cluster.start(name, await stateSyncFlags(cluster, networkHeight(), busy, reserved));
   if (!(await reaches(cluster, name, height + 1, 240_000)))
     throw new Error(
       `${name}, started again after its stalled restore, did not restore a newer snapshot within 240 s`,
