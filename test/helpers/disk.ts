@@ -27,7 +27,10 @@ export interface SmallDisk {
   mountpoint: string;
   /** Bytes free on it now. */
   free(): number;
-  /** Writes a ballast file that leaves about `leaveBytes` free (tmpfs rounds to pages). */
+  /**
+   * Writes a ballast file that leaves about `leaveBytes` free (tmpfs rounds to pages), or none when a
+   * writer on the disk takes the space first.
+   */
   fill(leaveBytes: number): void;
   /** Deletes the ballast: the space it held is free again. */
   release(): void;
@@ -77,6 +80,9 @@ export function mountSmallDataDir(t: { after(fn: () => void): void }, home: stri
         const chunk = Buffer.alloc(1 << 20, 0xa5);
         for (let left = disk.free() - leaveBytes; left > 0; left -= chunk.length)
           writeSync(fd, chunk, 0, Math.min(left, chunk.length));
+      } catch (err) {
+        // the node wrote meanwhile and took the last bytes: the disk is full, which is the point
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
       } finally {
         closeSync(fd);
       }

@@ -507,8 +507,8 @@ async function diskFull(
 ): Promise<void> {
   if (!cluster.node(name).running) cluster.start(name);
   const line = cluster.waitForLine(name, msgIs('no space left on device writing'), 180_000);
-  disk.fill(64 * 1024);
   try {
+    disk.fill(64 * 1024);
     const got = await line;
     if (!got) throw new Error(`${name}'s disk filled, but it did not log the out-of-disk line within 180 s`);
     log(`[chaos] ${name}: ${JSON.parse(got).msg}`);
