@@ -25,7 +25,7 @@ import type { StakingValidator } from '../../app/genesis.ts';
 import { AuthReader } from '../../app/auth.ts';
 import { BankReader, listBalances } from '../../app/bank.ts';
 import type { StateRanges } from '../../app/state-access.ts';
-import { listValidators, StakingReader } from '../../app/staking.ts';
+import { listValidators, StakingReader } from '../../app/staking/reader.ts';
 import { fromBech32 } from '../../crypto/accounts.ts';
 import { compareBytes } from '../../primitives/bytes.ts';
 import { BECH32_ACCOUNT_PREFIX, BECH32_VALOPER_PREFIX } from '../../primitives/identity.ts';
@@ -197,7 +197,7 @@ export const GRPC_QUERIES: ReadonlyMap<string, QueryHandler> = new Map(
       const req = decode(QueryValidatorRequest, bytes);
       // refused as the SDK refuses it; the reader takes the valid address as text
       address(req.validatorAddr, BECH32_VALOPER_PREFIX);
-      const validator = await state.read(height, (s) => new StakingReader(s).validator(req.validatorAddr));
+      const validator = await state.read(height, (s) => new StakingReader(s).validatorByBech32(req.validatorAddr));
       if (!validator) throw notFound(`validator ${req.validatorAddr} not found`);
       return QueryValidatorResponse.encode({ validator: validatorProto(validator) }).finish();
     },
