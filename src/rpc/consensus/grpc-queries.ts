@@ -26,6 +26,8 @@ import { AuthReader } from '../../app/auth.ts';
 import { BankReader, listBalances } from '../../app/bank.ts';
 import type { StateRanges } from '../../app/state-access.ts';
 import { listValidators, StakingReader } from '../../app/staking/reader.ts';
+import { parseTime, ZERO_TIME } from '../../app/staking/time.ts';
+import { STAKING_QUERIES } from './staking-queries.ts';
 import { fromBech32 } from '../../crypto/accounts.ts';
 import { compareBytes } from '../../primitives/bytes.ts';
 import { BECH32_ACCOUNT_PREFIX, BECH32_VALOPER_PREFIX } from '../../primitives/identity.ts';
@@ -41,15 +43,15 @@ export class QueryError extends Error {
 }
 
 /** gRPC InvalidArgument → sdk ErrInvalidRequest (18), worded as the SDK's gRPC bridge words it. */
-const invalidArgument = (desc: string) =>
+export const invalidArgument = (desc: string) =>
   new QueryError(18, `rpc error: code = InvalidArgument desc = ${desc}: invalid request`);
 /** gRPC NotFound → sdk ErrKeyNotFound (22); CosmJS's getAccount maps exactly this to null. */
-const notFound = (desc: string) =>
+export const notFound = (desc: string) =>
   new QueryError(22, `rpc error: code = NotFound desc = ${desc}: key not found`);
 
 export type QueryHandler = (request: Uint8Array, state: StateView, height: number) => Promise<Uint8Array>;
 
-function decode<T>(codec: { decode(b: Uint8Array): T }, bytes: Uint8Array): T {
+export function decode<T>(codec: { decode(b: Uint8Array): T }, bytes: Uint8Array): T {
   try {
     return codec.decode(bytes);
   } catch (err) {
@@ -57,7 +59,7 @@ function decode<T>(codec: { decode(b: Uint8Array): T }, bytes: Uint8Array): T {
   }
 }
 
-function address(bech32: string, prefix: string): Uint8Array {
+export function address(bech32: string, prefix: string): Uint8Array {
   if (bech32 === '') throw invalidArgument('empty address string is not allowed');
   try {
     return fromBech32(bech32, prefix);
@@ -67,7 +69,7 @@ function address(bech32: string, prefix: string): Uint8Array {
 }
 
 /** The Cosmos SDK's key pagination over an ordered list: key or offset, limit (default 100), reverse, count_total. */
-function paginate<T extends { key: Uint8Array }>(
+export function paginate<T extends { key: Uint8Array }>(
   all: T[],
   page: PageRequest | undefined,
 ): { items: T[]; pagination: PageResponse } {
@@ -106,9 +108,9 @@ export function decToProto(dec: string): string {
   return (BigInt(m[1]) * 10n ** 18n + BigInt((m[2] ?? '').padEnd(18, '0'))).toString();
 }
 
-function timestamp(rfc3339: string) {
-  const ms = Date.parse(rfc3339);
-  return { seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 };
+export function timestamp(rfc3339: string) {
+  const ns = parseTime(rfc3339.replace(/\.(\d{1,9})\d*Z$/, '.$1Z'));
+  return { seconds: ns / 1_000_000_000n, nanos: Number(ns % 1_000_000_000n) };
 }
 
 export function validatorProto(v: StakingValidator): Validator {
@@ -129,8 +131,8 @@ export function validatorProto(v: StakingValidator): Validator {
       securityContact: v.description.security_contact,
       details: v.description.details,
     },
-    unbondingHeight: 0n,
-    unbondingTime: { seconds: -62135596800n, nanos: 0 },
+    unbondingHeight: BigInt(v.unbonding_height ?? '0'),
+    unbondingTime: timestamp(v.unbonding_time ?? ZERO_TIME),
     commission: {
       commissionRates: {
         rate: decToProto(v.commission.commission_rates.rate),
@@ -197,9 +199,12 @@ export const GRPC_QUERIES: ReadonlyMap<string, QueryHandler> = new Map(
       const req = decode(QueryValidatorRequest, bytes);
       // refused as the SDK refuses it; the reader takes the valid address as text
       address(req.validatorAddr, BECH32_VALOPER_PREFIX);
-      const validator = await state.read(height, (s) => new StakingReader(s).validatorByBech32(req.validatorAddr));
+      const validator = await state.read(height, (s) =>
+        new StakingReader(s).validatorByBech32(req.validatorAddr),
+      );
       if (!validator) throw notFound(`validator ${req.validatorAddr} not found`);
       return QueryValidatorResponse.encode({ validator: validatorProto(validator) }).finish();
     },
+    ...STAKING_QUERIES,
   }),
 );

@@ -16,6 +16,7 @@ import { AuthInfo, type ModeInfo, TxBody } from 'cosmjs-types/cosmos/tx/v1beta1/
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import { decodeMsgEVMTransaction, MSG_EVM_TRANSACTION_TYPE_URL } from '../../execution/tx-wrap.ts';
 import { decodeMsgAssociate, MSG_ASSOCIATE_TYPE_URL } from '../../app/association-tx.ts';
+import { stakingMsgDecoders } from './staking-json.ts';
 import type { Json } from '../codecs/json.ts';
 
 export type { Json };
@@ -76,6 +77,7 @@ const ANY_DECODERS: ReadonlyMap<string, (b: Uint8Array) => Record<string, Json>>
       data: bytesJson(decodeMsgEVMTransaction(b) ?? new Uint8Array(0)),
     }),
     // chain_associate's message (app/association-tx.ts); bytes as base64, v a uint32
+    ...stakingMsgDecoders((a) => anyJson(a)),
     [MSG_ASSOCIATE_TYPE_URL]: (b: Uint8Array): Record<string, Json> => {
       const m = decodeMsgAssociate(b);
       if (!m) return { value: base64(b) };
