@@ -5,8 +5,13 @@
 import { ChainError } from '../util/errors.ts';
 import { toAccAddress } from '../crypto/accounts.ts';
 import { BASE_DENOM, DEFAULT_EVM_CHAIN_ID } from '../primitives/identity.ts';
-import { checkGenesisValidators, type GenesisDelegation, selfDelegation } from './staking/genesis.ts';
-import { DEFAULT_STAKING_PARAMS, type StakingParamsJson } from './staking/params.ts';
+import {
+  checkGenesisValidators,
+  type GenesisDelegation,
+  selfDelegation,
+} from './staking/genesis-validators.ts';
+import { DEFAULT_STAKING_PARAMS, POWER_REDUCTION, type StakingParamsJson } from './staking/params.ts';
+import type { ValidatorRecord as StakingValidator } from './staking/records.ts';
 import { BONDED_POOL } from './staking/pools.ts';
 
 export type StateCommitment = 'flatkv' | 'iavl';
@@ -21,31 +26,6 @@ export interface GenesisValidator {
 export interface Coin {
   denom: string;
   amount: string;
-}
-
-export interface StakingValidator {
-  operator_address: string;
-  consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey'; key: string };
-  jailed: boolean;
-  status: 'BOND_STATUS_BONDED' | 'BOND_STATUS_UNBONDING' | 'BOND_STATUS_UNBONDED';
-  tokens: string;
-  delegator_shares: string;
-  description: {
-    moniker: string;
-    identity: string;
-    website: string;
-    security_contact: string;
-    details: string;
-  };
-  commission: {
-    commission_rates: { rate: string; max_rate: string; max_change_rate: string };
-    update_time: string;
-  };
-  min_self_delegation: string;
-  /** absent in a genesis: "0" */
-  unbonding_height?: string;
-  /** absent in a genesis: the zero time */
-  unbonding_time?: string;
 }
 
 export interface EvmParams {
@@ -119,8 +99,8 @@ export interface GenesisValidatorOptions {
 }
 
 export const VALIDATOR_POWER = 10n;
-/** Tokens bonded per unit of consensus power (Cosmos' DefaultPowerReduction). */
-export const POWER_REDUCTION = 1_000_000n;
+export { POWER_REDUCTION };
+export type { StakingValidator };
 
 export function buildGenesis(o: GenesisOptions): Genesis {
   const bonded = (VALIDATOR_POWER * POWER_REDUCTION).toString();
@@ -297,6 +277,7 @@ export function parseGenesis(text: string, file = 'genesis.json'): Genesis {
     });
   });
   if (!Array.isArray(app.staking.validators)) fail('app_state.staking.validators', 'must be a list');
-  checkGenesisValidators(g as Genesis, file);
+  const problem = checkGenesisValidators(g.validators, app.staking);
+  if (problem) throw new GenesisError(`${file}: ${problem}`);
   return g as Genesis;
 }

@@ -7,10 +7,10 @@ import { fromBech32 } from '../../crypto/accounts.ts';
 import { compareBytes, toHex } from '../../primitives/bytes.ts';
 import { BECH32_ACCOUNT_PREFIX, BECH32_VALOPER_PREFIX } from '../../primitives/identity.ts';
 import type { TxEvent } from '../../storage/blocks/types.ts';
-import { POWER_REDUCTION } from '../genesis.ts';
 import type { StateWriter } from '../state-access.ts';
 import { ev } from '../bank-events.ts';
 import { Staking } from './keeper.ts';
+import { POWER_REDUCTION } from './params.ts';
 import { consAddressOf, consPubKey, type LastPower, operatorBytes, type ValidatorRecord } from './records.ts';
 import { sharesOf, tokensOf } from './shares.ts';
 import { formatTime, parseTime, timeNs, type BlockTime } from './time.ts';
@@ -91,7 +91,11 @@ function completeMatured(k: Staking): void {
       const op = fromBech32(item.validator, BECH32_VALOPER_PREFIX);
       const v = k.validator(op);
       // a validator bonded again since (or unbonding anew, later) is not due
-      if (!v || v.status !== 'BOND_STATUS_UNBONDING' || parseTime(v.unbonding_time ?? '1970-01-01T00:00:00Z') > k.block.timeNs)
+      if (
+        !v ||
+        v.status !== 'BOND_STATUS_UNBONDING' ||
+        parseTime(v.unbonding_time ?? '1970-01-01T00:00:00Z') > k.block.timeNs
+      )
         continue;
       const unbonded: ValidatorRecord = { ...v, status: 'BOND_STATUS_UNBONDED' };
       if (sharesOf(unbonded) === 0n) k.removeValidator(unbonded);

@@ -3,9 +3,9 @@
  * unjail and slash it. Slashing imports this; staking implements it over the block's state.
  */
 import type { StateWriter } from '../state-access.ts';
-import { POWER_REDUCTION } from '../genesis.ts';
 import { decTruncateInt, parseDec } from './dec.ts';
 import { Staking } from './keeper.ts';
+import { POWER_REDUCTION } from './params.ts';
 import { consAddressOf, consPubKey, operatorBytes, type ValidatorRecord } from './records.ts';
 import { tokensFromShares } from './shares.ts';
 

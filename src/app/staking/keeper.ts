@@ -5,7 +5,6 @@
  */
 import type { TxEvent } from '../../storage/blocks/types.ts';
 import type { StateWriter } from '../state-access.ts';
-import { type BondStatus } from './for-slashing.ts';
 import { decMul, decTruncateInt, formatDec, parseDec } from './dec.ts';
 import { stakingError, StakingCode } from './errors.ts';
 import { readParams, type StakingParams } from './params.ts';
@@ -36,6 +35,8 @@ export interface StakingBlock {
   height: number;
   timeNs: bigint;
 }
+
+type BondStatus = ValidatorRecord['status'];
 
 export const poolOf = (status: BondStatus): Pool =>
   status === 'BOND_STATUS_BONDED' ? 'bonded' : 'not_bonded';

@@ -7,6 +7,9 @@ import { paramsKeys, STORES } from '../store-keys.ts';
 import { parseDec } from './dec.ts';
 import { parseDuration } from './time.ts';
 
+/** Tokens bonded per unit of consensus power (Cosmos' DefaultPowerReduction). */
+export const POWER_REDUCTION = 1_000_000n;
+
 export interface StakingParamsJson {
   unbonding_time: string;
   max_validators: number;

@@ -10,11 +10,34 @@ import { fromBech32, toAccAddress, toValoperAddress } from '../../crypto/account
 import { compareBytes, fromHex, fromUtf8, toHex, utf8 } from '../../primitives/bytes.ts';
 import { BECH32_VALOPER_PREFIX } from '../../primitives/identity.ts';
 import type { StateReader } from '../../state/overlay.ts';
-import type { StakingValidator } from '../genesis.ts';
 import type { StateWriter } from '../state-access.ts';
 import { STORES, stakingKeys } from '../store-keys.ts';
 
-export type ValidatorRecord = StakingValidator;
+/** A validator as stored and as REST prints it. */
+export interface ValidatorRecord {
+  operator_address: string;
+  consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey'; key: string };
+  jailed: boolean;
+  status: 'BOND_STATUS_BONDED' | 'BOND_STATUS_UNBONDING' | 'BOND_STATUS_UNBONDED';
+  tokens: string;
+  delegator_shares: string;
+  description: {
+    moniker: string;
+    identity: string;
+    website: string;
+    security_contact: string;
+    details: string;
+  };
+  commission: {
+    commission_rates: { rate: string; max_rate: string; max_change_rate: string };
+    update_time: string;
+  };
+  min_self_delegation: string;
+  /** absent in a genesis: "0" */
+  unbonding_height?: string;
+  /** absent in a genesis: the zero time */
+  unbonding_time?: string;
+}
 
 export interface DelegationRecord {
   delegator_address: string;

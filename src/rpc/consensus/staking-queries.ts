@@ -59,7 +59,7 @@ import {
   rangesAt,
   timestamp,
   validatorProto,
-} from './grpc-queries.ts';
+} from './query-common.ts';
 import type { StateView } from './types.ts';
 
 const acc = (bech: string) => address(bech, BECH32_ACCOUNT_PREFIX);

@@ -16,7 +16,7 @@ import {
 } from 'cosmjs-types/cosmos/staking/v1beta1/tx';
 import type { Description } from 'cosmjs-types/cosmos/staking/v1beta1/staking';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
-import { coinJson, decJson, type Json, timestampJson } from './json.ts';
+import { coinJson, decJson, type Json, timestampJson } from './json-values.ts';
 
 export function delegationResponseJson(d: DelegationResponse | undefined): Json {
   if (!d) return null;

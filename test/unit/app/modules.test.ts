@@ -68,7 +68,9 @@ test('genesis import: balances, supply, associations, validators', () => {
     chainId: 'c',
     moniker: 'm',
     validator: {
-      address: Buffer.from(consAddressOf(new Uint8Array(32))).toString('hex').toUpperCase(),
+      address: Buffer.from(consAddressOf(new Uint8Array(32)))
+        .toString('hex')
+        .toUpperCase(),
       pubKeyBase64: Buffer.alloc(32).toString('base64'),
       operatorAddress: toValoperAddress(a.cosmosAddress),
     },
