@@ -7,6 +7,7 @@
  */
 import type { TxEvent } from '../storage/blocks/types.ts';
 import type { StateWriter } from './state-access.ts';
+import { stakingEndBlock } from './staking/end-block.ts';
 
 /** One vote of the block's last commit, as CometBFT's VoteInfo carries it. */
 export interface VoteInfo {
@@ -59,12 +60,15 @@ export function beginBlock(state: StateWriter, block: BlockHookContext, consensu
   return [];
 }
 
+/** Called for each validator that enters the bonded set (slashing starts its signing info there). */
+function afterValidatorBonded(consAddress: Uint8Array): void {
+  void consAddress;
+}
+
 /** After the block's last tx: the validator updates for CometBFT and the events emitted. */
 export function endBlock(
   state: StateWriter,
   block: BlockHookContext,
 ): { validatorUpdates: ValidatorUpdate[]; events: TxEvent[] } {
-  void state;
-  void block;
-  return { validatorUpdates: [], events: [] };
+  return stakingEndBlock(state, block, afterValidatorBonded);
 }

@@ -15,7 +15,10 @@ import { Auth, AuthReader } from './auth.ts';
 import { Bank, BankReader, InsufficientFundsError } from './bank.ts';
 import { CosmosTxError, SdkCode } from './cosmos-errors.ts';
 import { checkAssociation, deliverAssociation } from './association-tx.ts';
-import { type DecodedCosmosTx, MSG_SEND_TYPE_URL, signDocBytes } from './cosmos-tx.ts';
+import { type DecodedCosmosTx, signDocBytes } from './cosmos-tx.ts';
+import { MSG_KINDS } from './msg-registry.ts';
+import { ev, sendCoinsEvents } from './bank-events.ts';
+import type { BlockTime } from './staking/time.ts';
 import { Evm, FEE_COLLECTOR_ADDRESS } from './evm.ts';
 import { GasMeter, KV_GAS, MeteredState } from './gas-meter.ts';
 import type { StateReader } from '../state/overlay.ts';
@@ -49,6 +52,13 @@ export interface CosmosTxContext {
    * (not chosen yet) runs with the block's gas limit.
    */
   simulate?: boolean;
+  /** The block the tx executes in (absent in simulation: the time is now's). */
+  block?: { height: number; time: BlockTime };
+}
+
+function nowTime(): BlockTime {
+  const ms = Date.now();
+  return { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 };
 }
 
 /** The size of a secp256k1 signature (r ‖ s), charged for an unsigned tx in simulation. */
@@ -183,24 +193,15 @@ export function deliverCosmosTx(
   const events = [...anteEvents];
   overlay.checkpoint();
   try {
-    const bank = new Bank(state);
-    const auth = new Auth(state);
+    const block = ctx.block ?? { height: 0, time: nowTime() };
     for (const [i, m] of tx.msgs.entries()) {
-      const have = bank.wei(m.from);
-      const amount = m.amount * WEI_PER_UCHAIN;
-      if (have < amount) {
-        throw new CosmosTxError(
-          SdkCode.InsufficientFunds,
-          `spendable balance ${have / WEI_PER_UCHAIN}${BASE_DENOM} is smaller than ${m.amount}${BASE_DENOM}: insufficient funds`,
-        );
-      }
-      bank.transferWei(m.from, m.to, amount);
-      auth.ensureAccount(m.to);
-      // baseapp's message event first, then bank's SendCoins events; each tagged with msg_index
-      const msgIndex = { msg_index: String(i) };
+      const kind = MSG_KINDS.get(m.typeUrl)!;
+      // baseapp's message event first, then the message's own; each tagged with msg_index
+      const msgIndex = { key: 'msg_index', value: String(i), index: true };
+      const own = kind.deliver(m, { state, signer: tx.signer, block });
       events.push(
-        ev('message', { action: MSG_SEND_TYPE_URL, sender: signerBech, module: 'bank', ...msgIndex }),
-        ...sendCoinsEvents(m.fromBech32, m.toBech32, `${m.amount}${BASE_DENOM}`, msgIndex),
+        ev('message', { action: m.typeUrl, sender: signerBech, module: kind.module, msg_index: String(i) }),
+        ...own.map((e) => ({ ...e, attributes: [...e.attributes, msgIndex] })),
       );
     }
     overlay.commit();
@@ -232,24 +233,6 @@ function associate(tx: DecodedCosmosTx, state: MeteredState): void {
 }
 
 /**
- * What the SDK's bank SendCoins emits (x/bank v0.50): coin_spent, coin_received, transfer, and a
- * message event naming the sender.
- */
-function sendCoinsEvents(
-  sender: string,
-  recipient: string,
-  coins: string,
-  extra: Record<string, string> = {},
-): TxEvent[] {
-  return [
-    ev('coin_spent', { spender: sender, amount: coins, ...extra }),
-    ev('coin_received', { receiver: recipient, amount: coins, ...extra }),
-    ev('transfer', { recipient, sender, amount: coins, ...extra }),
-    ev('message', { sender, ...extra }),
-  ];
-}
-
-/**
  * The ante handler's events in the SDK's order (v0.50): the fee's SendCoins to the fee collector
  * (none for a zero fee), `tx` with fee and fee payer, then `tx` with acc_seq and with the signature
  * (SetPubKeyDecorator).
@@ -262,10 +245,6 @@ function anteEventsOf(tx: DecodedCosmosTx, signerBech: string): TxEvent[] {
     ev('tx', { acc_seq: `${signerBech}/${tx.sequence}` }),
     ev('tx', { signature: Buffer.from(tx.signature).toString('base64') }),
   ];
-}
-
-function ev(type: string, attrs: Record<string, string>): TxEvent {
-  return { type, attributes: Object.entries(attrs).map(([key, value]) => ({ key, value, index: true })) };
 }
 
 function ceilDiv(a: bigint, b: bigint): bigint {

@@ -26,9 +26,11 @@ export const SdkCode = {
 
 export class CosmosTxError extends ChainError {
   readonly abciCode: number;
-  readonly codespace = 'sdk';
-  constructor(abciCode: number, message: string) {
+  readonly codespace: string;
+  /** `codespace`: the module that defines the code ("sdk" for the SDK's own errors, "staking", …). */
+  constructor(abciCode: number, message: string, codespace = 'sdk') {
     super(`SDK_${abciCode}`, message);
     this.abciCode = abciCode;
+    this.codespace = codespace;
   }
 }

@@ -1,17 +1,15 @@
 /**
  * Decoding of signed Cosmos transactions (TxRaw, SIGN_MODE_DIRECT, one secp256k1 signer) into the
- * fields admission and execution need. Only bank MsgSend is executable; every decoding problem is a
+ * fields admission and execution need. The messages are those of msg-registry.ts; every decoding problem is a
  * CosmosTxError with the SDK's code.
  */
 import { createHash } from 'node:crypto';
-import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
 import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
 import { AuthInfo, SignDoc, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { fromBech32 } from '../crypto/accounts.ts';
-import { BASE_DENOM, BECH32_ACCOUNT_PREFIX } from '../primitives/identity.ts';
+import { BASE_DENOM } from '../primitives/identity.ts';
 import { CosmosTxError, SdkCode } from './cosmos-errors.ts';
 import {
   ASSOCIATION_GAS,
@@ -20,17 +18,12 @@ import {
   isAssociationBody,
 } from './association-tx.ts';
 
-export const MSG_SEND_TYPE_URL = '/cosmos.bank.v1beta1.MsgSend';
-const SECP256K1_PUBKEY_TYPE_URL = '/cosmos.crypto.secp256k1.PubKey';
+import type { DecodedMsg } from './msg-kinds.ts';
+import { MSG_KINDS } from './msg-registry.ts';
+import { parseAmount } from './msg-send.ts';
 
-export interface SendMsg {
-  from: Uint8Array;
-  to: Uint8Array;
-  fromBech32: string;
-  toBech32: string;
-  /** uchain */
-  amount: bigint;
-}
+export { MSG_SEND_TYPE_URL, type SendMsg, isSendMsg } from './msg-send.ts';
+const SECP256K1_PUBKEY_TYPE_URL = '/cosmos.crypto.secp256k1.PubKey';
 
 export interface DecodedCosmosTx {
   raw: Uint8Array;
@@ -48,7 +41,8 @@ export interface DecodedCosmosTx {
   /** fee in uchain */
   fee: bigint;
   memo: string;
-  msgs: SendMsg[];
+  /** Each message decoded by its kind (msg-registry.ts); `typeUrl` tells which. */
+  msgs: DecodedMsg[];
   /**
    * Set for the fee-less association tx of `chain_associate` (association-tx.ts): no Cosmos signature,
    * fee or sequence; `signer`/`publicKey` are the recovered key's, `msgs` is empty.
@@ -119,32 +113,14 @@ export function decodeCosmosTx(raw: Uint8Array, opts: { simulate?: boolean } = {
     feeUchain += parseAmount(c.amount);
   }
 
-  const msgs = body.messages.map((any, i): SendMsg => {
-    if (any.typeUrl !== MSG_SEND_TYPE_URL)
-      fail(
+  const msgs = body.messages.map((any, i): DecodedMsg => {
+    const kind = MSG_KINDS.get(any.typeUrl);
+    if (!kind)
+      return fail(
         SdkCode.UnknownRequest,
-        `unrecognized message type ${any.typeUrl} at index ${i}: only ${MSG_SEND_TYPE_URL} is supported`,
+        `unrecognized message type ${any.typeUrl} at index ${i}: supported: ${[...MSG_KINDS.keys()].join(', ')}`,
       );
-    let m: MsgSend;
-    try {
-      m = MsgSend.decode(any.value);
-    } catch (err) {
-      return fail(SdkCode.TxDecode, `message ${i}: ${(err as Error).message}`);
-    }
-    const from = address(m.fromAddress, 'from_address', fail);
-    const to = address(m.toAddress, 'to_address', fail);
-    let amount = 0n;
-    if (m.amount.length === 0) fail(SdkCode.InvalidCoins, 'send amount is empty: invalid coins');
-    for (const c of m.amount) {
-      if (c.denom !== BASE_DENOM)
-        fail(SdkCode.InvalidCoins, `unknown denom ${c.denom}: only ${BASE_DENOM} can be sent on this chain`);
-      amount += parseAmount(c.amount);
-    }
-    if (amount === 0n) fail(SdkCode.InvalidCoins, `0${BASE_DENOM}: invalid coins`);
-    if (Buffer.compare(Buffer.from(from), Buffer.from(signer)) !== 0) {
-      fail(SdkCode.Unauthorized, `message ${i} sender ${m.fromAddress} is not the signer: unauthorized`);
-    }
-    return { from, to, fromBech32: m.fromAddress, toBech32: m.toAddress, amount };
+    return kind.decode(any.value, signer, i);
   });
 
   return {
@@ -190,21 +166,4 @@ export function signDocBytes(tx: DecodedCosmosTx, chainId: string, accountNumber
     chainId,
     accountNumber,
   }).finish();
-}
-
-function parseAmount(s: string): bigint {
-  if (!/^\d{1,77}$/.test(s))
-    throw new CosmosTxError(SdkCode.InvalidCoins, `invalid amount ${JSON.stringify(s)}: invalid coins`);
-  return BigInt(s);
-}
-
-function address(bech: string, field: string, fail: (code: number, m: string) => never): Uint8Array {
-  try {
-    return fromBech32(bech, BECH32_ACCOUNT_PREFIX);
-  } catch (err) {
-    return fail(
-      SdkCode.InvalidAddress,
-      `invalid ${field} ${JSON.stringify(bech)}: ${(err as Error).message}: invalid address`,
-    );
-  }
 }

@@ -3,7 +3,16 @@
  * `dev` use, and the validation `start` runs before anything is opened.
  */
 import { ChainError } from '../util/errors.ts';
+import { toAccAddress } from '../crypto/accounts.ts';
 import { BASE_DENOM, DEFAULT_EVM_CHAIN_ID } from '../primitives/identity.ts';
+import {
+  checkGenesisValidators,
+  type GenesisDelegation,
+  selfDelegation,
+} from './staking/genesis-validators.ts';
+import { DEFAULT_STAKING_PARAMS, POWER_REDUCTION, type StakingParamsJson } from './staking/params.ts';
+import type { ValidatorRecord as StakingValidator } from './staking/records.ts';
+import { BONDED_POOL } from './staking/pools.ts';
 
 export type StateCommitment = 'flatkv' | 'iavl';
 
@@ -17,27 +26,6 @@ export interface GenesisValidator {
 export interface Coin {
   denom: string;
   amount: string;
-}
-
-export interface StakingValidator {
-  operator_address: string;
-  consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey'; key: string };
-  jailed: boolean;
-  status: 'BOND_STATUS_BONDED' | 'BOND_STATUS_UNBONDING' | 'BOND_STATUS_UNBONDED';
-  tokens: string;
-  delegator_shares: string;
-  description: {
-    moniker: string;
-    identity: string;
-    website: string;
-    security_contact: string;
-    details: string;
-  };
-  commission: {
-    commission_rates: { rate: string; max_rate: string; max_change_rate: string };
-    update_time: string;
-  };
-  min_self_delegation: string;
 }
 
 export interface EvmParams {
@@ -72,8 +60,11 @@ export interface Genesis {
       denom_metadata: unknown[];
     };
     staking: {
-      params: { bond_denom: string; max_validators: number; unbonding_time: string };
+      /** missing fields get the defaults (staking/params.ts) */
+      params: Partial<StakingParamsJson>;
       validators: StakingValidator[];
+      /** the genesis validators' self-delegations */
+      delegations?: GenesisDelegation[];
     };
     evm: { params: EvmParams; address_associations: { evm_address: string; cosmos_address: string }[] };
   };
@@ -108,17 +99,51 @@ export interface GenesisValidatorOptions {
 }
 
 export const VALIDATOR_POWER = 10n;
-/** Tokens bonded per unit of consensus power (Cosmos' DefaultPowerReduction). */
-export const POWER_REDUCTION = 1_000_000n;
+export { POWER_REDUCTION };
+export type { StakingValidator };
 
 export function buildGenesis(o: GenesisOptions): Genesis {
-  const balances = (o.balances ?? []).map((b) => ({
+  const bonded = (VALIDATOR_POWER * POWER_REDUCTION).toString();
+  const validators = [o.validator, ...(o.moreValidators ?? [])];
+  // the bonded pool holds what the genesis validators' self-delegations bond
+  const funded = [
+    ...(o.balances ?? []),
+    {
+      address: toAccAddress(BONDED_POOL),
+      uchain: VALIDATOR_POWER * POWER_REDUCTION * BigInt(validators.length),
+    },
+  ];
+  const balances = funded.map((b) => ({
     address: b.address,
     coins: [{ denom: BASE_DENOM, amount: b.uchain.toString() }],
   }));
-  const total = (o.balances ?? []).reduce((sum, b) => sum + b.uchain, 0n);
-  const bonded = (VALIDATOR_POWER * POWER_REDUCTION).toString();
-  const validators = [o.validator, ...(o.moreValidators ?? [])];
+  const total = funded.reduce((sum, b) => sum + b.uchain, 0n);
+  const stakingValidators: StakingValidator[] = validators.map((v) => ({
+    operator_address: v.operatorAddress,
+    consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey', key: v.pubKeyBase64 },
+    jailed: false,
+    status: 'BOND_STATUS_BONDED',
+    tokens: bonded,
+    delegator_shares: `${bonded}.000000000000000000`,
+    description: {
+      moniker: v.moniker ?? o.moniker,
+      identity: '',
+      website: '',
+      security_contact: '',
+      details: '',
+    },
+    commission: {
+      commission_rates: {
+        rate: '0.100000000000000000',
+        max_rate: '0.200000000000000000',
+        max_change_rate: '0.010000000000000000',
+      },
+      update_time: rfc3339Nano(o.genesisTime ?? new Date()),
+    },
+    min_self_delegation: '1',
+    unbonding_height: '0',
+    unbonding_time: '1970-01-01T00:00:00Z',
+  }));
   return {
     genesis_time: rfc3339Nano(o.genesisTime ?? new Date()),
     chain_id: o.chainId,
@@ -157,31 +182,9 @@ export function buildGenesis(o: GenesisOptions): Genesis {
         ],
       },
       staking: {
-        params: { bond_denom: BASE_DENOM, max_validators: 100, unbonding_time: '1814400s' },
-        validators: validators.map((v) => ({
-          operator_address: v.operatorAddress,
-          consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey', key: v.pubKeyBase64 },
-          jailed: false,
-          status: 'BOND_STATUS_BONDED',
-          tokens: bonded,
-          delegator_shares: `${bonded}.000000000000000000`,
-          description: {
-            moniker: v.moniker ?? o.moniker,
-            identity: '',
-            website: '',
-            security_contact: '',
-            details: '',
-          },
-          commission: {
-            commission_rates: {
-              rate: '0.100000000000000000',
-              max_rate: '0.200000000000000000',
-              max_change_rate: '0.010000000000000000',
-            },
-            update_time: rfc3339Nano(o.genesisTime ?? new Date()),
-          },
-          min_self_delegation: '1',
-        })),
+        params: { ...DEFAULT_STAKING_PARAMS },
+        validators: stakingValidators,
+        delegations: stakingValidators.map(selfDelegation),
       },
       evm: {
         params: {
@@ -273,5 +276,8 @@ export function parseGenesis(text: string, file = 'genesis.json'): Genesis {
         fail(`app_state.bank.balances[${i}].coins[${j}].amount`, 'must be an integer string');
     });
   });
+  if (!Array.isArray(app.staking.validators)) fail('app_state.staking.validators', 'must be a list');
+  const problem = checkGenesisValidators(g.validators, app.staking);
+  if (problem) throw new GenesisError(`${file}: ${problem}`);
   return g as Genesis;
 }

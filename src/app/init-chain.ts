@@ -6,7 +6,7 @@ import { Auth } from './auth.ts';
 import { Bank } from './bank.ts';
 import { Evm } from './evm.ts';
 import { type Genesis, GenesisError } from './genesis.ts';
-import { Staking } from './staking.ts';
+import { initStakingGenesis } from './staking/genesis.ts';
 import type { StateWriter } from './state-access.ts';
 import { paramsKeys, STORES } from './store-keys.ts';
 
@@ -14,7 +14,6 @@ export function initChainState(genesis: Genesis, state: StateWriter): void {
   const auth = new Auth(state);
   const bank = new Bank(state);
   const evm = new Evm(state);
-  const staking = new Staking(state);
   const app = genesis.app_state;
 
   const cosmos = (addr: string, where: string) => {
@@ -50,10 +49,9 @@ export function initChainState(genesis: Genesis, state: StateWriter): void {
       cosmos(a.cosmos_address, `app_state.evm.address_associations[${i}].cosmos_address`),
     );
   }
-  for (const v of app.staking.validators) staking.setValidator(v);
+  initStakingGenesis(genesis, state);
 
   state.set(STORES.params, paramsKeys.module('evm'), utf8(JSON.stringify(app.evm.params)));
   state.set(STORES.params, paramsKeys.module('bank'), utf8(JSON.stringify(app.bank.params)));
-  state.set(STORES.params, paramsKeys.module('staking'), utf8(JSON.stringify(app.staking.params)));
   state.set(STORES.params, paramsKeys.module('auth'), utf8(JSON.stringify(app.auth.params)));
 }

@@ -71,9 +71,36 @@ export const bankKeys = {
   weiRemainder: (addr: Uint8Array) => prefixedLp(0x05, addr),
 };
 
+/** `prefix ‖ len(a) ‖ a ‖ len(b) ‖ b ‖ …`: several length-prefixed addresses after a prefix */
+function prefixedLps(prefix: number, ...parts: Uint8Array[]): Uint8Array {
+  return concatBytes(Uint8Array.of(prefix), ...parts.flatMap((p) => [Uint8Array.of(p.length), p]));
+}
+
 export const stakingKeys = {
-  /** protobuf Validator by operator address bytes */
+  /** the bonded set CometBFT was last told of: JSON [{operator (hex), power}] in operator order */
+  lastPowers: Uint8Array.of(0x11),
+  /** every validator's operator (bech32), JSON list in text order: what execution iterates */
+  validatorIndex: Uint8Array.of(0x20),
+  /** validator record (canonical JSON, the REST shape) by operator address bytes */
   validator: (operator: Uint8Array) => prefixedLp(0x21, operator),
+  /** operator address bytes by 20-byte consensus address */
+  validatorByConsAddr: (consAddress: Uint8Array) => prefixedLp(0x22, consAddress),
+  /** delegation (JSON) by delegator, validator */
+  delegation: (delegator: Uint8Array, validator: Uint8Array) => prefixedLps(0x31, delegator, validator),
+  /** unbonding delegation with its entries (JSON) by delegator, validator */
+  unbondingDelegation: (delegator: Uint8Array, validator: Uint8Array) =>
+    prefixedLps(0x32, delegator, validator),
+  /** the delegators (hex) with an unbonding delegation from a validator: JSON list (slashing walks it) */
+  unbondingByValidator: (validator: Uint8Array) => prefixedLp(0x33, validator),
+  /** redelegation with its entries (JSON) by delegator, source, destination */
+  redelegation: (delegator: Uint8Array, src: Uint8Array, dst: Uint8Array) =>
+    prefixedLps(0x34, delegator, src, dst),
+  /** the redelegations (JSON [[delegator, src, dst] hex]) from a source validator (slashing walks it) */
+  redelegationsBySrc: (src: Uint8Array) => prefixedLp(0x35, src),
+  /** the redelegations (JSON [[delegator, src, dst] hex]) of a delegator (transitive-redelegation check) */
+  redelegationsByDelegator: (delegator: Uint8Array) => prefixedLp(0x36, delegator),
+  /** what matures when: JSON list of queue items ordered by completion time */
+  unbondingQueue: Uint8Array.of(0x41),
 };
 
 /** The evm store's prefixes are shared with the EVM state store's routing (storage/ss/evm-keys.ts). */

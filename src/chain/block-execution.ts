@@ -178,7 +178,11 @@ export async function executeBlock(
     overlay,
     proposal.engine,
   );
-  const cosmosCtx: CosmosTxContext = { chainId: ctx.chainId, maxBlockGas: gasLimit };
+  const cosmosCtx: CosmosTxContext = {
+    chainId: ctx.chainId,
+    maxBlockGas: gasLimit,
+    block: { height: ctx.height, time: { seconds: Number(ctx.timestamp), nanos: 0 } },
+  };
   const txs: Uint8Array[] = [];
   const gasLimits: bigint[] = [];
   const ethOutcomes: { outcome: EthTxOutcome; blockTxIndex: number }[] = [];

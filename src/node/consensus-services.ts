@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { collectDefaultMetrics, type Registry } from 'prom-client';
-import { StakingReader } from '../app/staking.ts';
+import { StakingReader } from '../app/staking/reader.ts';
 import type { Chain } from '../chain/chain.ts';
 import { recordChainMetrics } from '../chain/metrics.ts';
 import { validatorAddress } from '../codec/index.ts';

@@ -1,4 +1,5 @@
 /** In-process fixtures for execution tests: the dev genesis state in an overlay, dev wallets, the ERC20. */
+import { consAddressOf } from '../../src/app/staking/records.ts';
 import { readFileSync } from 'node:fs';
 import { Wallet, type TransactionRequest } from 'ethers';
 import { FEE_COLLECTOR_ADDRESS } from '../../src/app/evm.ts';
@@ -21,7 +22,9 @@ export function devGenesis(opts: { associate?: boolean } = {}): Genesis {
     moniker: 'dev',
     genesisTime: new Date('2026-01-01T00:00:00Z'),
     validator: {
-      address: 'A'.repeat(40),
+      address: Buffer.from(consAddressOf(new Uint8Array(32)))
+        .toString('hex')
+        .toUpperCase(),
       pubKeyBase64: Buffer.alloc(32).toString('base64'),
       operatorAddress: toValoperAddress(devAccounts[0].cosmosAddress),
     },

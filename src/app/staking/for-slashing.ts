@@ -3,6 +3,11 @@
  * unjail and slash it. Slashing imports this; staking implements it over the block's state.
  */
 import type { StateWriter } from '../state-access.ts';
+import { decTruncateInt, parseDec } from './dec.ts';
+import { Staking } from './keeper.ts';
+import { POWER_REDUCTION } from './params.ts';
+import { consAddressOf, consPubKey, operatorBytes, type ValidatorRecord } from './records.ts';
+import { tokensFromShares } from './shares.ts';
 
 export type BondStatus = 'BOND_STATUS_BONDED' | 'BOND_STATUS_UNBONDING' | 'BOND_STATUS_UNBONDED';
 
@@ -35,9 +40,37 @@ export interface StakingForSlashing {
   unjail(operator: Uint8Array): void;
 }
 
-/** Staking over the block's state at `height` (the block being executed). */
-export function stakingForSlashing(state: StateWriter, height: number): StakingForSlashing {
-  void state;
-  void height;
-  throw new Error('staking for slashing: not built yet');
+/**
+ * Staking over the block's state at `height` (the block being executed). `timeNs`, the block's time
+ * in nanoseconds, tells which unbonding entries have matured and are out of a slash's reach.
+ */
+export function stakingForSlashing(state: StateWriter, height: number, timeNs = 0n): StakingForSlashing {
+  const k = new Staking(state, { height, timeNs });
+  const view = (v: ValidatorRecord | undefined): ValidatorForSlashing | undefined =>
+    v && {
+      operator: operatorBytes(v),
+      consAddress: consAddressOf(consPubKey(v)),
+      jailed: v.jailed,
+      status: v.status,
+      tokens: BigInt(v.tokens),
+      minSelfDelegation: BigInt(v.min_self_delegation),
+    };
+  return {
+    validatorByConsAddr: (consAddress) => view(k.validatorByConsAddr(consAddress)),
+    validatorByOperator: (operator) => view(k.validator(operator)),
+    selfDelegationTokens(operator) {
+      const v = k.validator(operator);
+      const d = k.delegation(operator, operator);
+      return v && d ? decTruncateInt(tokensFromShares(v, parseDec(d.shares))) : 0n;
+    },
+    slash(consAddress, infractionHeight, power, fraction) {
+      const v = k.validatorByConsAddr(consAddress);
+      return v ? k.slash(operatorBytes(v), infractionHeight, power, fraction, POWER_REDUCTION) : 0n;
+    },
+    jail(consAddress) {
+      const v = k.validatorByConsAddr(consAddress);
+      if (v) k.setJailed(operatorBytes(v), true);
+    },
+    unjail: (operator) => k.setJailed(operator, false),
+  };
 }

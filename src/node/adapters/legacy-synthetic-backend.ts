@@ -17,7 +17,7 @@
  * - Addresses: a Cosmos address is shown as its associated EVM address in the state after the tx's
  *   block (association is permanent, so the latest state answers for a pruned height), else its cast.
  */
-import { decodeCosmosTx } from '../../app/cosmos-tx.ts';
+import { decodeCosmosTx, isSendMsg } from '../../app/cosmos-tx.ts';
 import { EvmReader } from '../../app/evm.ts';
 import type { Chain } from '../../chain/chain.ts';
 import { blockEthTransaction } from '../../execution/transactions.ts';
@@ -126,7 +126,9 @@ export class NodeSyntheticBackend implements SyntheticBackend {
         `block ${height} tx ${index} does not decode as a Cosmos tx: ${errorMessage(err)}`,
       );
     }
-    const to = tx.msgs[0]?.to;
+    // Only bank sends move value a legacy view can show; other messages (staking) are not transfers.
+    const sends = tx.msgs.filter(isSendMsg);
+    const to = sends[0]?.to;
     return {
       hash: tx.hash,
       from: await evmAddressOf(tx.signer),
@@ -138,9 +140,8 @@ export class NodeSyntheticBackend implements SyntheticBackend {
       gasUsed: result.gasUsed,
       logs: [],
       logsBloom: EMPTY_BLOOM,
-      // Every message decodeCosmosTx accepts as a message is a bank MsgSend of uchain.
       transfers: await Promise.all(
-        tx.msgs.map(async (m) => ({
+        sends.map(async (m) => ({
           from: await evmAddressOf(m.from),
           to: await evmAddressOf(m.to),
           amount: m.amount,

@@ -6,8 +6,6 @@
  */
 import { BaseAccount } from 'cosmjs-types/cosmos/auth/v1beta1/auth';
 import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
-import type { Coin } from 'cosmjs-types/cosmos/base/v1beta1/coin';
-import type { PageResponse } from 'cosmjs-types/cosmos/base/query/v1beta1/pagination';
 import { PubKey as Ed25519PubKey } from 'cosmjs-types/cosmos/crypto/ed25519/keys';
 import { PubKey as Secp256k1PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
 import { bondStatusToJSON, type Validator } from 'cosmjs-types/cosmos/staking/v1beta1/staking';
@@ -16,36 +14,18 @@ import { AuthInfo, type ModeInfo, TxBody } from 'cosmjs-types/cosmos/tx/v1beta1/
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import { decodeMsgEVMTransaction, MSG_EVM_TRANSACTION_TYPE_URL } from '../../execution/tx-wrap.ts';
 import { decodeMsgAssociate, MSG_ASSOCIATE_TYPE_URL } from '../../app/association-tx.ts';
-import type { Json } from '../codecs/json.ts';
+import { stakingMsgDecoders } from './staking-json.ts';
+import {
+  base64,
+  bytesJson,
+  coinJson,
+  decJson,
+  type Json,
+  pageResponseJson,
+  timestampJson,
+} from './json-values.ts';
 
-export type { Json };
-
-export const base64 = (b: Uint8Array): string =>
-  Buffer.from(b.buffer, b.byteOffset, b.length).toString('base64');
-/** Empty bytes are a nil slice in Go, which jsonpb prints as null. */
-export const bytesJson = (b: Uint8Array): Json => (b.length > 0 ? base64(b) : null);
-
-/** A Timestamp as jsonpb prints it: RFC 3339 in UTC with 0, 3, 6 or 9 fraction digits. */
-export function timestampJson(t: { seconds: bigint | number; nanos: number }): string {
-  const base = new Date(Number(t.seconds) * 1000).toISOString().slice(0, 19);
-  if (t.nanos === 0) return `${base}Z`;
-  const digits = String(t.nanos).padStart(9, '0');
-  const len = digits.endsWith('000000') ? 3 : digits.endsWith('000') ? 6 : 9;
-  return `${base}.${digits.slice(0, len)}Z`;
-}
-
-/** LegacyDec travels in protobuf as its integer scaled by 10^18; the JSON shows the decimal. */
-export function decJson(scaled: string): string {
-  const neg = scaled.startsWith('-');
-  const digits = (neg ? scaled.slice(1) : scaled).padStart(19, '0');
-  return `${neg ? '-' : ''}${digits.slice(0, -18)}.${digits.slice(-18)}`;
-}
-
-export const coinJson = (c: Coin): Json => ({ denom: c.denom, amount: c.amount });
-
-export function pageResponseJson(p: PageResponse | undefined): Json {
-  return { next_key: bytesJson(p?.nextKey ?? new Uint8Array(0)), total: String(p?.total ?? 0n) };
-}
+export { base64, bytesJson, coinJson, decJson, type Json, pageResponseJson, timestampJson };
 
 /** `Any` inlined; message types the node does not know keep their bytes (as a gateway cannot). */
 export function anyJson(any: Any | undefined): Json {
@@ -76,6 +56,7 @@ const ANY_DECODERS: ReadonlyMap<string, (b: Uint8Array) => Record<string, Json>>
       data: bytesJson(decodeMsgEVMTransaction(b) ?? new Uint8Array(0)),
     }),
     // chain_associate's message (app/association-tx.ts); bytes as base64, v a uint32
+    ...stakingMsgDecoders((a) => anyJson(a)),
     [MSG_ASSOCIATE_TYPE_URL]: (b: Uint8Array): Record<string, Json> => {
       const m = decodeMsgAssociate(b);
       if (!m) return { value: base64(b) };

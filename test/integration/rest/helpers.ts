@@ -5,6 +5,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StakingValidator } from '../../../src/app/genesis.ts';
+import { BONDED_POOL, NOT_BONDED_POOL } from '../../../src/app/staking/pools.ts';
+import { toAccAddress } from '../../../src/crypto/accounts.ts';
 import type { ChainNode } from '../../../src/node/node.ts';
 import { type LogRecord, memoryLogger } from '../../../src/util/logger.ts';
 import { makeHome, startNode } from '../../helpers/node.ts';
@@ -19,11 +21,22 @@ export interface RestNode {
   genesisValidators: StakingValidator[];
 }
 
-/** Adds staking validators to genesis before the first start (they need not be in the consensus set). */
+/**
+ * Adds staking validators to genesis before the first start (they need not be in the consensus set:
+ * jailed or not bonded), their tokens in the pool that holds them and in the supply.
+ */
 function addStakingValidators(home: string, extra: StakingValidator[]): StakingValidator[] {
   const path = join(home, 'config', 'genesis.json');
   const g = JSON.parse(readFileSync(path, 'utf8'));
   g.app_state.staking.validators.push(...extra);
+  for (const v of extra) {
+    const pool = toAccAddress(v.status === 'BOND_STATUS_BONDED' ? BONDED_POOL : NOT_BONDED_POOL);
+    let entry = g.app_state.bank.balances.find((b: { address: string }) => b.address === pool);
+    if (!entry)
+      g.app_state.bank.balances.push((entry = { address: pool, coins: [{ denom: 'uchain', amount: '0' }] }));
+    entry.coins[0].amount = String(BigInt(entry.coins[0].amount) + BigInt(v.tokens));
+    g.app_state.bank.supply[0].amount = String(BigInt(g.app_state.bank.supply[0].amount) + BigInt(v.tokens));
+  }
   writeFileSync(path, JSON.stringify(g, null, 2));
   return g.app_state.staking.validators;
 }

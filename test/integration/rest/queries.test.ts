@@ -59,7 +59,7 @@ const SECOND_JSON = {
     details: 'details',
   },
   unbonding_height: '0',
-  unbonding_time: '0001-01-01T00:00:00Z',
+  unbonding_time: '1970-01-01T00:00:00Z',
   commission: {
     commission_rates: {
       rate: '0.050000000000000000',
@@ -118,7 +118,7 @@ test('REST module queries', async (t) => {
       delegator_shares: '10000000.000000000000000000',
       description: { moniker: 'it', identity: '', website: '', security_contact: '', details: '' },
       unbonding_height: '0',
-      unbonding_time: '0001-01-01T00:00:00Z',
+      unbonding_time: '1970-01-01T00:00:00Z',
       commission: {
         commission_rates: {
           rate: '0.100000000000000000',

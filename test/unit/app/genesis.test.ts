@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildGenesis, GenesisError, parseGenesis, rfc3339Nano } from '../../../src/app/genesis.ts';
+import { consAddressOf } from '../../../src/app/staking/records.ts';
+import { toValoperAddress } from '../../../src/crypto/accounts.ts';
+
+const PUBKEY = new Uint8Array(32);
+const CONS_ADDRESS = Buffer.from(consAddressOf(PUBKEY)).toString('hex').toUpperCase();
 
 const base = () =>
   buildGenesis({
@@ -8,9 +13,9 @@ const base = () =>
     moniker: 'm',
     genesisTime: new Date('2026-01-02T03:04:05.678Z'),
     validator: {
-      address: 'A'.repeat(40),
-      pubKeyBase64: Buffer.alloc(32).toString('base64'),
-      operatorAddress: 'chainvaloper1xyz',
+      address: CONS_ADDRESS,
+      pubKeyBase64: Buffer.from(PUBKEY).toString('base64'),
+      operatorAddress: toValoperAddress(new Uint8Array(20).fill(7)),
     },
     balances: [
       { address: 'chain1abc', uchain: 5n },
@@ -21,7 +26,8 @@ const base = () =>
 test('built genesis parses back and sums the supply', () => {
   const g = parseGenesis(JSON.stringify(base()));
   assert.equal(g.genesis_time, '2026-01-02T03:04:05.678000000Z');
-  assert.deepEqual(g.app_state.bank.supply, [{ denom: 'uchain', amount: '12' }]);
+  // 12 in accounts and the bonded pool's 10 power worth of tokens
+  assert.deepEqual(g.app_state.bank.supply, [{ denom: 'uchain', amount: '10000012' }]);
   assert.equal(g.app_state.evm.params.chain_id, '713714');
 });
 

@@ -5,7 +5,8 @@ import { Bank } from '../../../src/app/bank.ts';
 import { EMPTY_CODE_HASH, Evm, FEE_COLLECTOR_ADDRESS } from '../../../src/app/evm.ts';
 import { buildGenesis } from '../../../src/app/genesis.ts';
 import { initChainState } from '../../../src/app/init-chain.ts';
-import { StakingReader } from '../../../src/app/staking.ts';
+import { StakingReader } from '../../../src/app/staking/reader.ts';
+import { consAddressOf } from '../../../src/app/staking/records.ts';
 import { accountsFromMnemonic, toAccAddress, toValoperAddress } from '../../../src/crypto/accounts.ts';
 import { StateOverlay } from '../../../src/state/overlay.ts';
 
@@ -67,7 +68,9 @@ test('genesis import: balances, supply, associations, validators', () => {
     chainId: 'c',
     moniker: 'm',
     validator: {
-      address: 'A'.repeat(40),
+      address: Buffer.from(consAddressOf(new Uint8Array(32)))
+        .toString('hex')
+        .toUpperCase(),
       pubKeyBase64: Buffer.alloc(32).toString('base64'),
       operatorAddress: toValoperAddress(a.cosmosAddress),
     },
@@ -84,9 +87,9 @@ test('genesis import: balances, supply, associations, validators', () => {
   const bank = new Bank(s);
   const evm = new Evm(s);
   assert.equal(bank.wei(a.cosmosAddress), 5n * 10n ** 12n);
-  assert.equal(bank.supply(), 12n);
+  assert.equal(bank.supply(), 10_000_012n, 'the accounts and the bonded pool');
   assert.deepEqual(evm.balanceAddressOf(a.evmAddress), a.cosmosAddress);
   assert.deepEqual(evm.balanceAddressOf(b.evmAddress), b.evmAddress, 'unassociated: the cast');
   assert.equal(new StakingReader(s).validators()[0].description.moniker, 'm');
-  assert.equal(new StakingReader(s).validator(toValoperAddress(a.cosmosAddress))!.tokens, '10000000');
+  assert.equal(new StakingReader(s).validatorByBech32(toValoperAddress(a.cosmosAddress))!.tokens, '10000000');
 });
