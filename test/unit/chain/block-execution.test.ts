@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Wallet, parseEther } from 'ethers';
 import { Bank } from '../../../src/app/bank.ts';
+import { NO_CONSENSUS_INFO } from '../../../src/app/block-hooks.ts';
 import { Evm, FEE_COLLECTOR_ADDRESS } from '../../../src/app/evm.ts';
 import { type BlockTx, executeBlock } from '../../../src/chain/block-execution.ts';
 import { toChecksumAddress } from '../../../src/crypto/accounts.ts';
@@ -24,6 +25,8 @@ const ctx = {
   chainId: 'dev-1',
   height: 1,
   timestamp: 1_800_000_000n,
+  time: { seconds: 1_800_000_000, nanos: 0 },
+  consensus: NO_CONSENSUS_INFO,
   gasLimit: 30_000_000n,
   coinbase: FEE_COLLECTOR_ADDRESS,
   parentAppHash: new Uint8Array(32),
