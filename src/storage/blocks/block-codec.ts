@@ -121,6 +121,8 @@ function readConsensus(r: ByteReader): Pick<Block, 'lastCommitPowers' | 'misbeha
       totalVotingPower: r.big(),
     });
   }
+  // never written empty: trailing bytes that decode to nothing are damage, not a section
+  if (powers.length === 0 && misbehavior.length === 0) r.fail('empty consensus section');
   return {
     ...(powers.length > 0 && { lastCommitPowers: powers }),
     ...(misbehavior.length > 0 && { misbehavior }),
