@@ -161,6 +161,14 @@ export interface ReplayHooks {
   lastTxIndex?: number;
 }
 
+/** The block hooks a block runs through: app/block-hooks.ts's, unless a unit test watches them. */
+export interface BlockHooks {
+  beginBlock: typeof beginBlock;
+  endBlock: typeof endBlock;
+}
+
+const BLOCK_HOOKS: BlockHooks = { beginBlock, endBlock };
+
 export async function executeBlock(
   common: Common,
   state: StateReader,
@@ -171,6 +179,7 @@ export async function executeBlock(
   hooks?: ReplayHooks,
   proposal: ProposalOptions = {},
   collectAddresses = false,
+  blockHooks: BlockHooks = BLOCK_HOOKS,
 ): Promise<ExecutedBlock> {
   const now = proposal.now ?? (() => performance.now());
   const budgetMs = proposal.budgetMs ?? PROPOSAL_EXECUTION_BUDGET_MS;
@@ -182,7 +191,7 @@ export async function executeBlock(
   // a PREVRANDAO set for the next block is this block's only
   if (dev.prevRandao) overlay.set(STORES.evm, evmKeys.devPrevRandao, undefined);
   const hookBlock = { height: ctx.height, time: ctx.time };
-  const blockEvents = [...beginBlock(overlay, hookBlock, ctx.consensus)];
+  const blockEvents = [...blockHooks.beginBlock(overlay, hookBlock, ctx.consensus)];
   const executor = await BlockExecutor.create(
     common,
     {
@@ -278,7 +287,7 @@ export async function executeBlock(
   }
   let validatorUpdates: ValidatorUpdate[] = [];
   if (last === candidates.length - 1) {
-    const ended = endBlock(overlay, hookBlock);
+    const ended = blockHooks.endBlock(overlay, hookBlock);
     validatorUpdates = ended.validatorUpdates;
     blockEvents.push(...ended.events);
   }
