@@ -25,6 +25,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { Interface, type Wallet } from 'ethers';
 import { executeBlock } from '../src/chain/block-execution.ts';
 import { stateVersion } from '../src/chain/chain.ts';
+import { consensusInfoOfBlock } from '../src/chain/consensus-info.ts';
 import { headerHash } from '../src/codec/index.ts';
 import { AddressIndexBuilder } from '../src/storage/blocks/address-index.ts';
 import { BLOOM_BYTES } from '../src/storage/blocks/bloom.ts';
@@ -245,7 +246,7 @@ async function collectorFigures(): Promise<void> {
     const height = block.header.height;
     const read = (await node.modules.ss.syncReaderAt!(stateVersion(height - 1)))!;
     const txs = block.txs.map((raw) => chain.decodeBlockTx(raw));
-    const ctx = chain.contextFor(block.header);
+    const ctx = chain.contextFor({ ...block.header, consensus: consensusInfoOfBlock(block) });
     const run = async (collect: boolean) => {
       const t0 = performance.now();
       const r = await executeBlock(

@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { Interface, Wallet } from 'ethers';
 import { stateVersion } from '../src/chain/chain.ts';
 import { executeBlock } from '../src/chain/block-execution.ts';
+import { consensusInfoOfBlock } from '../src/chain/consensus-info.ts';
 import { createTracer } from '../src/execution/tracing/index.ts';
 import { ChainNode } from '../src/node/node.ts';
 import { EvmRpc } from '../src/node/evm-rpc.ts';
@@ -197,7 +198,7 @@ try {
   const read = (await node.modules.ss.syncReaderAt!(stateVersion(height - 1)))!;
   const stored = node.modules.blocks.blockByHeight(height)!;
   const txs = stored.txs.map((raw) => chain.decodeBlockTx(raw));
-  const ctx = chain.contextFor(stored.header);
+  const ctx = chain.contextFor({ ...stored.header, consensus: consensusInfoOfBlock(stored) });
   const run = (fn: typeof executeBlock, traced = false) =>
     timed(() =>
       fn(

@@ -11,8 +11,15 @@
  * costs here (a point evaluation's 50,000 gas is ~30 ms of JS verification: a 120M-gas block of
  * them would run for over a minute on every node). The rest stay in the pool for the next block;
  * which txs a proposal holds was always the proposer's choice, and every node replays that choice.
+ *
+ * Every block, in every mode, passes through the block hooks (app/block-hooks.ts): `beginBlock` with
+ * the context's consensus info before the first tx, `endBlock` after the last. Their writes go into
+ * the block's overlay (so into its change set and app hash), their events are the block's events,
+ * and endBlock's validator updates are the block's answer to the consensus engine. A traced replay
+ * that stops before the block's last tx does not run endBlock: nothing after the traced tx is needed.
  */
 import type { Common } from '../execution/chain-config.ts';
+import { beginBlock, type ConsensusInfo, endBlock, type ValidatorUpdate } from '../app/block-hooks.ts';
 import { readDecimal, decimal } from '../app/state-access.ts';
 import { evmKeys, STORES } from '../app/store-keys.ts';
 import type { BlockEngine } from '../execution/block-engine.ts';
@@ -31,7 +38,7 @@ import { wrapDevRecord } from '../app/dev-records.ts';
 import { applyDevStatePatch, type DevStateEdit } from '../app/dev-state-patch.ts';
 import { StateOverlay, type StateReader } from '../state/overlay.ts';
 import { logsBloom } from '../storage/blocks/bloom.ts';
-import type { CosmosTxResult, Log, Receipt, TxAppearances } from '../storage/blocks/types.ts';
+import type { CosmosTxResult, Log, Receipt, TxAppearances, TxEvent } from '../storage/blocks/types.ts';
 import { ChainError } from '../util/errors.ts';
 import { toHex } from '../primitives/bytes.ts';
 import { type BaseFeeParams, nextBaseFee } from './base-fee.ts';
@@ -98,8 +105,15 @@ export type BlockTx =
 export interface BlockContext {
   chainId: string;
   height: number;
-  /** seconds since the epoch (the header time, truncated) */
+  /** seconds since the epoch (the header time, truncated): the EVM's TIMESTAMP */
   timestamp: bigint;
+  /** The header time, as the block hooks see it. */
+  time: { seconds: number; nanos: number };
+  /**
+   * The votes for the parent and the evidence the block carries, for beginBlock: what the consensus
+   * engine handed the block, or what its record kept when it is replayed; none for a pending block.
+   */
+  consensus: ConsensusInfo;
   gasLimit: bigint;
   coinbase: Uint8Array;
   parentAppHash: Uint8Array;
@@ -118,6 +132,10 @@ export interface ExecutedBlock {
   rejected: { hash: Uint8Array; reason: string }[];
   gasUsed: bigint;
   overlay: StateOverlay;
+  /** endBlock's changes of the validator set, for the consensus engine (FinalizeBlock). */
+  validatorUpdates: ValidatorUpdate[];
+  /** The events of beginBlock, then of endBlock (FinalizeBlock's block events). */
+  blockEvents: TxEvent[];
   /**
    * Per EVM tx (by transactionIndex), what the address index needs beyond the receipt; present when
    * the block ran with `collectAddresses` (a block that will be stored).
@@ -143,6 +161,14 @@ export interface ReplayHooks {
   lastTxIndex?: number;
 }
 
+/** The block hooks a block runs through: app/block-hooks.ts's, unless a unit test watches them. */
+export interface BlockHooks {
+  beginBlock: typeof beginBlock;
+  endBlock: typeof endBlock;
+}
+
+const BLOCK_HOOKS: BlockHooks = { beginBlock, endBlock };
+
 export async function executeBlock(
   common: Common,
   state: StateReader,
@@ -153,6 +179,7 @@ export async function executeBlock(
   hooks?: ReplayHooks,
   proposal: ProposalOptions = {},
   collectAddresses = false,
+  blockHooks: BlockHooks = BLOCK_HOOKS,
 ): Promise<ExecutedBlock> {
   const now = proposal.now ?? (() => performance.now());
   const budgetMs = proposal.budgetMs ?? PROPOSAL_EXECUTION_BUDGET_MS;
@@ -163,6 +190,8 @@ export async function executeBlock(
   const gasLimit = dev.gasLimit ?? ctx.gasLimit;
   // a PREVRANDAO set for the next block is this block's only
   if (dev.prevRandao) overlay.set(STORES.evm, evmKeys.devPrevRandao, undefined);
+  const hookBlock = { height: ctx.height, time: ctx.time };
+  const blockEvents = [...blockHooks.beginBlock(overlay, hookBlock, ctx.consensus)];
   const executor = await BlockExecutor.create(
     common,
     {
@@ -260,6 +289,12 @@ export async function executeBlock(
   } finally {
     executor.release();
   }
+  let validatorUpdates: ValidatorUpdate[] = [];
+  if (last === candidates.length - 1) {
+    const ended = blockHooks.endBlock(overlay, hookBlock);
+    validatorUpdates = ended.validatorUpdates;
+    blockEvents.push(...ended.events);
+  }
   const gasUsed = executor.blockGasUsed + cosmosResults.reduce((s, r) => s + r.gasUsed, 0n);
   overlay.set(
     STORES.evm,
@@ -310,6 +345,8 @@ export async function executeBlock(
     rejected,
     gasUsed,
     overlay,
+    validatorUpdates,
+    blockEvents,
     ...(appearances && { appearances }),
   };
 }

@@ -42,6 +42,8 @@ import {
   type ReplayHooks,
 } from './block-execution.ts';
 import { KeptExecutions } from './kept-executions.ts';
+import { consensusInfoOfBlock } from './consensus-info.ts';
+import type { ConsensusInfo } from '../app/block-hooks.ts';
 import { cosmosTxHash, decodeCosmosTx } from '../app/cosmos-tx.ts';
 import { isDevRecord, unwrapDevRecord } from '../app/dev-records.ts';
 import { decodeImpersonatedTransaction } from '../execution/transactions.ts';
@@ -70,8 +72,20 @@ export interface CommittedBlock {
 
 export type BlockListener = (committed: CommittedBlock) => void;
 
-/** What a block's execution takes from its header: its height, its time, and its parent's app hash. */
-export type ExecutionHeader = Pick<Block['header'], 'height' | 'time' | 'appHash'>;
+/**
+ * What a block's execution takes from its header: its height, its time, and its parent's app hash;
+ * and the consensus info its beginBlock gets (consensus-info.ts).
+ */
+export type ExecutionHeader = Pick<Block['header'], 'height' | 'time' | 'appHash'> & {
+  consensus: ConsensusInfo;
+};
+
+/** What a block to be proposed or decided is besides its txs (its parent is the latest block). */
+export interface BlockSlot {
+  height: number;
+  time: Block['header']['time'];
+  consensus: ConsensusInfo;
+}
 
 /** A block executed on other than the latest committed state, or watched while it runs. */
 export interface ExecuteOver {
@@ -292,7 +306,11 @@ export class Chain {
       const block = this.blocks.blockByHeight(h);
       if (!block) throw new ChainError('STORES_INCONSISTENT', `block ${h} is missing from the block store`);
       const txs = block.txs.map((raw) => this.decodeBlockTx(raw));
-      const executed = await this.execute(block.header, txs, 'replay');
+      const executed = await this.execute(
+        { ...block.header, consensus: consensusInfoOfBlock(block) },
+        txs,
+        'replay',
+      );
       const changes = executed.overlay.changes();
       this.sc.applyChangeSets(stateVersion(h), toChangeSets(changes));
       this.checkAppHash(h + 1, await this.sc.workingHashAsync());
@@ -388,9 +406,9 @@ export class Chain {
    * The next block built from `candidates` (in their order, leaving out what cannot be included)
    * on the latest state. The execution is kept for the FinalizeBlock of the block it becomes.
    */
-  async propose(slot: { height: number; time: Block['header']['time'] }, candidates: BlockTx[]) {
+  async propose(slot: BlockSlot, candidates: BlockTx[]) {
     const executed = await this.execute({ ...slot, appHash: this.appHash }, candidates, 'propose');
-    this.kept.keep({ height: slot.height, seconds: slot.time.seconds, txs: executed.txs }, executed);
+    this.kept.keep({ ...slot, txs: executed.txs }, executed);
     return executed;
   }
 
@@ -400,11 +418,8 @@ export class Chain {
    * REPLAY_DIVERGED ChainError for a block this state machine does not accept: a tx that does not
    * decode or would be left out, or a height that does not follow the latest.
    */
-  async executeDecided(
-    slot: { height: number; time: Block['header']['time'] },
-    txs: Uint8Array[],
-  ): Promise<ExecutedBlock> {
-    const key = { height: slot.height, seconds: slot.time.seconds, txs };
+  async executeDecided(slot: BlockSlot, txs: Uint8Array[]): Promise<ExecutedBlock> {
+    const key = { ...slot, txs };
     const kept = this.kept.get(key);
     if (kept) return kept;
     if (slot.height !== this.height + 1)
@@ -430,6 +445,8 @@ export class Chain {
       chainId: this.genesis.chain_id,
       height: h.height,
       timestamp: BigInt(h.time.seconds),
+      time: h.time,
+      consensus: h.consensus,
       gasLimit: this.genesisGasLimit,
       coinbase: FEE_COLLECTOR_ADDRESS,
       parentAppHash: h.appHash,

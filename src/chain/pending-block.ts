@@ -10,6 +10,7 @@
  * while SC holds the latest version alone (VersionedState.committedGet); a block committed during its
  * execution makes a read fall outside that, and the run starts again on the new latest state.
  */
+import { NO_CONSENSUS_INFO } from '../app/block-hooks.ts';
 import { cosmosTxHash } from '../app/cosmos-tx.ts';
 import { timestampFromDate } from '../codec/cometbft.ts';
 import { readId } from '../execution/version-reads.ts';
@@ -116,6 +117,8 @@ export class PendingBlocks {
       height: parentHeight + 1,
       time: timestampFromDate(new Date(ms)),
       appHash: chain.appHash,
+      // no votes yet: the pending block is no block any engine decided
+      consensus: NO_CONSENSUS_INFO,
     };
     let executed;
     try {

@@ -34,6 +34,7 @@ import type { StateReader } from '../state/overlay.ts';
 import type { StateStore } from '../storage/ss/types.ts';
 import type { EthExecOptions, ReplayHooks } from './block-execution.ts';
 import { type Chain, stateVersion } from './chain.ts';
+import { consensusInfoOfBlock } from './consensus-info.ts';
 
 export class TraceError extends ChainError {}
 
@@ -115,8 +116,10 @@ export class TraceReplayer {
         replayed.push({ evmIndex: evmIndexOf[i], hash: outcome.tx.hash, outcome }),
     };
     // a version never changes (pruning it makes reads throw), so the overlay may keep what it read
+    // the block's hooks get the votes and misbehavior its record kept, as its commit's run got them
+    const header = { ...block.header, consensus: consensusInfoOfBlock(block) };
     const run = (get: StateReader['get'], mode: 'propose' | 'replay', runHooks: ReplayHooks) =>
-      this.chain.execute(block.header, txs, mode, { state: { get, stable: true }, hooks: runHooks });
+      this.chain.execute(header, txs, mode, { state: { get, stable: true }, hooks: runHooks });
     const fail = async (err: unknown): Promise<never> => {
       // a run aborted from inside (the deadline) surfaces as a tx that no longer executes
       await o.check?.();

@@ -11,7 +11,13 @@
  *   a crash replay both run it in replay mode. The chain keeps the execution (chain/kept-executions.ts),
  *   so FinalizeBlock of the block this node proposed or voted for does not run it again.
  * - FinalizeBlock executes the decided block (or takes the kept execution), applies it to State
- *   Commit's working version and returns per-tx results and the app hash; Commit persists it.
+ *   Commit's working version and returns per-tx results, the block events and validator updates of
+ *   the block hooks (app/block-hooks.ts), and the app hash; Commit persists it.
+ * - Each of the three hands the block hooks the votes for the parent block and the misbehavior of its
+ *   request (consensus-info.ts); the stored block keeps them, so a replay passes the same. An
+ *   execution is kept per consensus info too: a FinalizeBlock whose votes differ runs again.
+ * - InitChain answers no validators (CometBFT keeps genesis.json's): FinalizeBlock's validator
+ *   updates are the only way the set changes.
  *
  * Which txs and when is this engine's to decide; how a block executes is the chain's.
  */
@@ -52,6 +58,9 @@ import { wrapEthTransaction } from '../execution/tx-wrap.ts';
 import { type AdmissionPools, checkTxRaw, poolHolds } from '../mempool/check-tx.ts';
 import { equalBytes, toHex } from '../primitives/bytes.ts';
 import { evmTxEvents } from '../storage/blocks/tx-events.ts';
+import { blockConsensusFields } from '../chain/consensus-info.ts';
+import type { ConsensusInfo } from '../app/block-hooks.ts';
+import { abciValidatorUpdates, consensusInfoFromAbci } from './consensus-info.ts';
 import type { Block } from '../storage/blocks/types.ts';
 import { blockWork } from '../util/block-first.ts';
 import { ChainError, errorMessage } from '../util/errors.ts';
@@ -191,7 +200,11 @@ export class ChaindAbciApp implements AbciApplication {
       bytes += size;
       fitting.push(c);
     }
-    const executed = await chain.propose({ height: Number(req.height), time: fromPbTime(req.time) }, fitting);
+    const consensus = consensusInfoFromAbci(req.localLastCommit, req.misbehavior);
+    const executed = await chain.propose(
+      { height: Number(req.height), time: fromPbTime(req.time), consensus },
+      fitting,
+    );
     dropRejected(pools, executed, (hash, reason) =>
       this.log.debug({ tx: toHex(hash), reason }, 'tx left out of proposal'),
     );
@@ -205,7 +218,8 @@ export class ChaindAbciApp implements AbciApplication {
   private async process(req: Parameters<AbciApplication['processProposal']>[0]) {
     const height = Number(req.height);
     try {
-      await this.o.chain.executeDecided({ height, time: fromPbTime(req.time) }, req.txs);
+      const consensus = consensusInfoFromAbci(req.proposedLastCommit, req.misbehavior);
+      await this.o.chain.executeDecided({ height, time: fromPbTime(req.time), consensus }, req.txs);
       return { status: ResponseProcessProposal_ProposalStatus.ACCEPT };
     } catch (err) {
       this.log.warn(
@@ -223,13 +237,14 @@ export class ChaindAbciApp implements AbciApplication {
     const { chain } = this.o;
     const height = Number(req.height);
     const time = fromPbTime(req.time);
-    const executed = await chain.executeDecided({ height, time }, req.txs);
-    const block = this.decidedBlock(req, height, time, await this.parentHash(height));
+    const consensus = consensusInfoFromAbci(req.decidedLastCommit, req.misbehavior);
+    const executed = await chain.executeDecided({ height, time, consensus }, req.txs);
+    const block = this.decidedBlock(req, height, time, await this.parentHash(height), consensus);
     const appHash = await chain.finalize(block, executed).catch((err: unknown) => this.unlessDiskFull(err));
     return {
-      events: [],
+      events: executed.blockEvents.map((e) => ({ type: e.type, attributes: e.attributes })),
       txResults: txResults(block, executed),
-      validatorUpdates: [],
+      validatorUpdates: abciValidatorUpdates(executed.validatorUpdates),
       appHash,
     };
   }
@@ -483,12 +498,16 @@ export class ChaindAbciApp implements AbciApplication {
     return this.o.parentHash(height);
   }
 
-  /** The block as chaind stores it: what FinalizeBlock says of it (see Block.hashFromEngine). */
+  /**
+   * The block as chaind stores it: what FinalizeBlock says of it (see Block.hashFromEngine), with
+   * the votes' powers and the misbehavior its execution got (`consensus`), for replay.
+   */
   private decidedBlock(
     req: RequestFinalizeBlock,
     height: number,
     time: Timestamp,
     parentHash: Uint8Array,
+    consensus: ConsensusInfo,
   ): Block {
     const { chain, genesis } = this.o;
     const header: Header = {
@@ -518,7 +537,14 @@ export class ChaindAbciApp implements AbciApplication {
         signature: EMPTY,
       })),
     };
-    return { header, hash: req.hash, txs: req.txs, lastCommit, hashFromEngine: true };
+    return {
+      header,
+      hash: req.hash,
+      txs: req.txs,
+      lastCommit,
+      hashFromEngine: true,
+      ...blockConsensusFields(consensus),
+    };
   }
 }
 

@@ -10,6 +10,7 @@ import { dataHash, headerHash, type Header } from '../codec/block-header.ts';
 import { EMPTY_MERKLE_ROOT, merkleRoot } from '../codec/merkle.ts';
 import { type ValidatorInfo, validatorSetHash } from '../codec/validators.ts';
 import type { Chain } from '../chain/chain.ts';
+import { consensusInfoOfBlock } from '../chain/consensus-info.ts';
 import { ed25519Address, type Ed25519Key, ed25519Sign } from '../crypto/node-keys.ts';
 import type { Mempool } from '../mempool/mempool.ts';
 import type { CosmosPool } from '../mempool/cosmos-pool.ts';
@@ -417,10 +418,15 @@ export class BlockProducer {
       evidenceHash: EMPTY_MERKLE_ROOT,
       proposerAddress: this.proposer,
     };
+    // The block hooks get this validator's own vote for the parent (its commit, with its power) and
+    // no misbehavior; the block keeps the power, so a replay hands them the same. Its validator set
+    // stays its own: validator updates are computed, not applied to who signs.
+    const powers = lastCommit.signatures.length > 0 ? { lastCommitPowers: [this.o.votingPower] } : {};
+    const consensus = consensusInfoOfBlock({ lastCommit, ...powers });
     // committed at once: nothing keeps the execution for a later FinalizeBlock
-    const executed = await chain.execute(header, candidates, 'propose');
+    const executed = await chain.execute({ ...header, consensus }, candidates, 'propose');
     header.dataHash = dataHash(executed.txs);
-    const block: Block = { header, hash: headerHash(header)!, txs: executed.txs, lastCommit };
+    const block: Block = { header, hash: headerHash(header)!, txs: executed.txs, lastCommit, ...powers };
     const committed = await chain.commit(block, executed);
     // The pools agree with the chain before the block's answers go out: a tx admitted after them sees
     // the block's nonces, not the mined txs still pooled.

@@ -11,16 +11,23 @@
  *   commit:  uv height, uv round, blockId, uv n, n × (u8 flag, bytes address, sv seconds, uv nanos,
  *            bytes signature)
  *   txs:     uv n, n × bytes
+ *   consensus (only when the block has commit powers or misbehavior; a record without it ends after
+ *            the txs, as every record written before it does):
+ *            uv n, n × big power (one per commit signature, in order),
+ *            uv m, m × (u8 kind: 1 duplicate vote, 2 light client attack, bytes address, big power,
+ *            uv height, sv seconds, uv nanos, big totalVotingPower)
  *
  * The header and hash come first so a header read stops before the txs.
  */
 import type { BlockID, BlockIdFlag, Commit, Header, Timestamp } from '../../codec/index.ts';
 import { ByteWriter, type ByteReader } from '../../primitives/byte-io.ts';
 import { recordReader } from './errors.ts';
-import type { Block } from './types.ts';
+import type { Block, BlockMisbehavior } from './types.ts';
 
 const OWN_BLOCK = 1;
 const ENGINE_BLOCK = 2;
+
+const MISBEHAVIOR_KINDS: BlockMisbehavior['kind'][] = ['duplicate_vote', 'light_client_attack'];
 
 function writeTime(w: ByteWriter, t: Timestamp): void {
   w.sv(t.seconds).uv(t.nanos);
@@ -76,7 +83,50 @@ export function encodeBlock(block: Block): Uint8Array {
   }
   w.uv(block.txs.length);
   for (const tx of block.txs) w.bytes(tx);
+  const powers = block.lastCommitPowers ?? [];
+  const misbehavior = block.misbehavior ?? [];
+  if (powers.length > 0 || misbehavior.length > 0) {
+    w.uv(powers.length);
+    for (const p of powers) w.big(p);
+    w.uv(misbehavior.length);
+    for (const m of misbehavior) {
+      w.u8(MISBEHAVIOR_KINDS.indexOf(m.kind) + 1)
+        .bytes(m.address)
+        .big(m.power)
+        .uv(m.height);
+      writeTime(w, m.time);
+      w.big(m.totalVotingPower);
+    }
+  }
   return w.finish();
+}
+
+function readConsensus(r: ByteReader): Pick<Block, 'lastCommitPowers' | 'misbehavior'> {
+  if (r.remaining === 0) return {};
+  const nPowers = r.uv();
+  const powers: bigint[] = [];
+  for (let i = 0; i < nPowers; i++) powers.push(r.big());
+  const nMisbehavior = r.uv();
+  const misbehavior: BlockMisbehavior[] = [];
+  for (let i = 0; i < nMisbehavior; i++) {
+    const code = r.u8();
+    const kind = MISBEHAVIOR_KINDS[code - 1];
+    if (kind === undefined) r.fail(`unknown misbehavior kind ${code}`);
+    misbehavior.push({
+      kind,
+      address: r.bytes(),
+      power: r.big(),
+      height: r.uv(),
+      time: readTime(r),
+      totalVotingPower: r.big(),
+    });
+  }
+  // never written empty: trailing bytes that decode to nothing are damage, not a section
+  if (powers.length === 0 && misbehavior.length === 0) r.fail('empty consensus section');
+  return {
+    ...(powers.length > 0 && { lastCommitPowers: powers }),
+    ...(misbehavior.length > 0 && { misbehavior }),
+  };
 }
 
 interface HeaderAndHash {
@@ -144,6 +194,7 @@ export function decodeBlock(buf: Uint8Array): Block {
   const nTxs = r.uv();
   const txs: Uint8Array[] = new Array(nTxs);
   for (let i = 0; i < nTxs; i++) txs[i] = r.bytes();
+  const consensus = readConsensus(r);
   r.end();
-  return { ...head, txs, lastCommit: commit };
+  return { ...head, txs, lastCommit: commit, ...consensus };
 }

@@ -3,7 +3,7 @@
  * results of Cosmos txs. Bytes are Uint8Array, quantities bigint; heights and indexes are JS numbers
  * (safe integers), like the versions of SC and SS.
  */
-import type { Commit, Header } from '../../codec/index.ts';
+import type { Commit, Header, Timestamp } from '../../codec/index.ts';
 
 export interface Block {
   header: Header;
@@ -22,6 +22,27 @@ export interface Block {
    * without signatures.
    */
   hashFromEngine?: true;
+  /**
+   * Each lastCommit signature's voting power, in the same order: what replay hands the block's
+   * begin-block hook with each vote. Absent when the commit is empty, and in records written before
+   * powers were kept.
+   */
+  lastCommitPowers?: bigint[];
+  /** The evidence the block committed (ABCI Misbehavior); absent when none. */
+  misbehavior?: BlockMisbehavior[];
+}
+
+/** Evidence of a validator's misbehavior committed in a block. */
+export interface BlockMisbehavior {
+  kind: 'duplicate_vote' | 'light_client_attack';
+  /** 20-byte consensus address. */
+  address: Uint8Array;
+  /** Its power at the infraction. */
+  power: bigint;
+  /** The infraction's height and time. */
+  height: number;
+  time: Timestamp;
+  totalVotingPower: bigint;
 }
 
 export interface Log {

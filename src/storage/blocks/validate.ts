@@ -46,6 +46,25 @@ export function validateBlock(block: Block): void {
     bytesOf(s.validatorAddress, undefined, `lastCommit.signatures[${i}].validatorAddress`);
     bytesOf(s.signature, undefined, `lastCommit.signatures[${i}].signature`);
   });
+  if (block.lastCommitPowers !== undefined) {
+    if (!Array.isArray(block.lastCommitPowers) || block.lastCommitPowers.length !== c.signatures.length)
+      fail(`lastCommitPowers must hold one power per lastCommit signature (${c.signatures.length})`);
+    block.lastCommitPowers.forEach((p, i) => quantity(p, `lastCommitPowers[${i}]`));
+  }
+  if (block.misbehavior !== undefined) {
+    if (!Array.isArray(block.misbehavior)) fail('misbehavior must be an array');
+    block.misbehavior.forEach((m, i) => {
+      const at = `misbehavior[${i}]`;
+      if (m.kind !== 'duplicate_vote' && m.kind !== 'light_client_attack')
+        fail(`${at}.kind must be duplicate_vote or light_client_attack, got ${String(m.kind)}`);
+      bytesOf(m.address, undefined, `${at}.address`);
+      quantity(m.power, `${at}.power`);
+      uint(m.height, `${at}.height`);
+      if (!Number.isSafeInteger(m.time?.seconds)) fail(`${at}.time.seconds must be an integer`);
+      uint(m.time.nanos, `${at}.time.nanos`, 999_999_999);
+      quantity(m.totalVotingPower, `${at}.totalVotingPower`);
+    });
+  }
 }
 
 function checkHeaderHash(block: Block): void {

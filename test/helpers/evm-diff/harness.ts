@@ -7,6 +7,7 @@
  * hash), the field and both values.
  */
 import { keccak256 } from 'ethers';
+import { NO_CONSENSUS_INFO } from '../../../src/app/block-hooks.ts';
 import { Evm, FEE_COLLECTOR_ADDRESS } from '../../../src/app/evm.ts';
 import { initChainState } from '../../../src/app/init-chain.ts';
 import { ALL_STORES, STORES } from '../../../src/app/store-keys.ts';
@@ -189,6 +190,8 @@ export class DiffHarness {
       chainId: 'dev-1',
       height,
       timestamp: 1_800_000_000n + BigInt(height) * 2n,
+      time: { seconds: 1_800_000_000 + height * 2, nanos: 0 },
+      consensus: NO_CONSENSUS_INFO,
       gasLimit: BLOCK_GAS_LIMIT,
       coinbase: FEE_COLLECTOR_ADDRESS,
       parentAppHash: side.sc.appHash(),

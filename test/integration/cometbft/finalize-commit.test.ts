@@ -4,14 +4,31 @@
  * and what Info answers afterwards, also after a restart on the same home (CometBFT's handshake).
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { ResponseProcessProposal_ProposalStatus as Status } from 'cosmjs-types/tendermint/abci/types';
+import {
+  MisbehaviorType,
+  ResponseProcessProposal_ProposalStatus as Status,
+} from 'cosmjs-types/tendermint/abci/types';
+import { BlockIDFlag } from 'cosmjs-types/tendermint/types/validator';
+import type { ConsensusInfo } from '../../../src/app/block-hooks.ts';
+import type { Chain } from '../../../src/chain/chain.ts';
+import { consensusInfoOfBlock } from '../../../src/chain/consensus-info.ts';
+import { stateVersion } from '../../../src/chain/state-at.ts';
 import type { StateCommitment } from '../../../src/app/genesis.ts';
 import { unwrapEthTransaction } from '../../../src/execution/tx-wrap.ts';
 import { toHex } from '../../../src/primitives/bytes.ts';
+import { parseGenesis } from '../../../src/app/genesis.ts';
+import { loadConfig } from '../../../src/config/load.ts';
+import { Lifecycle } from '../../../src/node/lifecycle.ts';
+import { dataDirOf } from '../../../src/node/node.ts';
+import { openStores } from '../../../src/node/stores.ts';
+import { silentLogger } from '../../../src/util/logger.ts';
 import { makeHome } from '../../helpers/node.ts';
 import {
+  type AbciConsensus,
   type AbciHarness,
   at,
   blockHash,
@@ -32,14 +49,74 @@ import {
 const GWEI = 10n ** 9n;
 const T1 = GENESIS_SECONDS + 5;
 
-const processProposal = (h: AbciHarness, height: number, seconds: number, txs: Uint8Array[]) =>
+const processProposal = (
+  h: AbciHarness,
+  height: number,
+  seconds: number,
+  txs: Uint8Array[],
+  consensus: AbciConsensus = { votes: [], misbehavior: [] },
+) =>
   h.call('processProposal', {
     txs,
     height: BigInt(height),
     time: at(seconds),
     hash: blockHash(height),
     proposerAddress: PROPOSER,
+    proposedLastCommit: { round: 0, votes: consensus.votes },
+    misbehavior: consensus.misbehavior,
   });
+
+const VALIDATOR_A = new Uint8Array(20).fill(0x0a);
+const VALIDATOR_B = new Uint8Array(20).fill(0x0b);
+const VALIDATOR_C = new Uint8Array(20).fill(0x0c);
+
+/** Three votes for the parent (one signed, one nil, one absent) and a double sign of C's. */
+const CONSENSUS: AbciConsensus = {
+  votes: [
+    { validator: { address: VALIDATOR_A, power: 10n }, blockIdFlag: BlockIDFlag.BLOCK_ID_FLAG_COMMIT },
+    { validator: { address: VALIDATOR_B, power: 7n }, blockIdFlag: BlockIDFlag.BLOCK_ID_FLAG_NIL },
+    { validator: { address: VALIDATOR_C, power: 3n }, blockIdFlag: BlockIDFlag.BLOCK_ID_FLAG_ABSENT },
+  ],
+  misbehavior: [
+    {
+      type: MisbehaviorType.DUPLICATE_VOTE,
+      validator: { address: VALIDATOR_C, power: 3n },
+      height: 1n,
+      time: { seconds: BigInt(T1), nanos: 250 },
+      totalVotingPower: 20n,
+    },
+  ],
+};
+
+/** CONSENSUS as the block hooks get it. */
+const CONSENSUS_INFO: ConsensusInfo = {
+  votes: [
+    { address: VALIDATOR_A, power: 10n, signed: true },
+    { address: VALIDATOR_B, power: 7n, signed: true },
+    { address: VALIDATOR_C, power: 3n, signed: false },
+  ],
+  misbehavior: [
+    {
+      kind: 'duplicate_vote',
+      address: VALIDATOR_C,
+      power: 3n,
+      height: 1,
+      time: { seconds: T1, nanos: 250 },
+      totalVotingPower: 20n,
+    },
+  ],
+};
+
+/** The consensus info of each block execution the application runs, in order. */
+function watchConsensus(chain: Chain): ConsensusInfo[] {
+  const seen: ConsensusInfo[] = [];
+  const original = chain.contextFor.bind(chain);
+  chain.contextFor = (header) => {
+    seen.push(header.consensus);
+    return original(header);
+  };
+  return seen;
+}
 
 const finalize = (h: AbciHarness, height: number, seconds: number, txs: Uint8Array[]) =>
   h.call('finalizeBlock', finalizeRequest(height, seconds, txs));
@@ -215,9 +292,140 @@ test('a restart between FinalizeBlock and Commit: Info answers the last committe
   const info = await h.call('info', {});
   assert.equal(info.lastBlockHeight, 1n);
   assert.equal(hex(info.lastBlockAppHash), hex(one.finalized.appHash));
-  // CometBFT replays the block it decided
-  const again = await decidedBlock(h, 2, T1 + 5, txs);
+  // CometBFT replays the block it decided (this time the request carries votes and evidence: the
+  // hooks are stubs, so the state is the same; what replay derives of them is checked below)
+  const again = await decidedBlock(h, 2, T1 + 5, txs, CONSENSUS);
   assert.equal(hex(again.appHash), hex(before.appHash));
   assert.deepEqual(again.txResults, before.txResults);
   assert.equal((await h.call('info', {})).lastBlockHeight, 2n);
 });
+
+test('FinalizeBlock hands the block hooks its votes and misbehavior; the stored block keeps them, and replay derives the same', async (t) => {
+  const home = makeHome(t);
+  let h = await openAbciApp(home);
+  t.after(() => h.close());
+  await proposeBlock(h, 1, T1);
+  const seen = watchConsensus(h.chain);
+  const txs = [await wrappedEthTx(wallets[0], { nonce: 0 })];
+  const finalized = await decidedBlock(h, 2, T1 + 5, txs, CONSENSUS);
+  assert.equal(seen.length, 1, 'executed once, with the request’s consensus info');
+  assert.deepEqual(seen[0], CONSENSUS_INFO);
+  const stored = h.chain.blocks.blockByHeight(2)!;
+  assert.deepEqual(stored.lastCommitPowers, [10n, 7n, 3n]);
+  assert.equal(stored.misbehavior?.length, 1);
+  assert.deepEqual(
+    consensusInfoOfBlock(stored),
+    seen[0],
+    'what a replay of the stored block hands the hooks',
+  );
+
+  // a crash after Commit that lost the state's writes: the next start replays block 2 from its record
+  await h.close();
+  await withStores(home, async ({ sc, ss }) => {
+    await sc.rollback(stateVersion(1));
+    await ss.rollback(stateVersion(1));
+  });
+  h = await openAbciApp(home);
+  assert.ok(
+    h.logs.some((r) => r.msg === 'replayed block' && r.fields.height === 2),
+    'block 2 was replayed',
+  );
+  const info = await h.call('info', {});
+  assert.equal(info.lastBlockHeight, 2n);
+  assert.equal(hex(info.lastBlockAppHash), hex(finalized.appHash), 'replayed to the same app hash');
+});
+
+test('an execution is kept per consensus info: FinalizeBlock with the votes its ProcessProposal had reuses it, with other votes runs again', async (t) => {
+  const h = await openAbciApp(makeHome(t));
+  t.after(() => h.close());
+  const executions = countExecutions(h.chain);
+  assert.equal((await processProposal(h, 1, T1, [], CONSENSUS)).status, Status.ACCEPT);
+  assert.equal(executions.count, 1);
+  await decidedBlock(h, 1, T1, [], CONSENSUS);
+  assert.equal(executions.count, 1, 'the same votes: the kept execution');
+
+  assert.equal((await processProposal(h, 2, T1 + 5, [], CONSENSUS)).status, Status.ACCEPT);
+  assert.equal(executions.count, 2);
+  const seen = watchConsensus(h.chain);
+  const fewer = { ...CONSENSUS, votes: CONSENSUS.votes.slice(0, 2) };
+  await decidedBlock(h, 2, T1 + 5, [], fewer);
+  assert.equal(executions.count, 3, 'other votes: executed again');
+  assert.deepEqual(seen, [{ ...CONSENSUS_INFO, votes: CONSENSUS_INFO.votes.slice(0, 2) }]);
+  assert.deepEqual(h.chain.blocks.blockByHeight(2)?.lastCommitPowers, [10n, 7n]);
+
+  // PrepareProposal's local last commit keys the proposer's execution the same way
+  await h.call('prepareProposal', {
+    maxTxBytes: 1n << 20n,
+    height: 3n,
+    time: at(T1 + 10),
+    localLastCommit: { round: 0, votes: CONSENSUS.votes },
+    misbehavior: CONSENSUS.misbehavior,
+  });
+  assert.equal(executions.count, 4);
+  await decidedBlock(h, 3, T1 + 10, [], CONSENSUS);
+  assert.equal(executions.count, 4, 'FinalizeBlock took the proposer’s execution');
+});
+
+test('a proposal whose misbehavior is of an unknown type is rejected', async (t) => {
+  const h = await openAbciApp(makeHome(t));
+  t.after(() => h.close());
+  const unknown = {
+    ...CONSENSUS,
+    misbehavior: [{ ...CONSENSUS.misbehavior[0], type: MisbehaviorType.UNKNOWN }],
+  };
+  assert.equal((await processProposal(h, 1, T1, [], unknown)).status, Status.REJECT);
+  assert.ok(h.logs.some((r) => r.msg === 'rejecting proposal' && /unknown type/.test(String(r.fields.err))));
+});
+
+test('FinalizeBlock answers the block’s validator updates (Ed25519 keys) and its block events', async (t) => {
+  const h = await openAbciApp(makeHome(t));
+  t.after(() => h.close());
+  // the staking module's endBlock is not on this branch: the chain's execution is given updates and
+  // events, and what reaches CometBFT is FinalizeBlock's answer, encoded and decoded as on the socket
+  const pubKey = new Uint8Array(32).fill(0x5e);
+  const original = h.chain.executeDecided.bind(h.chain);
+  h.chain.executeDecided = async (slot, txs) => ({
+    ...(await original(slot, txs)),
+    validatorUpdates: [
+      { pubKey, power: 42n },
+      { pubKey: new Uint8Array(32).fill(0x5f), power: 0n },
+    ],
+    blockEvents: [
+      { type: 'slash', attributes: [{ key: 'address', value: 'x', index: true }] },
+      { type: 'complete_unbonding', attributes: [] },
+    ],
+  });
+  const res = await h.call('finalizeBlock', finalizeRequest(1, T1, []));
+  assert.deepEqual(res.validatorUpdates, [
+    { pubKey: { ed25519: pubKey, secp256k1: undefined }, power: 42n },
+    { pubKey: { ed25519: new Uint8Array(32).fill(0x5f), secp256k1: undefined }, power: 0n },
+  ]);
+  assert.deepEqual(res.events, [
+    { type: 'slash', attributes: [{ key: 'address', value: 'x', index: true }] },
+    { type: 'complete_unbonding', attributes: [] },
+  ]);
+  await h.call('commit', {});
+});
+
+test('without staking changes FinalizeBlock answers no validator updates, and InitChain none either', async (t) => {
+  const h = await openAbciApp(makeHome(t));
+  t.after(() => h.close());
+  const init = await h.call('initChain', { chainId: h.genesis.chain_id, initialHeight: 1n });
+  assert.deepEqual(init.validators, []);
+  const res = await h.call('finalizeBlock', finalizeRequest(1, T1, [], CONSENSUS));
+  assert.deepEqual(res.validatorUpdates, []);
+  assert.deepEqual(res.events, []);
+});
+
+async function withStores<T>(home: string, fn: (s: Awaited<ReturnType<typeof openStores>>) => Promise<T>) {
+  const { config } = loadConfig({ home, env: {}, flags: { 'consensus.engine': 'cometbft' } });
+  const genesis = parseGenesis(readFileSync(join(home, 'config', 'genesis.json'), 'utf8'));
+  const lc = new Lifecycle(silentLogger);
+  try {
+    return await fn(
+      await openStores(lc, { dataDir: dataDirOf(home, config), config, genesis, logger: silentLogger }),
+    );
+  } finally {
+    await lc.stop();
+  }
+}

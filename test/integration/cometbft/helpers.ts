@@ -12,10 +12,12 @@ import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
 import { SigningStargateClient } from '@cosmjs/stargate';
 import { TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import {
+  type MisbehaviorType,
   Request,
   Response,
   ResponseProcessProposal_ProposalStatus,
 } from 'cosmjs-types/tendermint/abci/types';
+import type { BlockIDFlag } from 'cosmjs-types/tendermint/types/validator';
 import type { DeepPartial } from 'cosmjs-types/helpers';
 import { keccak256, Wallet, type TransactionRequest } from 'ethers';
 import { encodeAssociationTx } from '../../../src/app/association-tx.ts';
@@ -268,8 +270,25 @@ export const blockHash = (height: number) => sha256(new TextEncoder().encode(`bl
 /** The validator CometBFT names as proposer (any 20 bytes: the proposer does not enter execution). */
 export const PROPOSER = new Uint8Array(20).fill(0xaa);
 
-/** FinalizeBlock's request for a decided block of `txs`. */
-export function finalizeRequest(height: number, seconds: number, txs: Uint8Array[]) {
+/** What a block's ABCI requests say of consensus: the last commit's votes and the misbehavior. */
+export interface AbciConsensus {
+  votes: { validator: { address: Uint8Array; power: bigint }; blockIdFlag: BlockIDFlag }[];
+  misbehavior: {
+    type: MisbehaviorType;
+    validator: { address: Uint8Array; power: bigint };
+    height: bigint;
+    time: { seconds: bigint; nanos: number };
+    totalVotingPower: bigint;
+  }[];
+}
+
+/** FinalizeBlock's request for a decided block of `txs` (no votes or misbehavior unless given). */
+export function finalizeRequest(
+  height: number,
+  seconds: number,
+  txs: Uint8Array[],
+  consensus: AbciConsensus = { votes: [], misbehavior: [] },
+) {
   return {
     txs,
     height: BigInt(height),
@@ -277,7 +296,8 @@ export function finalizeRequest(height: number, seconds: number, txs: Uint8Array
     hash: blockHash(height),
     proposerAddress: PROPOSER,
     nextValidatorsHash: new Uint8Array(32),
-    decidedLastCommit: { round: 0, votes: [] },
+    decidedLastCommit: { round: 0, votes: consensus.votes },
+    misbehavior: consensus.misbehavior,
   };
 }
 
@@ -305,8 +325,14 @@ export async function proposeBlock(h: AbciHarness, height: number, seconds: numb
 /**
  * A block decided by others (no PrepareProposal or ProcessProposal here): FinalizeBlock, Commit.
  */
-export async function decidedBlock(h: AbciHarness, height: number, seconds: number, txs: Uint8Array[]) {
-  const finalized = await h.call('finalizeBlock', finalizeRequest(height, seconds, txs));
+export async function decidedBlock(
+  h: AbciHarness,
+  height: number,
+  seconds: number,
+  txs: Uint8Array[],
+  consensus?: AbciConsensus,
+) {
+  const finalized = await h.call('finalizeBlock', finalizeRequest(height, seconds, txs, consensus));
   await h.call('commit', {});
   return finalized;
 }

@@ -7,8 +7,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Wallet, parseEther } from 'ethers';
 import { Bank } from '../../../src/app/bank.ts';
+import {
+  type BlockHookContext,
+  type ConsensusInfo,
+  NO_CONSENSUS_INFO,
+} from '../../../src/app/block-hooks.ts';
 import { Evm, FEE_COLLECTOR_ADDRESS } from '../../../src/app/evm.ts';
-import { type BlockTx, executeBlock } from '../../../src/chain/block-execution.ts';
+import { type BlockHooks, type BlockTx, executeBlock } from '../../../src/chain/block-execution.ts';
 import { toChecksumAddress } from '../../../src/crypto/accounts.ts';
 import { createChainCommon } from '../../../src/execution/chain-config.ts';
 import { decodeEthTransaction } from '../../../src/execution/transactions.ts';
@@ -24,6 +29,8 @@ const ctx = {
   chainId: 'dev-1',
   height: 1,
   timestamp: 1_800_000_000n,
+  time: { seconds: 1_800_000_000, nanos: 0 },
+  consensus: NO_CONSENSUS_INFO,
   gasLimit: 30_000_000n,
   coinbase: FEE_COLLECTOR_ADDRESS,
   parentAppHash: new Uint8Array(32),
@@ -181,4 +188,125 @@ test('a proposal takes no more candidates once it has executed for its budget; t
     now,
   });
   assert.equal(replayed.txs.length, 5);
+});
+
+/**
+ * The block hooks as a test watches them: each call is noted (with what a tx had done to the state
+ * by then), beginBlock and endBlock each write a key of their own and emit an event, and endBlock
+ * answers a validator update.
+ */
+function watchedHooks() {
+  const calls: string[] = [];
+  const seen: { consensus?: ConsensusInfo; begin?: BlockHookContext; end?: BlockHookContext } = {};
+  const [alice] = devAccounts;
+  const hooks: BlockHooks = {
+    beginBlock: (state, block, consensus) => {
+      calls.push(`begin (alice nonce ${new Evm(state).nonce(alice.evmAddress)})`);
+      seen.begin = block;
+      seen.consensus = consensus;
+      state.set('staking', Uint8Array.of(0xb0), Uint8Array.of(1));
+      return [{ type: 'begin', attributes: [{ key: 'k', value: 'b', index: true }] }];
+    },
+    endBlock: (state, block) => {
+      calls.push(`end (alice nonce ${new Evm(state).nonce(alice.evmAddress)})`);
+      seen.end = block;
+      state.set('staking', Uint8Array.of(0xe0), Uint8Array.of(2));
+      return {
+        validatorUpdates: [{ pubKey: new Uint8Array(32).fill(9), power: 0n }],
+        events: [{ type: 'end', attributes: [] }],
+      };
+    },
+  };
+  return { calls, seen, hooks };
+}
+
+test('every block runs beginBlock before its first tx and endBlock after its last, in the block’s overlay', async () => {
+  const { overlay } = devState();
+  const [, bob] = devAccounts;
+  const txs = [
+    await eth(devWallets[0], { nonce: 0, to: hex(bob.evmAddress), value: 1n }),
+    await eth(devWallets[0], { nonce: 1, to: hex(bob.evmAddress), value: 1n }),
+  ];
+  const consensus: ConsensusInfo = {
+    votes: [{ address: new Uint8Array(20).fill(1), power: 10n, signed: true }],
+    misbehavior: [],
+  };
+  const blockCtx = { ...ctx, time: { seconds: 1_800_000_000, nanos: 42 }, consensus };
+  for (const mode of ['propose', 'replay'] as const) {
+    const { calls, seen, hooks } = watchedHooks();
+    const out = await executeBlock(
+      common,
+      overlay,
+      blockCtx,
+      feeParams,
+      txs,
+      mode,
+      { beforeTx: (i) => void calls.push(`tx ${i}`) },
+      {},
+      false,
+      hooks,
+    );
+    assert.deepEqual(calls, ['begin (alice nonce 0)', 'tx 0', 'tx 1', 'end (alice nonce 2)'], mode);
+    assert.equal(seen.consensus, consensus, 'beginBlock gets the context’s consensus info');
+    assert.deepEqual(seen.begin, { height: 1, time: { seconds: 1_800_000_000, nanos: 42 } });
+    assert.deepEqual(seen.end, seen.begin);
+    assert.deepEqual(
+      out.blockEvents.map((e) => e.type),
+      ['begin', 'end'],
+    );
+    assert.deepEqual(out.validatorUpdates, [{ pubKey: new Uint8Array(32).fill(9), power: 0n }]);
+    const staking = out.overlay.changes().find((c) => c.store === 'staking');
+    assert.deepEqual(
+      staking?.writes.map((w) => [hex(w.key), w.value && hex(w.value)]),
+      [
+        ['0xb0', '0x01'],
+        ['0xe0', '0x02'],
+      ],
+      'the hooks’ writes are part of the block’s change set',
+    );
+  }
+});
+
+test('an empty block runs both hooks; a traced replay that stops before the last tx does not run endBlock', async () => {
+  const { overlay } = devState();
+  const empty = watchedHooks();
+  const out = await executeBlock(
+    common,
+    overlay,
+    ctx,
+    feeParams,
+    [],
+    'propose',
+    undefined,
+    {},
+    false,
+    empty.hooks,
+  );
+  assert.deepEqual(empty.calls, ['begin (alice nonce 0)', 'end (alice nonce 0)']);
+  assert.equal(out.validatorUpdates.length, 1);
+
+  const [, bob] = devAccounts;
+  const txs = [
+    await eth(devWallets[0], { nonce: 0, to: hex(bob.evmAddress), value: 1n }),
+    await eth(devWallets[0], { nonce: 1, to: hex(bob.evmAddress), value: 1n }),
+  ];
+  const traced = watchedHooks();
+  const partial = await executeBlock(
+    common,
+    overlay,
+    ctx,
+    feeParams,
+    txs,
+    'replay',
+    { lastTxIndex: 0 },
+    {},
+    false,
+    traced.hooks,
+  );
+  assert.deepEqual(traced.calls, ['begin (alice nonce 0)']);
+  assert.deepEqual(partial.validatorUpdates, []);
+  assert.deepEqual(
+    partial.blockEvents.map((e) => e.type),
+    ['begin'],
+  );
 });

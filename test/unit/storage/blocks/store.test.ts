@@ -194,6 +194,41 @@ test('a putBlock that throws leaves nothing behind (validation happens before th
         /must increase and be below/,
       ],
       [
+        'a commit power missing',
+        () => s2.putBlock({ ...b2.block, lastCommitPowers: [] }, b2.receipts),
+        /lastCommitPowers must hold one power per lastCommit signature/,
+      ],
+      [
+        'a negative commit power',
+        () =>
+          s2.putBlock(
+            { ...b2.block, lastCommitPowers: b2.block.lastCommit.signatures.map(() => -1n) },
+            b2.receipts,
+          ),
+        /lastCommitPowers\[0\] must be a non-negative bigint/,
+      ],
+      [
+        'misbehavior of an unknown kind',
+        () =>
+          s2.putBlock(
+            {
+              ...b2.block,
+              misbehavior: [
+                {
+                  kind: 'equivocation' as 'duplicate_vote',
+                  address: new Uint8Array(20),
+                  power: 1n,
+                  height: 1,
+                  time: { seconds: 0, nanos: 0 },
+                  totalVotingPower: 1n,
+                },
+              ],
+            },
+            b2.receipts,
+          ),
+        /misbehavior\[0\]\.kind must be/,
+      ],
+      [
         'empty validators hash',
         () => s2.putBlock({ ...b2.block, header: { ...b2.block.header, validatorsHash: new Uint8Array() } }),
         /empty validators_hash/,
