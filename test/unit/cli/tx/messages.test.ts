@@ -30,12 +30,12 @@ const OTHER_VALOPER = 'chainvaloper1cjzphr67dug28rw9ueewrqllmxlqe5f0lgc9l2';
 const CONSENSUS_KEY = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
 
 /** What CosmJS encodes for the SDK's amino JSON of a message. */
-function cosmjsBytes(type: string, value: unknown): Uint8Array {
+function cosmjsBytes(type: string, value: Record<string, unknown>): Uint8Array {
   const encodeObject = amino.fromAmino({ type, value });
   return registry.encode(encodeObject);
 }
 
-function assertSame(ours: Any, type: string, aminoValue: unknown) {
+function assertSame(ours: Any, type: string, aminoValue: Record<string, unknown>) {
   const theirs = amino.fromAmino({ type, value: aminoValue });
   assert.equal(ours.typeUrl, theirs.typeUrl);
   assert.deepEqual(Buffer.from(ours.value), Buffer.from(cosmjsBytes(type, aminoValue)));

@@ -90,7 +90,7 @@ test('the same bytes as CosmJS SigningStargateClient.sign for the same inputs', 
     [{ typeUrl: messages[0].typeUrl, value: MsgDelegate.decode(messages[0].value) }],
     { amount: [{ denom: 'uchain', amount: '200' }], gas: '200000' },
     'hello',
-    { accountNumber: 3, sequence: 5, chainId: CHAIN_ID },
+    { accountNumber: 3n, sequence: 5, chainId: CHAIN_ID },
   );
   assert.deepEqual(Buffer.from(signTx({ ...params, messages })), Buffer.from(TxRaw.encode(theirs).finish()));
 });
