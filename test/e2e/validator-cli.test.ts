@@ -24,7 +24,7 @@ async function ok(args: string[]) {
 
 async function validator(rest: string, valoper: string) {
   const res = await fetch(`${rest}/cosmos/staking/v1beta1/validators/${valoper}`);
-  const body = await res.json();
+  const body = (await res.json()) as { validator: Record<string, any> };
   assert.equal(res.status, 200, JSON.stringify(body));
   return body.validator;
 }
