@@ -230,7 +230,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'cli',
-      owns: 'commands: `init`, `start`, `dev`, `rollback` (configured as `start` is: `configuredNode`), `show-node-id`, `snapshots` (list, export, restore, delete), `testnet`, `version`; one-line errors and exit codes',
+      owns: 'commands: `init`, `start`, `dev`, `rollback` (configured as `start` is: `configuredNode`), `show-node-id`, `snapshots` (list, export, restore, delete), `testnet`, `version`; `tx staking|slashing …` and `keys show` (`tx/`: the operator key from a file, the staking and slashing messages as the SDK encodes them, SIGN_MODE_DIRECT signing, and one sender over the consensus RPC that broadcasts and waits for the block); one-line errors and exit codes',
       mustNot: 'hold logic a module should own',
     },
   ],

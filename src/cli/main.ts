@@ -14,6 +14,7 @@ import { showNodeId } from './show-node-id.ts';
 import { deleteSnapshot, exportSnapshot, listSnapshots, restoreSnapshot } from './snapshots.ts';
 import { startNode } from './start.ts';
 import { createTestnet } from './testnet.ts';
+import { addKeysCommands, addTxCommands } from './tx/commands.ts';
 import { join, resolve } from 'node:path';
 
 /** Adds one `--<section>.<key> <value>` option per configuration key; returns attribute → flag name. */
@@ -225,6 +226,9 @@ export function buildProgram(): Command {
     .action((o) => {
       process.stdout.write(deleteSnapshot(resolveHome(o.home), o.height));
     });
+
+  addTxCommands(program);
+  addKeysCommands(program);
 
   program
     .command('version')
