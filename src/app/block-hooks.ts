@@ -6,6 +6,8 @@
  * (docs/adr/0038-staking-slashing-and-validator-updates.md).
  */
 import type { TxEvent } from '../storage/blocks/types.ts';
+import { slashingBeginBlock } from './slashing/begin-block.ts';
+import { stakingForSlashing } from './staking/for-slashing.ts';
 import type { StateWriter } from './state-access.ts';
 
 /** One vote of the block's last commit, as CometBFT's VoteInfo carries it. */
@@ -53,10 +55,7 @@ export interface BlockHookContext {
 
 /** Before the block's first tx. Returns the events it emitted (FinalizeBlock's block events). */
 export function beginBlock(state: StateWriter, block: BlockHookContext, consensus: ConsensusInfo): TxEvent[] {
-  void state;
-  void block;
-  void consensus;
-  return [];
+  return slashingBeginBlock(state, block, consensus, () => stakingForSlashing(state, block.height));
 }
 
 /** After the block's last tx: the validator updates for CometBFT and the events emitted. */

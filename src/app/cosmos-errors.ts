@@ -26,9 +26,10 @@ export const SdkCode = {
 
 export class CosmosTxError extends ChainError {
   readonly abciCode: number;
-  readonly codespace = 'sdk';
-  constructor(abciCode: number, message: string) {
-    super(`SDK_${abciCode}`, message);
+  readonly codespace: string;
+  constructor(abciCode: number, message: string, codespace = 'sdk') {
+    super(codespace === 'sdk' ? `SDK_${abciCode}` : `SDK_${codespace}_${abciCode}`, message);
     this.abciCode = abciCode;
+    this.codespace = codespace;
   }
 }

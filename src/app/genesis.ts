@@ -4,6 +4,12 @@
  */
 import { ChainError } from '../util/errors.ts';
 import { BASE_DENOM, DEFAULT_EVM_CHAIN_ID } from '../primitives/identity.ts';
+import {
+  DEFAULT_SLASHING_PARAMS,
+  parseSlashingParams,
+  SlashingParamsError,
+  type SlashingParamsJson,
+} from './slashing/params.ts';
 
 export type StateCommitment = 'flatkv' | 'iavl';
 
@@ -76,6 +82,8 @@ export interface Genesis {
       validators: StakingValidator[];
     };
     evm: { params: EvmParams; address_associations: { evm_address: string; cosmos_address: string }[] };
+    /** Absent: the SDK's default params. */
+    slashing?: { params: SlashingParamsJson };
   };
 }
 
@@ -94,6 +102,8 @@ export interface GenesisOptions {
   associations?: { evm_address: string; cosmos_address: string }[];
   /** consensus_params.block.max_gas; DEFAULT_BLOCK_MAX_GAS unless given */
   blockMaxGas?: bigint;
+  /** app_state.slashing.params over the SDK's defaults (tests: a short window and jail time) */
+  slashingParams?: Partial<SlashingParamsJson>;
 }
 
 /** The block gas limit of a new chain: Ethereum mainnet's long-standing 30M. */
@@ -196,6 +206,7 @@ export function buildGenesis(o: GenesisOptions): Genesis {
         },
         address_associations: o.associations ?? [],
       },
+      slashing: { params: { ...DEFAULT_SLASHING_PARAMS, ...o.slashingParams } },
     },
   };
 }
@@ -273,5 +284,13 @@ export function parseGenesis(text: string, file = 'genesis.json'): Genesis {
         fail(`app_state.bank.balances[${i}].coins[${j}].amount`, 'must be an integer string');
     });
   });
+  if (app.slashing !== undefined) {
+    try {
+      parseSlashingParams(app.slashing?.params, 'app_state.slashing.params');
+    } catch (err) {
+      if (!(err instanceof SlashingParamsError)) throw err;
+      throw new GenesisError(`${file}: ${err.message}`);
+    }
+  }
   return g as Genesis;
 }
