@@ -69,10 +69,10 @@ test('double sign: slashed at the infraction, jailed for good, tombstoned; the s
   );
   assert.equal(info().tombstoned, true);
   assert.deepEqual(info().jailedUntil, DOUBLE_SIGN_JAIL_END);
-  const writes = state.writes;
+  const writes = state.setCalls;
   assert.deepEqual(evidence(51, 10_005, { height: 53, time: 10_015 }), []);
   assert.equal(staking.slashes.length, 1);
-  assert.equal(state.writes, writes);
+  assert.equal(state.setCalls, writes);
 });
 
 test('a jailed validator that double signed is slashed and tombstoned, without a second jail event', () => {
@@ -98,12 +98,12 @@ test('evidence is too old only past both the block and the time limit', () => {
 
 test('evidence of an unknown or unbonded validator is ignored', () => {
   const { staking, evidence, state } = setup();
-  const writes = state.writes;
+  const writes = state.setCalls;
   assert.deepEqual(evidence(50, 10_000, { height: 52, time: 10_010 }, new Uint8Array(20).fill(1)), []);
   staking.validators[0].status = 'BOND_STATUS_UNBONDED';
   assert.deepEqual(evidence(50, 10_000, { height: 52, time: 10_010 }), []);
   assert.equal(staking.slashes.length, 0);
-  assert.equal(state.writes, writes);
+  assert.equal(state.setCalls, writes);
   // unbonding still answers for what it signed
   staking.validators[0].status = 'BOND_STATUS_UNBONDING';
   assert.equal(evidence(50, 10_000, { height: 52, time: 10_010 }).length, 2);

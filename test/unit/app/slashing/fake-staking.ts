@@ -54,12 +54,12 @@ export class FakeStaking implements StakingForSlashing {
 
 /** A block's state that counts its writes: "no write" must mean no set() at all, not a no-op set. */
 export class CountingState extends StateOverlay {
-  writes = 0;
+  setCalls = 0;
   constructor() {
     super({ get: () => undefined });
   }
   override set(store: string, key: Uint8Array, value: Uint8Array | undefined): void {
-    this.writes++;
+    this.setCalls++;
     super.set(store, key, value);
   }
 }

@@ -27,7 +27,7 @@ function setup() {
   const staking = new FakeStaking();
   staking.add({ consAddress: A });
   afterValidatorBonded(state, A, 0);
-  state.writes = 0;
+  state.setCalls = 0;
   const block = (height: number, signed: boolean, addr = A) =>
     slashingBeginBlock(
       state,
@@ -52,7 +52,7 @@ test('the threshold is window − round(min_signed × window), as the SDK', () =
 test('a validator that signs every block writes nothing, and a block without votes reads nothing', () => {
   const { state, block, info } = setup();
   for (let h = 1; h <= 35; h++) assert.deepEqual(block(h, true), []);
-  assert.equal(state.writes, 0);
+  assert.equal(state.setCalls, 0);
   assert.equal(info().missedBlocksCounter, 0);
   const empty = new CountingState();
   assert.deepEqual(
@@ -66,7 +66,7 @@ test('a validator that signs every block writes nothing, and a block without vot
     ),
     [],
   );
-  assert.equal(empty.writes, 0);
+  assert.equal(empty.setCalls, 0);
 });
 
 test('a missed block sets its bit once; when the window wraps, signing that position clears it', () => {
@@ -78,9 +78,9 @@ test('a missed block sets its bit once; when the window wraps, signing that posi
   );
   assert.equal(info().missedBlocksCounter, 1);
   assert.ok(state.get(STORES.slashing, slashingKeys.missedBlocks(A)));
-  const writes = state.writes;
+  const writes = state.setCalls;
   block(4, true);
-  assert.equal(state.writes, writes, 'signing a position that was not missed writes nothing');
+  assert.equal(state.setCalls, writes, 'signing a position that was not missed writes nothing');
   // height 13 is position 3 again: the miss of height 3 leaves the window
   block(13, true);
   assert.equal(info().missedBlocksCounter, 0);
@@ -147,7 +147,7 @@ test('votes of unknown validators, or of validators without a signing info, are 
   assert.deepEqual(block(12, false, B), []);
   staking.add({ consAddress: B });
   assert.deepEqual(block(13, false, B), []);
-  assert.equal(state.writes, 0);
+  assert.equal(state.setCalls, 0);
 });
 
 test('block-hooks beginBlock runs slashing (staking asked only when the block has votes)', () => {
@@ -156,5 +156,5 @@ test('block-hooks beginBlock runs slashing (staking asked only when the block ha
     beginBlock(state, { height: 1, time: { seconds: 1, nanos: 0 } }, { votes: [], misbehavior: [] }),
     [],
   );
-  assert.equal(state.writes, 0);
+  assert.equal(state.setCalls, 0);
 });
