@@ -29,6 +29,7 @@ import { listValidators, StakingReader } from '../../app/staking.ts';
 import { fromBech32 } from '../../crypto/accounts.ts';
 import { compareBytes } from '../../primitives/bytes.ts';
 import { BECH32_ACCOUNT_PREFIX, BECH32_VALOPER_PREFIX } from '../../primitives/identity.ts';
+import { slashingQueries } from './slashing-queries.ts';
 import type { StateView } from './types.ts';
 
 /** A failed query, as the Cosmos SDK reports gRPC errors through ABCI (codespace "sdk"). */
@@ -41,15 +42,15 @@ export class QueryError extends Error {
 }
 
 /** gRPC InvalidArgument → sdk ErrInvalidRequest (18), worded as the SDK's gRPC bridge words it. */
-const invalidArgument = (desc: string) =>
+export const invalidArgument = (desc: string) =>
   new QueryError(18, `rpc error: code = InvalidArgument desc = ${desc}: invalid request`);
 /** gRPC NotFound → sdk ErrKeyNotFound (22); CosmJS's getAccount maps exactly this to null. */
-const notFound = (desc: string) =>
+export const notFound = (desc: string) =>
   new QueryError(22, `rpc error: code = NotFound desc = ${desc}: key not found`);
 
 export type QueryHandler = (request: Uint8Array, state: StateView, height: number) => Promise<Uint8Array>;
 
-function decode<T>(codec: { decode(b: Uint8Array): T }, bytes: Uint8Array): T {
+export function decode<T>(codec: { decode(b: Uint8Array): T }, bytes: Uint8Array): T {
   try {
     return codec.decode(bytes);
   } catch (err) {
@@ -57,7 +58,7 @@ function decode<T>(codec: { decode(b: Uint8Array): T }, bytes: Uint8Array): T {
   }
 }
 
-function address(bech32: string, prefix: string): Uint8Array {
+export function address(bech32: string, prefix: string): Uint8Array {
   if (bech32 === '') throw invalidArgument('empty address string is not allowed');
   try {
     return fromBech32(bech32, prefix);
@@ -67,7 +68,7 @@ function address(bech32: string, prefix: string): Uint8Array {
 }
 
 /** The Cosmos SDK's key pagination over an ordered list: key or offset, limit (default 100), reverse, count_total. */
-function paginate<T extends { key: Uint8Array }>(
+export function paginate<T extends { key: Uint8Array }>(
   all: T[],
   page: PageRequest | undefined,
 ): { items: T[]; pagination: PageResponse } {
@@ -144,8 +145,9 @@ export function validatorProto(v: StakingValidator): Validator {
 }
 
 /** By gRPC method path. A Map, so a path like `constructor` finds nothing rather than a prototype member. */
-export const GRPC_QUERIES: ReadonlyMap<string, QueryHandler> = new Map(
-  Object.entries({
+export const GRPC_QUERIES: ReadonlyMap<string, QueryHandler> = new Map([
+  ...slashingQueries(),
+  ...Object.entries({
     '/cosmos.bank.v1beta1.Query/Balance': async (bytes, state, height) => {
       const req = decode(QueryBalanceRequest, bytes);
       const addr = address(req.address, BECH32_ACCOUNT_PREFIX);
@@ -201,5 +203,5 @@ export const GRPC_QUERIES: ReadonlyMap<string, QueryHandler> = new Map(
       if (!validator) throw notFound(`validator ${req.validatorAddr} not found`);
       return QueryValidatorResponse.encode({ validator: validatorProto(validator) }).finish();
     },
-  }),
-);
+  } satisfies Record<string, QueryHandler>),
+]);

@@ -31,6 +31,14 @@ import {
   QueryValidatorsResponse,
 } from 'cosmjs-types/cosmos/staking/v1beta1/query';
 import {
+  QueryParamsRequest as SlashingParamsRequest,
+  QueryParamsResponse as SlashingParamsResponse,
+  QuerySigningInfoRequest,
+  QuerySigningInfoResponse,
+  QuerySigningInfosRequest,
+  QuerySigningInfosResponse,
+} from 'cosmjs-types/cosmos/slashing/v1beta1/query';
+import {
   BroadcastTxRequest,
   BroadcastTxResponse,
   GetTxRequest,
@@ -90,6 +98,15 @@ export const SERVICES: ServiceSpec[] = [
     methods: [
       m('Validators', QueryValidatorsRequest, QueryValidatorsResponse),
       m('Validator', QueryValidatorRequest, QueryValidatorResponse),
+    ],
+  },
+  {
+    name: 'cosmos.slashing.v1beta1.Query',
+    file: 'cosmos/slashing/v1beta1/query.proto',
+    methods: [
+      m('Params', SlashingParamsRequest, SlashingParamsResponse),
+      m('SigningInfo', QuerySigningInfoRequest, QuerySigningInfoResponse),
+      m('SigningInfos', QuerySigningInfosRequest, QuerySigningInfosResponse),
     ],
   },
   {
