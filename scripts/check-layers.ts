@@ -100,7 +100,7 @@ export const LAYERS: Layer[][] = [
   [
     {
       folder: 'app',
-      owns: 'modules over the overlay: `auth` (Any(BaseAccount)), `bank` (uchain + wei remainder), `staking` (read-only validators), `evm` (nonce, code, storage, address association, fee collector), `accounts.ts` (an EVM account as readers see it: the one place the balance rule joins association and bank); Cosmos tx decoding, admission and delivery (`cosmos-tx.ts`, `cosmos-deliver.ts`) including the fee-less association tx of `chain_associate` (`association-tx.ts`: one `MsgAssociate`, authenticated by its secp256k1 signature); `store-keys.ts` (the consensus-critical key layout); `genesis.ts` + `init-chain.ts`',
+      owns: 'modules over the overlay: `auth` (Any(BaseAccount)), `bank` (uchain + wei remainder), `staking` (read-only validators), `evm` (nonce, code, storage, address association, fee collector), `accounts.ts` (an EVM account as readers see it: the one place the balance rule joins association and bank); Cosmos tx decoding, admission and delivery (`cosmos-tx.ts`, `cosmos-deliver.ts`) including the fee-less association tx of `chain_associate` (`association-tx.ts`: one `MsgAssociate`, authenticated by its secp256k1 signature); `store-keys.ts` (the consensus-critical key layout); `genesis.ts` + `init-chain.ts`; `slashing/` (signing infos and missed-blocks bitmaps, downtime jailing and double-sign tombstoning at the start of a block, `MsgUnjail`, its params and the evidence age limits; over staking only through `staking/for-slashing.ts`)',
       mustNot: 'import ethereumjs (only execution/ does)',
     },
   ],
