@@ -6,51 +6,24 @@
  * (docs/adr/0038-staking-slashing-and-validator-updates.md).
  */
 import type { TxEvent } from '../storage/blocks/types.ts';
+import type { BlockHookContext, ConsensusInfo } from './consensus-info.ts';
 import { slashingBeginBlock } from './slashing/begin-block.ts';
 import { stakingForSlashing } from './staking/for-slashing.ts';
 import type { StateWriter } from './state-access.ts';
 
-/** One vote of the block's last commit, as CometBFT's VoteInfo carries it. */
-export interface VoteInfo {
-  /** 20-byte consensus address. */
-  address: Uint8Array;
-  /** The validator's voting power in the set that signed the previous block. */
-  power: bigint;
-  /** False when the vote is absent (BlockIDFlagAbsent); a nil vote counts as signed, as in the SDK. */
-  signed: boolean;
-}
-
-/** Evidence CometBFT committed in the block (ABCI Misbehavior). */
-export interface Misbehavior {
-  kind: 'duplicate_vote' | 'light_client_attack';
-  /** 20-byte consensus address. */
-  address: Uint8Array;
-  /** Its power at the infraction. */
-  power: bigint;
-  /** The infraction's height and time. */
-  height: number;
-  time: { seconds: number; nanos: number };
-  totalVotingPower: bigint;
-}
-
-/** What a block knows of consensus: the votes for its parent and the evidence it carries. */
-export interface ConsensusInfo {
-  votes: VoteInfo[];
-  misbehavior: Misbehavior[];
-}
-
-export const NO_CONSENSUS_INFO: ConsensusInfo = { votes: [], misbehavior: [] };
+export {
+  type BlockHookContext,
+  type ConsensusInfo,
+  type Misbehavior,
+  NO_CONSENSUS_INFO,
+  type VoteInfo,
+} from './consensus-info.ts';
 
 /** A change of CometBFT's validator set (ABCI ValidatorUpdate): power 0 removes the validator. */
 export interface ValidatorUpdate {
   /** Ed25519 public key, 32 bytes. */
   pubKey: Uint8Array;
   power: bigint;
-}
-
-export interface BlockHookContext {
-  height: number;
-  time: { seconds: number; nanos: number };
 }
 
 /** Before the block's first tx. Returns the events it emitted (FinalizeBlock's block events). */

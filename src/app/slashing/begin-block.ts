@@ -3,7 +3,7 @@
  * window (downtime jailing), then every piece of evidence is handled as equivocation.
  */
 import type { TxEvent } from '../../storage/blocks/types.ts';
-import type { BlockHookContext, ConsensusInfo } from '../block-hooks.ts';
+import type { BlockHookContext, ConsensusInfo } from '../consensus-info.ts';
 import type { StakingForSlashing } from '../staking/for-slashing.ts';
 import type { StateWriter } from '../state-access.ts';
 import { handleEquivocation } from './equivocation.ts';

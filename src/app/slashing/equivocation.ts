@@ -4,7 +4,7 @@
  * good and tombstones it, so later evidence of the same validator changes nothing.
  */
 import type { TxEvent } from '../../storage/blocks/types.ts';
-import type { BlockHookContext, Misbehavior } from '../block-hooks.ts';
+import type { BlockHookContext, Misbehavior } from '../consensus-info.ts';
 import type { StakingForSlashing } from '../staking/for-slashing.ts';
 import type { StateWriter } from '../state-access.ts';
 import { slashingEvent, VALIDATOR_UPDATE_DELAY } from './events.ts';

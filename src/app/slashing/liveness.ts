@@ -4,7 +4,7 @@
  * HandleValidatorSignature, with the window position derived from the start height).
  */
 import type { TxEvent } from '../../storage/blocks/types.ts';
-import type { BlockHookContext, VoteInfo } from '../block-hooks.ts';
+import type { BlockHookContext, VoteInfo } from '../consensus-info.ts';
 import { decMulInt, decRoundInt } from '../staking/dec.ts';
 import type { StakingForSlashing } from '../staking/for-slashing.ts';
 import type { StateWriter } from '../state-access.ts';

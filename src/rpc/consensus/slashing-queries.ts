@@ -1,6 +1,5 @@
 /**
- * cosmos.slashing.v1beta1.Query: Params, SigningInfo, SigningInfos, read at the query height. A
- * function rather than a table, so grpc-queries.ts can join it whichever of the two loads first.
+ * cosmos.slashing.v1beta1.Query: Params, SigningInfo, SigningInfos, read at the query height.
  */
 import {
   QueryParamsRequest,
@@ -29,7 +28,7 @@ import {
   paginate,
   type QueryHandler,
   rangesAt,
-} from './grpc-queries.ts';
+} from './query-support.ts';
 
 /** A LegacyDec as gogoproto marshals it: the scaled integer's decimal text. */
 const decBytes = (scaled: bigint) => utf8(scaled.toString());
