@@ -6,39 +6,21 @@
  * (docs/adr/0038-staking-slashing-and-validator-updates.md).
  */
 import type { TxEvent } from '../storage/blocks/types.ts';
+import type { BlockHookContext, ConsensusInfo } from './consensus-info.ts';
+import { afterValidatorBonded } from './slashing/bonded.ts';
+import { slashingBeginBlock } from './slashing/begin-block.ts';
+import { timeNs } from './staking/time.ts';
+import { stakingForSlashing } from './staking/for-slashing.ts';
 import type { StateWriter } from './state-access.ts';
 import { stakingEndBlock } from './staking/end-block.ts';
 
-/** One vote of the block's last commit, as CometBFT's VoteInfo carries it. */
-export interface VoteInfo {
-  /** 20-byte consensus address. */
-  address: Uint8Array;
-  /** The validator's voting power in the set that signed the previous block. */
-  power: bigint;
-  /** False when the vote is absent (BlockIDFlagAbsent); a nil vote counts as signed, as in the SDK. */
-  signed: boolean;
-}
-
-/** Evidence CometBFT committed in the block (ABCI Misbehavior). */
-export interface Misbehavior {
-  kind: 'duplicate_vote' | 'light_client_attack';
-  /** 20-byte consensus address. */
-  address: Uint8Array;
-  /** Its power at the infraction. */
-  power: bigint;
-  /** The infraction's height and time. */
-  height: number;
-  time: { seconds: number; nanos: number };
-  totalVotingPower: bigint;
-}
-
-/** What a block knows of consensus: the votes for its parent and the evidence it carries. */
-export interface ConsensusInfo {
-  votes: VoteInfo[];
-  misbehavior: Misbehavior[];
-}
-
-export const NO_CONSENSUS_INFO: ConsensusInfo = { votes: [], misbehavior: [] };
+export {
+  type BlockHookContext,
+  type ConsensusInfo,
+  type Misbehavior,
+  NO_CONSENSUS_INFO,
+  type VoteInfo,
+} from './consensus-info.ts';
 
 /** A change of CometBFT's validator set (ABCI ValidatorUpdate): power 0 removes the validator. */
 export interface ValidatorUpdate {
@@ -47,22 +29,11 @@ export interface ValidatorUpdate {
   power: bigint;
 }
 
-export interface BlockHookContext {
-  height: number;
-  time: { seconds: number; nanos: number };
-}
-
 /** Before the block's first tx. Returns the events it emitted (FinalizeBlock's block events). */
 export function beginBlock(state: StateWriter, block: BlockHookContext, consensus: ConsensusInfo): TxEvent[] {
-  void state;
-  void block;
-  void consensus;
-  return [];
-}
-
-/** Called for each validator that enters the bonded set (slashing starts its signing info there). */
-function afterValidatorBonded(consAddress: Uint8Array): void {
-  void consAddress;
+  return slashingBeginBlock(state, block, consensus, () =>
+    stakingForSlashing(state, block.height, timeNs(block.time)),
+  );
 }
 
 /** After the block's last tx: the validator updates for CometBFT and the events emitted. */
@@ -70,5 +41,8 @@ export function endBlock(
   state: StateWriter,
   block: BlockHookContext,
 ): { validatorUpdates: ValidatorUpdate[]; events: TxEvent[] } {
-  return stakingEndBlock(state, block, afterValidatorBonded);
+  // slashing starts counting a validator's signatures when it enters the bonded set
+  return stakingEndBlock(state, block, (consAddress) =>
+    afterValidatorBonded(state, consAddress, block.height),
+  );
 }

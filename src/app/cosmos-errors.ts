@@ -29,7 +29,7 @@ export class CosmosTxError extends ChainError {
   readonly codespace: string;
   /** `codespace`: the module that defines the code ("sdk" for the SDK's own errors, "staking", …). */
   constructor(abciCode: number, message: string, codespace = 'sdk') {
-    super(`SDK_${abciCode}`, message);
+    super(codespace === 'sdk' ? `SDK_${abciCode}` : `SDK_${codespace}_${abciCode}`, message);
     this.abciCode = abciCode;
     this.codespace = codespace;
   }

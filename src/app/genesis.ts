@@ -13,6 +13,12 @@ import {
 import { DEFAULT_STAKING_PARAMS, POWER_REDUCTION, type StakingParamsJson } from './staking/params.ts';
 import type { ValidatorRecord as StakingValidator } from './staking/records.ts';
 import { BONDED_POOL } from './staking/pools.ts';
+import {
+  DEFAULT_SLASHING_PARAMS,
+  parseSlashingParams,
+  SlashingParamsError,
+  type SlashingParamsJson,
+} from './slashing/params.ts';
 
 export type StateCommitment = 'flatkv' | 'iavl';
 
@@ -67,6 +73,8 @@ export interface Genesis {
       delegations?: GenesisDelegation[];
     };
     evm: { params: EvmParams; address_associations: { evm_address: string; cosmos_address: string }[] };
+    /** Absent: the SDK's default params. */
+    slashing?: { params: SlashingParamsJson };
   };
 }
 
@@ -85,6 +93,8 @@ export interface GenesisOptions {
   associations?: { evm_address: string; cosmos_address: string }[];
   /** consensus_params.block.max_gas; DEFAULT_BLOCK_MAX_GAS unless given */
   blockMaxGas?: bigint;
+  /** app_state.slashing.params over the SDK's defaults (tests: a short window and jail time) */
+  slashingParams?: Partial<SlashingParamsJson>;
 }
 
 /** The block gas limit of a new chain: Ethereum mainnet's long-standing 30M. */
@@ -199,6 +209,7 @@ export function buildGenesis(o: GenesisOptions): Genesis {
         },
         address_associations: o.associations ?? [],
       },
+      slashing: { params: { ...DEFAULT_SLASHING_PARAMS, ...o.slashingParams } },
     },
   };
 }
@@ -279,5 +290,13 @@ export function parseGenesis(text: string, file = 'genesis.json'): Genesis {
   if (!Array.isArray(app.staking.validators)) fail('app_state.staking.validators', 'must be a list');
   const problem = checkGenesisValidators(g.validators, app.staking);
   if (problem) throw new GenesisError(`${file}: ${problem}`);
+  if (app.slashing !== undefined) {
+    try {
+      parseSlashingParams(app.slashing?.params, 'app_state.slashing.params');
+    } catch (err) {
+      if (!(err instanceof SlashingParamsError)) throw err;
+      throw new GenesisError(`${file}: ${err.message}`);
+    }
+  }
   return g as Genesis;
 }

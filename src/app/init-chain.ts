@@ -6,7 +6,15 @@ import { Auth } from './auth.ts';
 import { Bank } from './bank.ts';
 import { Evm } from './evm.ts';
 import { type Genesis, GenesisError } from './genesis.ts';
+import { afterValidatorBonded } from './slashing/bonded.ts';
+import {
+  DEFAULT_SLASHING_PARAMS,
+  parseSlashingParams,
+  writeEvidenceMaxAge,
+  writeSlashingParams,
+} from './slashing/params.ts';
 import { initStakingGenesis } from './staking/genesis.ts';
+import { sha256 } from '../crypto/hash.ts';
 import type { StateWriter } from './state-access.ts';
 import { paramsKeys, STORES } from './store-keys.ts';
 
@@ -54,4 +62,15 @@ export function initChainState(genesis: Genesis, state: StateWriter): void {
   state.set(STORES.params, paramsKeys.module('evm'), utf8(JSON.stringify(app.evm.params)));
   state.set(STORES.params, paramsKeys.module('bank'), utf8(JSON.stringify(app.bank.params)));
   state.set(STORES.params, paramsKeys.module('auth'), utf8(JSON.stringify(app.auth.params)));
+
+  // slashing: its params, the evidence age limits equivocation checks, and a signing info from
+  // height 0 for each validator bonded at genesis (the SDK's genesis bonding runs the same hook)
+  writeSlashingParams(state, parseSlashingParams(app.slashing?.params ?? DEFAULT_SLASHING_PARAMS));
+  writeEvidenceMaxAge(state, {
+    numBlocks: Number(genesis.consensus_params.evidence.max_age_num_blocks),
+    durationNs: BigInt(genesis.consensus_params.evidence.max_age_duration),
+  });
+  for (const v of app.staking.validators)
+    if (v.status === 'BOND_STATUS_BONDED')
+      afterValidatorBonded(state, sha256(Buffer.from(v.consensus_pubkey.key, 'base64')).subarray(0, 20), 0);
 }

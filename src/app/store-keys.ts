@@ -12,6 +12,7 @@ export const STORES = {
   staking: 'staking',
   evm: EVM_STORE,
   params: 'params',
+  slashing: 'slashing',
 } as const;
 /** Every store of the chain, in name order (the order State Commit applies them). */
 export const ALL_STORES = Object.values(STORES).sort();
@@ -101,6 +102,13 @@ export const stakingKeys = {
   redelegationsByDelegator: (delegator: Uint8Array) => prefixedLp(0x36, delegator),
   /** what matures when: JSON list of queue items ordered by completion time */
   unbondingQueue: Uint8Array.of(0x41),
+};
+
+export const slashingKeys = {
+  /** protobuf ValidatorSigningInfo (index_offset 0: it is derived) by consensus address */
+  signingInfo: (consAddress: Uint8Array) => prefixedLp(0x01, consAddress),
+  /** the missed-blocks bitmap, ceil(window / 8) bytes, bit i = position i; absent = nothing missed */
+  missedBlocks: (consAddress: Uint8Array) => prefixedLp(0x02, consAddress),
 };
 
 /** The evm store's prefixes are shared with the EVM state store's routing (storage/ss/evm-keys.ts). */

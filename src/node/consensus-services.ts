@@ -16,7 +16,6 @@ import type { NodeConfig } from '../config/schema.ts';
 import type { CosmosPool } from '../mempool/cosmos-pool.ts';
 import { registerMempoolMetrics } from '../mempool/metrics.ts';
 import type { Mempool } from '../mempool/mempool.ts';
-import { equalBytes } from '../primitives/bytes.ts';
 import { recordConsensusMetrics } from '../producer/metrics.ts';
 import { maxPeerHeight, notCurrent } from '../rpc/consensus/routes-info.ts';
 import { ConsensusRpcServer } from '../rpc/consensus/server.ts';
@@ -124,7 +123,13 @@ export async function startMetrics(
     evmPending: () => mempool.pending(),
     evmQueued: () => mempool.queued(),
   });
-  const set = consensus.validators.validators(chain.latestHeight).map((v) => v.address);
+  // the staking state's validators at the latest height, read per scrape and per block: a validator
+  // that joins gets a series, a jailed one reads 0, one that leaves stops counting misses
+  const validators = () =>
+    new StakingReader(chain.state).validators().map((v) => ({
+      address: validatorAddress(new Uint8Array(Buffer.from(v.consensus_pubkey.key, 'base64'))),
+      active: v.status === 'BOND_STATUS_BONDED' && !v.jailed,
+    }));
   const lagBlocks = () => {
     const own = chain.latestHeight;
     return Math.max(maxPeerHeight(consensus.network, own), consensus.sync().bestKnownHeight) - own;
@@ -132,13 +137,8 @@ export async function startMetrics(
   unsubscribe.push(
     recordConsensusMetrics(registry, ns, {
       onBlock: (l) => chain.onBlock(l),
-      validatorSet: () => set,
-      validatorStatuses: () =>
-        new StakingReader(chain.state).validators().map((v) => {
-          const address = validatorAddress(new Uint8Array(Buffer.from(v.consensus_pubkey.key, 'base64')));
-          const inSet = set.some((a) => equalBytes(a, address));
-          return { address, active: v.status === 'BOND_STATUS_BONDED' && !v.jailed && inSet };
-        }),
+      validatorSet: () => validators().flatMap((v) => (v.active ? [v.address] : [])),
+      validatorStatuses: validators,
       // As /lag_status answers 200: making progress, not catching up, within the lag threshold.
       atNetworkHeight: () => !notCurrent(consensus.sync()) && lagBlocks() <= lagThreshold,
     }),

@@ -11,7 +11,7 @@ import { toHex } from '../primitives/bytes.ts';
 export interface ConsensusMetricsSource {
   /** Calls `listener` with every committed block; returns the unsubscribe function. */
   onBlock(listener: (committed: { block: { lastCommit: Commit } }) => void): () => void;
-  /** 20-byte addresses of the validator set that signs blocks. */
+  /** 20-byte addresses of the validator set that signs blocks now (it changes as validators join, are jailed or leave). */
   validatorSet(): Uint8Array[];
   /** Every known validator, `active` when bonded, not jailed and in the signing set. */
   validatorStatuses(): { address: Uint8Array; active: boolean }[];
@@ -65,9 +65,10 @@ export function recordConsensusMetrics(
         .filter((s) => s.blockIdFlag === BlockIdFlag.Commit)
         .map((s) => label(s.validatorAddress)),
     );
+    // a validator that joined the set gets its zero series with its first block
     for (const a of source.validatorSet()) {
       const l = label(a);
-      if (!signed.has(l)) missed.inc({ validator_address: l });
+      missed.inc({ validator_address: l }, signed.has(l) ? 0 : 1);
     }
   });
 }

@@ -22,6 +22,7 @@ import { AuthReader } from '../../app/auth.ts';
 import { BankReader, listBalances } from '../../app/bank.ts';
 import { listValidators, StakingReader } from '../../app/staking/reader.ts';
 import { BECH32_ACCOUNT_PREFIX, BECH32_VALOPER_PREFIX } from '../../primitives/identity.ts';
+import { slashingQueries } from './slashing-queries.ts';
 import {
   address,
   decode,
@@ -37,8 +38,9 @@ import { STAKING_QUERIES } from './staking-queries.ts';
 export { decToProto, QueryError, type QueryHandler, rangesAt } from './query-common.ts';
 
 /** By gRPC method path. A Map, so a path like `constructor` finds nothing rather than a prototype member. */
-export const GRPC_QUERIES: ReadonlyMap<string, QueryHandler> = new Map(
-  Object.entries({
+export const GRPC_QUERIES: ReadonlyMap<string, QueryHandler> = new Map([
+  ...slashingQueries(),
+  ...Object.entries({
     '/cosmos.bank.v1beta1.Query/Balance': async (bytes, state, height) => {
       const req = decode(QueryBalanceRequest, bytes);
       const addr = address(req.address, BECH32_ACCOUNT_PREFIX);
@@ -97,5 +99,5 @@ export const GRPC_QUERIES: ReadonlyMap<string, QueryHandler> = new Map(
       return QueryValidatorResponse.encode({ validator: validatorProto(validator) }).finish();
     },
     ...STAKING_QUERIES,
-  }),
-);
+  } satisfies Record<string, QueryHandler>),
+]);

@@ -28,6 +28,8 @@ export const ANY_TYPE_FILES = [
   'cosmos/crypto/secp256k1/keys.proto', // account and tx signer public keys
   'cosmos/crypto/ed25519/keys.proto', // validator consensus public keys
   'cosmos/bank/v1beta1/tx.proto', // MsgSend (GetTx)
+  'cosmos/staking/v1beta1/tx.proto', // the staking messages (GetTx)
+  'cosmos/slashing/v1beta1/tx.proto', // MsgUnjail (GetTx)
   'chain/evm/v1/tx.proto', // chaind's Ethereum tx wrapper and association message (GetTx)
 ];
 

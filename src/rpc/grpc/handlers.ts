@@ -42,6 +42,7 @@ const QUERY_SERVICES = new Set([
   'cosmos.bank.v1beta1.Query',
   'cosmos.auth.v1beta1.Query',
   'cosmos.staking.v1beta1.Query',
+  'cosmos.slashing.v1beta1.Query',
 ]);
 
 function queryHandler(service: ServiceSpec, method: MethodSpec): Handler {

@@ -53,6 +53,14 @@ import {
   QueryParamsResponse,
 } from 'cosmjs-types/cosmos/staking/v1beta1/query';
 import {
+  QueryParamsRequest as SlashingParamsRequest,
+  QueryParamsResponse as SlashingParamsResponse,
+  QuerySigningInfoRequest,
+  QuerySigningInfoResponse,
+  QuerySigningInfosRequest,
+  QuerySigningInfosResponse,
+} from 'cosmjs-types/cosmos/slashing/v1beta1/query';
+import {
   BroadcastTxRequest,
   BroadcastTxResponse,
   GetTxRequest,
@@ -131,6 +139,15 @@ export const SERVICES: ServiceSpec[] = [
       m('DelegatorValidator', QueryDelegatorValidatorRequest, QueryDelegatorValidatorResponse),
       m('Pool', QueryPoolRequest, QueryPoolResponse),
       m('Params', QueryParamsRequest, QueryParamsResponse),
+    ],
+  },
+  {
+    name: 'cosmos.slashing.v1beta1.Query',
+    file: 'cosmos/slashing/v1beta1/query.proto',
+    methods: [
+      m('Params', SlashingParamsRequest, SlashingParamsResponse),
+      m('SigningInfo', QuerySigningInfoRequest, QuerySigningInfoResponse),
+      m('SigningInfos', QuerySigningInfosRequest, QuerySigningInfosResponse),
     ],
   },
   {

@@ -6,6 +6,7 @@
  */
 import { BaseAccount } from 'cosmjs-types/cosmos/auth/v1beta1/auth';
 import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
+import { MsgUnjail } from 'cosmjs-types/cosmos/slashing/v1beta1/tx';
 import { PubKey as Ed25519PubKey } from 'cosmjs-types/cosmos/crypto/ed25519/keys';
 import { PubKey as Secp256k1PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
 import { bondStatusToJSON, type Validator } from 'cosmjs-types/cosmos/staking/v1beta1/staking';
@@ -55,8 +56,11 @@ const ANY_DECODERS: ReadonlyMap<string, (b: Uint8Array) => Record<string, Json>>
     [MSG_EVM_TRANSACTION_TYPE_URL]: (b: Uint8Array) => ({
       data: bytesJson(decodeMsgEVMTransaction(b) ?? new Uint8Array(0)),
     }),
-    // chain_associate's message (app/association-tx.ts); bytes as base64, v a uint32
     ...stakingMsgDecoders((a) => anyJson(a)),
+    '/cosmos.slashing.v1beta1.MsgUnjail': (b: Uint8Array) => ({
+      validator_addr: MsgUnjail.decode(b).validatorAddr,
+    }),
+    // chain_associate's message (app/association-tx.ts); bytes as base64, v a uint32
     [MSG_ASSOCIATE_TYPE_URL]: (b: Uint8Array): Record<string, Json> => {
       const m = decodeMsgAssociate(b);
       if (!m) return { value: base64(b) };

@@ -55,7 +55,7 @@ interface Codec<T> {
 }
 
 /** Runs one gRPC query at the requested height and converts its response. */
-function queryRoute<Req, Res>(
+export function queryRoute<Req, Res>(
   template: string,
   path: string,
   codecs: { req: Codec<Req>; res: Codec<Res> },

@@ -14,6 +14,7 @@ import type { Json } from './json.ts';
 import { compile, type CompiledRoute, type RestContext, type RestResult } from './route.ts';
 import { NODE_ROUTES } from './routes-node.ts';
 import { QUERY_ROUTES } from './routes-query.ts';
+import { SLASHING_ROUTES } from './routes-slashing.ts';
 import { TX_ROUTES } from './routes-txs.ts';
 import type { RestDeps } from './types.ts';
 
@@ -30,7 +31,9 @@ export interface RestServerOptions {
 /** The Cosmos SDK's default `[api] max-open-connections`. */
 export const DEFAULT_MAX_OPEN_CONNECTIONS = 1000;
 
-const ROUTES: CompiledRoute[] = [...QUERY_ROUTES, ...NODE_ROUTES, ...TX_ROUTES].map(compile);
+const ROUTES: CompiledRoute[] = [...QUERY_ROUTES, ...SLASHING_ROUTES, ...NODE_ROUTES, ...TX_ROUTES].map(
+  compile,
+);
 
 export class RestServer extends HttpService {
   private readonly o: RestServerOptions;

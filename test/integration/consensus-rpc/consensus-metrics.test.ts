@@ -79,3 +79,38 @@ test('missed blocks per validator, validator status and height status', async ()
   emit(commit(5, [], [A, B]));
   assert.equal((await read()).missedA, 1, 'no counting after unsubscribing');
 });
+
+test('the series follow the validator set: one that joins counts from its first block, a jailed one reads 0 and stops counting', async () => {
+  const registry = new Registry();
+  const listeners = new Set<(c: { block: { lastCommit: Commit } }) => void>();
+  let validators = [{ address: A, active: true }];
+  recordConsensusMetrics(registry, 'tm', {
+    onBlock: (l) => (listeners.add(l), () => listeners.delete(l)),
+    validatorSet: () => validators.filter((v) => v.active).map((v) => v.address),
+    validatorStatuses: () => validators,
+    atNetworkHeight: () => true,
+  });
+  const emit = (c: Commit) => listeners.forEach((l) => l({ block: { lastCommit: c } }));
+  const sample = async (name: string, a: Uint8Array) =>
+    parsePrometheusText(await registry.metrics())
+      .get(name)
+      ?.samples.find((s) => s.labels.validator_address === label(a))?.value;
+
+  emit(commit(1, [A]));
+  assert.equal(await sample('tm_consensus_validator_missed_blocks', B), undefined);
+  assert.equal(await sample('tm_consensus_validator_status', B), undefined);
+  validators = [...validators, { address: B, active: true }]; // B joins the set
+  assert.equal(await sample('tm_consensus_validator_status', B), 1);
+  emit(commit(2, [A, B]));
+  assert.equal(
+    await sample('tm_consensus_validator_missed_blocks', B),
+    0,
+    'a zero series from its first block',
+  );
+  emit(commit(3, [A], [B]));
+  assert.equal(await sample('tm_consensus_validator_missed_blocks', B), 1);
+  validators = [validators[0], { address: B, active: false }]; // B is jailed
+  assert.equal(await sample('tm_consensus_validator_status', B), 0);
+  emit(commit(4, [A], [B]));
+  assert.equal(await sample('tm_consensus_validator_missed_blocks', B), 1, 'out of the set, not counted');
+});

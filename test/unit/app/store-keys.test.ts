@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { accKeys, bankKeys, evmKeys, stakingKeys } from '../../../src/app/store-keys.ts';
+import { accKeys, bankKeys, evmKeys, slashingKeys, stakingKeys } from '../../../src/app/store-keys.ts';
 import { concatBytes, utf8 } from '../../../src/primitives/bytes.ts';
 import { EVM_KEY_PREFIX } from '../../../src/storage/ss/evm-keys.ts';
 
@@ -16,6 +16,8 @@ test('every key is the concatenation its layout defines, for 20- and 32-byte add
     assert.deepEqual(bankKeys.balance(a, 'uchain'), concatBytes(Uint8Array.of(0x02), lp(a), utf8('uchain')));
     assert.deepEqual(bankKeys.weiRemainder(a), concatBytes(Uint8Array.of(0x05), lp(a)));
     assert.deepEqual(stakingKeys.validator(a), concatBytes(Uint8Array.of(0x21), lp(a)));
+    assert.deepEqual(slashingKeys.signingInfo(a), concatBytes(Uint8Array.of(0x01), lp(a)));
+    assert.deepEqual(slashingKeys.missedBlocks(a), concatBytes(Uint8Array.of(0x02), lp(a)));
     assert.deepEqual(evmKeys.associationByEvm(a), concatBytes(Uint8Array.of(0x01), a));
     assert.deepEqual(evmKeys.associationByCosmos(a), concatBytes(Uint8Array.of(0x02), a));
     assert.deepEqual(evmKeys.storage(a, slot), concatBytes(Uint8Array.of(EVM_KEY_PREFIX.storage), a, slot));
