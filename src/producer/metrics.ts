@@ -2,7 +2,7 @@
  * Consensus metrics the operator alerts use (spec, Events): `<namespace>_consensus_height_status`,
  * `…_validator_missed_blocks` and `…_validator_status`, each per validator address where it applies.
  * Missed blocks are counted from the commit every block carries for its predecessor, as CometBFT
- * counts them. Documented in docs/metrics.md.
+ * counts them: a validator listed there with an absent vote missed that block. Documented in docs/metrics.md.
  */
 import { Gauge, type Registry } from 'prom-client';
 import { BlockIdFlag, type Commit } from '../codec/index.ts';
@@ -39,7 +39,7 @@ export function recordConsensusMetrics(
   // must have (promtool check metrics); it only grows, so increase() over it still reads the misses.
   const missed = new Gauge({
     name: `${namespace}_consensus_validator_missed_blocks`,
-    help: 'Blocks whose commit lacks this validator’s signature.',
+    help: 'Blocks whose commit has no vote of this validator (absent), counted from the commits it is listed in.',
     labelNames: ['validator_address'],
     registers,
   });
@@ -60,15 +60,14 @@ export function recordConsensusMetrics(
   return source.onBlock(({ block }) => {
     const commit = block.lastCommit;
     if (commit.height === 0) return; // the first block carries no commit
-    const signed = new Set(
-      commit.signatures
-        .filter((s) => s.blockIdFlag === BlockIdFlag.Commit)
-        .map((s) => label(s.validatorAddress)),
-    );
-    // a validator that joined the set gets its zero series with its first block
-    for (const a of source.validatorSet()) {
-      const l = label(a);
-      missed.inc({ validator_address: l }, signed.has(l) ? 0 : 1);
-    }
+    // The commit lists the set that signed the previous block, each with its flag. A validator
+    // that joined the bonded set enters CometBFT's set two blocks later (its update delay): it is
+    // judged from its first commit on, and given its zero series now.
+    for (const a of source.validatorSet()) missed.inc({ validator_address: label(a) }, 0);
+    for (const s of commit.signatures)
+      missed.inc(
+        { validator_address: label(s.validatorAddress) },
+        s.blockIdFlag === BlockIdFlag.Absent ? 1 : 0,
+      );
   });
 }
