@@ -36,6 +36,7 @@ async function rest(path: string): Promise<any> {
 
 test('two nodes signing with one key: the validator is slashed, jailed for good and tombstoned', async (t) => {
   if (!cometbftOrSkip(t)) return;
+  await net!.waitHeight('validator0', 2, 120_000);
   const valoper = (await rest('/cosmos/staking/v1beta1/validators')).validators.find(
     (v: any) => v.description.moniker === 'validator3',
   ).operator_address;

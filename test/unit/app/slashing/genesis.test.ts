@@ -16,7 +16,8 @@ const genesis = (slashingParams?: Record<string, string>) =>
     chainId: 'c',
     moniker: 'm',
     validator: {
-      address: 'A'.repeat(40),
+      // the consensus address of the key, as the staking genesis check requires
+      address: Buffer.from(sha256(PUBKEY).subarray(0, 20)).toString('hex').toUpperCase(),
       pubKeyBase64: PUBKEY.toString('base64'),
       operatorAddress: toValoperAddress(a.cosmosAddress),
     },
