@@ -56,6 +56,7 @@ test('gRPC server reflection', async (t) => {
       'cosmos.auth.v1beta1.Query',
       'cosmos.bank.v1beta1.Query',
       'cosmos.base.tendermint.v1beta1.Service',
+      'cosmos.slashing.v1beta1.Query',
       'cosmos.staking.v1beta1.Query',
       'cosmos.tx.v1beta1.Service',
     ]);
