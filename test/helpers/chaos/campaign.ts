@@ -16,7 +16,7 @@ import { ChaosLoad, type LoadStats } from './load.ts';
 import { NetnsLab } from './netns.ts';
 import { Rng } from './rng.ts';
 import { get, jsonRpc, sleep } from './rpc.ts';
-import { runChaind } from '../chaind.ts';
+import { runChaindAsync } from '../chaind-async.ts';
 import { mountSmallDataDir, type SmallDisk, smallDiskUnavailable } from '../disk.ts';
 
 export const PERTURBATIONS = [
@@ -310,7 +310,7 @@ async function perturb(
       return;
     case 'rollback':
       await cluster.stop(name);
-      cluster.rollback(name, 1);
+      await cluster.rollback(name, 1);
       cluster.start(name);
       return;
   }
@@ -468,8 +468,12 @@ async function restoreWhileDeleted(
   const discovered = await cluster.waitForLine(name, msgIs('Discovered new snapshot'), 120_000);
   if (!discovered) throw new Error(`${name} discovered no snapshot within 120 s`);
   const height = Number(JSON.parse(discovered).height);
-  for (const v of cluster.validators)
-    runChaind(['snapshots', 'delete', '--home', v.home, '--height', String(height)]);
+  // not spawnSync: the observer, the load and the forwarders run in this process
+  await Promise.all(
+    cluster.validators.map((v) =>
+      runChaindAsync(['snapshots', 'delete', '--home', v.home, '--height', String(height)]),
+    ),
+  );
   cluster.expectExit(name);
   const stalled = cluster.waitForLine(name, msgIs('state sync stalled'), 240_000);
   const outcome = await Promise.race([

@@ -19,7 +19,8 @@ import {
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TestnetManifest, TestnetNode } from '../../../src/cli/testnet.ts';
-import { CHAIND, runChaind } from '../chaind.ts';
+import { CHAIND } from '../chaind.ts';
+import { runChaindAsync } from '../chaind-async.ts';
 import { makeTestnet } from '../network.ts';
 import type { NetnsLab } from './netns.ts';
 
@@ -324,11 +325,14 @@ export class ChaosCluster {
     });
   }
 
-  /** `chaind rollback -n blocks` on a stopped node. */
-  rollback(name: string, blocks = 1): string {
+  /**
+   * `chaind rollback -n blocks` on a stopped node, run without blocking this process: the observer,
+   * the load and the forwarders live here and must go on while a CLI starts on a loaded machine.
+   */
+  async rollback(name: string, blocks = 1): Promise<string> {
     const n = this.node(name);
     if (n.running) throw new Error(`${name} must be stopped to roll back`);
-    const r = runChaind(['rollback', '--home', n.home, '-n', String(blocks)]);
+    const r = await runChaindAsync(['rollback', '--home', n.home, '-n', String(blocks)]);
     if (r.code !== 0) throw new Error(`chaind rollback on ${name} failed: ${r.stderr || r.stdout}`);
     return r.stdout.trim();
   }
