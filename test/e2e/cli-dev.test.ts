@@ -8,6 +8,8 @@ import { StargateClient } from '@cosmjs/stargate';
 import { HDNodeWallet } from 'ethers';
 import { ChaindProcess, runChaind, tempHome } from '../helpers/chaind.ts';
 import { startDev } from '../helpers/dev-banner.ts';
+import { BONDED_POOL } from '../../src/app/staking/pools.ts';
+import { toAccAddress } from '../../src/crypto/accounts.ts';
 
 test('dev prints the ten prefunded accounts, writes their balances to genesis, and stops on SIGTERM', async (t) => {
   const home = tempHome(t);
@@ -28,9 +30,14 @@ test('dev prints the ten prefunded accounts, writes their balances to genesis, a
   assert.ok(node.lines.some((l) => /^ {2}consensus RPC +http:\/\/127\.0\.0\.1:\d+$/.test(l)));
 
   const g = JSON.parse(readFileSync(join(home, 'config/genesis.json'), 'utf8'));
-  assert.equal(g.app_state.bank.balances.length, 10);
-  for (const b of g.app_state.bank.balances)
+  // the ten accounts, then the bonded pool holding the validator's self-delegation
+  assert.equal(g.app_state.bank.balances.length, 11);
+  for (const b of g.app_state.bank.balances.slice(0, 10))
     assert.deepEqual(b.coins, [{ denom: 'uchain', amount: '10000000000' }]);
+  assert.deepEqual(g.app_state.bank.balances[10], {
+    address: toAccAddress(BONDED_POOL),
+    coins: [{ denom: 'uchain', amount: g.app_state.staking.validators[0].tokens }],
+  });
   const cosmos0 = accounts[0].trim().split(/\s+/)[2];
   assert.equal(g.app_state.bank.balances[0].address, cosmos0);
   assert.equal(g.app_state.staking.validators[0].operator_address.startsWith('chainvaloper1'), true);

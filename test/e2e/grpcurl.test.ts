@@ -120,6 +120,56 @@ test('grpcurl against chaind dev: list, describe and call every served method', 
     assert.equal(one.validator.tokens, validators[0].tokens);
   });
 
+  await t.test("the staking and slashing queries over the dev validator's self-delegation", async () => {
+    const staking = 'cosmos.staking.v1beta1.Query';
+    const { validators } = await call(`${staking}/Validators`, { status: 'BOND_STATUS_BONDED' });
+    const validatorAddr = validators[0].operatorAddress;
+    const tokens = validators[0].tokens;
+    // the dev validator's operator is dev account 0, whose self-delegation bonds its tokens
+    const pair = { delegatorAddr: aliceAddress, validatorAddr };
+    const { delegationResponse } = await call(`${staking}/Delegation`, pair);
+    assert.deepEqual(delegationResponse.balance, { denom: 'uchain', amount: tokens });
+    const byValidator = await call(`${staking}/ValidatorDelegations`, { validatorAddr });
+    assert.deepEqual(
+      byValidator.delegationResponses.map((d: any) => d.delegation.delegatorAddress),
+      [aliceAddress],
+    );
+    const byDelegator = await call(`${staking}/DelegatorDelegations`, { delegatorAddr: aliceAddress });
+    assert.equal(byDelegator.delegationResponses[0].balance.amount, tokens);
+    const delegatorValidators = await call(`${staking}/DelegatorValidators`, { delegatorAddr: aliceAddress });
+    assert.deepEqual(
+      delegatorValidators.validators.map((v: any) => v.operatorAddress),
+      [validatorAddr],
+    );
+    const delegatorValidator = await call(`${staking}/DelegatorValidator`, pair);
+    assert.equal(delegatorValidator.validator.operatorAddress, validatorAddr);
+    assert.deepEqual(
+      (await call(`${staking}/ValidatorUnbondingDelegations`, { validatorAddr })).unbondingResponses,
+      [],
+    );
+    assert.deepEqual(
+      (await call(`${staking}/DelegatorUnbondingDelegations`, { delegatorAddr: aliceAddress }))
+        .unbondingResponses,
+      [],
+    );
+    await assert.rejects(call(`${staking}/UnbondingDelegation`, pair), /NotFound/);
+    assert.deepEqual(
+      (await call(`${staking}/Redelegations`, { delegatorAddr: aliceAddress })).redelegationResponses,
+      [],
+    );
+    assert.equal((await call(`${staking}/Pool`)).pool.bondedTokens, tokens);
+    assert.equal((await call(`${staking}/Params`)).params.bondDenom, 'uchain');
+
+    const slashing = 'cosmos.slashing.v1beta1.Query';
+    assert.equal((await call(`${slashing}/Params`)).params.signedBlocksWindow, '100');
+    const { info } = await call(`${slashing}/SigningInfos`);
+    assert.equal(info.length, 1);
+    assert.match(info[0].address, /^chainvalcons1/);
+    assert.equal(info[0].tombstoned, false);
+    const { valSigningInfo } = await call(`${slashing}/SigningInfo`, { consAddress: info[0].address });
+    assert.equal(valSigningInfo.address, info[0].address);
+  });
+
   const tx = 'cosmos.tx.v1beta1.Service';
   /** GetTx, again after each new block while the tx is not found (it waits in the mempool). */
   const getTxWhenIncluded = async (hash: string) => {
